@@ -1,0 +1,473 @@
+/*
+ * mcgen.h - the table of contents of the compiler.  One section per source
+ * file, in pipeline order:
+ *
+ *   diag.c     diagnostics: file:line:col: error: message, source line, caret
+ *   xml.c      expat, namespaces on, positions for every element/attribute
+ *   model      (this header) the manifest model every stage reads
+ *   winmeta.c  the built-in win: definitions, loaded from schema/winmeta.xml
+ *   parse.c    XML events -> model, then reference resolution
+ *   json.c     the resolved model as deterministic JSON (--json)
+ *   out.c      output files: temp file + rename, only on success
+ *   main.c     command line
+ */
+#ifndef MCGEN_H
+#define MCGEN_H
+
+#include "util.h"
+
+/* ======================================================================
+ * diag.c
+ * ==================================================================== */
+
+typedef struct Loc {
+    const char *file; /* NULL: no position */
+    uint32_t line, col; /* 1-based */
+} Loc;
+
+typedef enum { DIAG_NOTE, DIAG_WARNING, DIAG_ERROR } DiagLevel;
+
+/* Makes `bytes` the text shown for `file` in caret lines (copied).  Files
+ * not registered are re-read from disk when a diagnostic needs a line. */
+void diag_register_source(const char *file, const void *bytes, size_t len);
+/* Where diagnostics go: stderr by default; a Buf when capturing (tests). */
+void diag_set_capture(Buf *b);
+void diag_at(DiagLevel lvl, Loc loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
+void diag_vat(DiagLevel lvl, Loc loc, const char *fmt, va_list ap);
+/* A diagnostic with no position: "mcgen: error: ..." */
+void diag_plain(DiagLevel lvl, const char *fmt, ...) PRINTF_LIKE(2, 3);
+int diag_error_count(void);
+void diag_reset(void);
+
+/* ======================================================================
+ * xml.c
+ * ==================================================================== */
+
+/* Namespace URIs the compiler knows. */
+#define NS_EVENTS "http://schemas.microsoft.com/win/2004/08/events"
+#define NS_WIN "http://manifests.microsoft.com/win/2004/08/windows/events"
+#define NS_XS "http://www.w3.org/2001/XMLSchema"
+#define NS_ASM "urn:schemas-microsoft-com:asm.v3"
+#define NS_WINMETA "urn:mcgen:winmeta"
+
+typedef struct XmlAttr {
+    const char *ns;    /* interned; "" when unqualified */
+    const char *local; /* valid during the callback only */
+    const char *value; /* valid during the callback only */
+    Loc loc;           /* position of the attribute name */
+} XmlAttr;
+
+typedef struct XmlElem {
+    const char *ns; /* interned; "" when none */
+    const char *local;
+    const XmlAttr *attrs;
+    size_t nattrs;
+    Loc loc; /* position of '<' */
+} XmlElem;
+
+typedef struct XmlReader XmlReader;
+
+typedef struct XmlHandler {
+    void *ctx;
+    void (*start)(void *ctx, XmlReader *r, const XmlElem *e);
+    /* `text` is the element's own character data (all of it, joined),
+     * valid during the callback only. */
+    void (*end)(void *ctx, XmlReader *r, const XmlElem *e, const char *text, size_t len);
+} XmlHandler;
+
+/* A qualified name, resolved through the in-scope namespace declarations. */
+typedef struct QName {
+    const char *ns; /* interned URI; "" when unprefixed and no default ns */
+    const char *local;
+} QName;
+
+/* Parses a file, streaming it in 64 KiB chunks.  Returns false after a
+ * diagnostic.  Interned strings live in `arena`. */
+bool xml_parse_file(const char *path, Arena *arena, const XmlHandler *h);
+/* Parses bytes in memory, fed to expat `chunk` bytes at a time (0: all). */
+bool xml_parse_mem(const char *name, const void *bytes, size_t len, size_t chunk,
+                   Arena *arena, const XmlHandler *h);
+/* Resolves a QName value against the declarations in scope at the current
+ * element (call from the start callback).  The local part is interned.
+ * false when the prefix is not declared. */
+bool xml_qname(XmlReader *r, const char *value, QName *out);
+/* Interns a string in the reader's arena (namespace URIs, names). */
+const char *xml_intern(XmlReader *r, const char *s);
+/* Stops the parse after the current callback (used on fatal errors). */
+void xml_stop(XmlReader *r);
+const char *xml_attr(const XmlElem *e, const char *local);
+const XmlAttr *xml_attr_full(const XmlElem *e, const char *local);
+
+/* ======================================================================
+ * model
+ * ==================================================================== */
+
+typedef struct Guid {
+    uint32_t d1;
+    uint16_t d2, d3;
+    uint8_t d4[8];
+} Guid;
+
+/* message="$(string.ID)": the string's id; text per culture is looked up in
+ * Manifest.cultures. */
+typedef struct String String;
+typedef struct MsgRef {
+    const char *id; /* NULL: no message attribute */
+    const String **text; /* after resolution: the string in each culture
+                          * (Manifest.cultures order), NULL where missing */
+    Loc loc;
+} MsgRef;
+
+typedef struct Provider Provider;
+typedef struct Task Task;
+
+/* Fields shared by the named items levels, tasks, opcodes, keywords. */
+typedef struct Named {
+    QName name;
+    const char *display; /* name as the manifest would write it: "win:Error" */
+    const char *symbol; /* NULL when absent */
+    MsgRef msg;
+    const char *builtin_msg; /* winmeta item: its message text */
+    const char *builtin_msgid; /* winmeta item: its string id (level.Error) */
+    bool builtin;            /* from winmeta */
+    struct Named *homonym;   /* next item of the same kind and local name */
+    Loc loc;
+} Named;
+
+typedef struct Level {
+    Named n;
+    uint8_t value;
+} Level;
+
+typedef struct Opcode {
+    Named n;
+    uint8_t value;
+    Task *task; /* NULL for provider-level and winmeta opcodes */
+    const char *mof_value;
+} Opcode;
+
+struct Task {
+    Named n;
+    uint16_t value;
+    bool has_guid;
+    Guid event_guid;
+    const char *mof_guid;
+    VEC(Opcode *) opcodes;
+    Map opcode_by_name;
+};
+
+typedef struct Keyword {
+    Named n;
+    uint64_t mask;
+} Keyword;
+
+typedef enum { CHAN_ADMIN, CHAN_OPERATIONAL, CHAN_ANALYTIC, CHAN_DEBUG, CHAN_NONE } ChannelType;
+typedef enum { ISO_NONE, ISO_APPLICATION, ISO_SYSTEM, ISO_CUSTOM } Isolation;
+
+typedef struct ChannelLogging {
+    bool present;
+    bool has_auto_backup, auto_backup;
+    bool has_retention, retention;
+    bool has_max_size;
+    uint64_t max_size;
+    Loc loc;
+} ChannelLogging;
+
+typedef struct ChannelPublishing {
+    bool present;
+    bool has_level, has_keywords, has_control_guid, has_buffer_size, has_min_buffers,
+        has_max_buffers, has_latency, has_clock_type, has_sid_type, has_file_max;
+    uint8_t level;
+    uint64_t keywords;
+    Guid control_guid;
+    uint32_t buffer_size, min_buffers, max_buffers, latency, file_max;
+    const char *clock_type; /* SystemTime / QPC */
+    const char *sid_type;   /* None / Publishing */
+    Loc loc;
+} ChannelPublishing;
+
+typedef struct Channel {
+    const char *name;
+    const char *chid; /* NULL when absent */
+    const char *symbol;
+    ChannelType type;
+    bool has_value; /* value written in the manifest */
+    uint8_t value;  /* resolved: written, assigned (16..), or the import's */
+    bool has_enabled, enabled;
+    Isolation isolation;
+    const char *access;
+    MsgRef msg;
+    const char *builtin_msg;   /* winmeta channel: its message text */
+    const char *builtin_msgid; /* winmeta channel: its string id */
+    bool builtin;              /* the winmeta definition itself */
+    bool imported;             /* <importChannel>, or auto-imported */
+    bool auto_imported;        /* added because an event named a winmeta channel */
+    struct Channel *import_of; /* the imported channel (winmeta or another provider's) */
+    Provider *owner;
+    uint32_t index; /* position in the provider's channel list (CHAN order) */
+    ChannelLogging logging;
+    ChannelPublishing publishing;
+    Loc loc;
+} Channel;
+
+typedef enum { MAP_VALUE, MAP_BIT, MAP_PATTERN } MapKind;
+
+typedef struct MapItem {
+    uint32_t value;
+    const char *pattern_name;  /* patternMap items: name= */
+    const char *pattern_value; /* patternMap items: value= as text */
+    const char *symbol;
+    MsgRef msg;
+    Loc loc;
+} MapItem;
+
+typedef struct ValueMap {
+    MapKind kind;
+    const char *name; /* maps are named by plain strings, not QNames */
+    const char *symbol;
+    const char *format; /* patternMap */
+    VEC(MapItem *) items;
+    Loc loc;
+} ValueMap;
+
+/* winmeta inTypes and outTypes */
+typedef struct OutType {
+    QName name;
+    const char *display; /* "xs:string" */
+    uint8_t value;
+} OutType;
+
+typedef struct InType {
+    QName name;
+    const char *display; /* "win:UnicodeString" */
+    uint8_t value;
+    uint8_t size; /* 0: variable */
+    bool pointer;
+    char mangle;  /* mc template-function letter */
+    OutType *default_out;
+    VEC(OutType *) allowed;
+} InType;
+
+typedef enum { QTY_NONE, QTY_FIXED, QTY_FIELD } QtyKind;
+
+typedef struct Field Field;
+
+/* count= / length=: absent, a number, or the name of another field. */
+typedef struct Quantity {
+    QtyKind kind;
+    uint32_t n;       /* QTY_FIXED */
+    const char *text; /* QTY_FIELD: the field name as written */
+    Field *ref;       /* QTY_FIELD */
+    Loc loc;
+} Quantity;
+
+/* One <data> or <struct> of a payload layout (a manifest <template>). */
+struct Field {
+    bool is_struct;
+    const char *name;
+    InType *in_type;   /* data */
+    OutType *out_type; /* data: written, or NULL for the inType default */
+    ValueMap *map;     /* data, optional */
+    const char *map_name;
+    QName in_q, out_q; /* as written, resolved through the namespaces */
+    bool has_out;
+    Loc in_loc, out_loc, map_loc;
+    Quantity count, length;
+    VEC(Field *) members; /* struct */
+    Field *parent;        /* enclosing struct or NULL */
+    uint32_t index;       /* position among its siblings */
+    Loc loc;
+};
+
+/* Generic XML kept verbatim (the <UserData> of a template). */
+typedef struct XmlNode {
+    QName name;
+    const char *prefix;
+    VEC(struct XmlAttrNode { QName name; const char *value; } ) attrs;
+    VEC(struct XmlNode *) children;
+    const char *text; /* character data, NULL when none */
+    Loc loc;
+} XmlNode;
+
+typedef struct Layout {
+    const char *tid;
+    const char *name; /* name= attribute, optional */
+    VEC(Field *) fields;
+    XmlNode *user_data;
+    Loc loc;
+} Layout;
+
+typedef struct EventAttr {
+    const char *key, *value;
+} EventAttr;
+
+typedef struct Event {
+    uint16_t value;
+    uint8_t version;
+    const char *symbol;
+    const char *name;
+    Channel *channel;
+    Level *level;
+    Task *task;
+    Opcode *opcode;
+    VEC(Keyword *) keywords;
+    uint64_t keyword_mask; /* OR of keywords */
+    Layout *layout;
+    MsgRef msg;
+    bool not_logged, suppress_projection;
+    const char *attributes; /* as written */
+    VEC(EventAttr) attrs;  /* parsed key=value pairs */
+    /* references as written (resolved in the second pass) */
+    QName level_q, task_q, opcode_q;
+    bool has_level, has_task, has_opcode;
+    VEC(QName) keyword_qs;
+    const char *channel_ref, *template_ref;
+    Loc loc, channel_loc, level_loc, task_loc, opcode_loc, keywords_loc, template_loc;
+} Event;
+
+typedef struct Filter {
+    QName name;
+    uint8_t value, version;
+    const char *symbol;
+    const char *tid;
+    Layout *layout;
+    MsgRef msg;
+    Loc loc;
+} Filter;
+
+typedef struct Traits {
+    bool has_group_guid;
+    Guid group_guid;
+    bool has_include_name, include_name;
+    Loc loc;
+} Traits;
+
+typedef struct MessageEntry {
+    uint32_t value;
+    const char *symbol;
+    const char *mid;
+    MsgRef msg;
+    Loc loc;
+} MessageEntry;
+
+struct Provider {
+    int index; /* position among all <provider> elements */
+    const char *name;
+    Guid guid;
+    const char *symbol;
+    const char *resource_file, *message_file, *parameter_file;
+    const char *namespace_;
+    const char *source; /* non-schema source= (TDH reconstructions) */
+    bool has_control_guid;
+    Guid control_guid;
+    MsgRef msg;
+    Traits *traits;
+    VEC(Channel *) channels; /* declared in order, then auto-imported */
+    VEC(Level *) levels;
+    VEC(Task *) tasks;
+    VEC(Opcode *) opcodes; /* provider-level */
+    VEC(Keyword *) keywords;
+    VEC(ValueMap *) maps;
+    VEC(Layout *) layouts;
+    VEC(Event *) events;
+    VEC(Filter *) filters;
+    /* keyed by local name; items whose names differ only in namespace are
+     * chained through Named.homonym */
+    Map level_by_name, task_by_name, opcode_by_name, keyword_by_name;
+    Map map_by_name, layout_by_tid;
+    Map warned; /* decompiled manifests: messages already reported */
+    Loc loc;
+};
+
+struct String {
+    const char *id;
+    const char *value;
+    const char *string_type; /* stringType= (optional) */
+    Loc loc;
+};
+
+typedef struct Culture {
+    const char *name;
+    VEC(String *) strings;
+    Map by_id;
+    Loc loc;
+} Culture;
+
+typedef struct Winmeta {
+    VEC(Channel *) channels;
+    VEC(Level *) levels;
+    VEC(Task *) tasks;
+    VEC(Opcode *) opcodes;
+    VEC(Keyword *) keywords;
+    VEC(InType *) in_types;
+    VEC(OutType *) out_types;
+    Map channel_by_name, level_by_name, task_by_name, opcode_by_name, keyword_by_name,
+        in_by_name, out_by_name; /* keys: local names; outTypes "xs:x"/"win:x" */
+} Winmeta;
+
+typedef struct Manifest {
+    const char *file;
+    Arena arena;
+    Winmeta wm;
+    VEC(Provider *) providers;
+    VEC(MessageEntry *) message_table;
+    VEC(Culture *) cultures;
+    Map culture_by_name;
+    Map provider_by_name; /* for importChannel across providers */
+    size_t skipped_counter_sections;
+    int warned_no_localization;
+} Manifest;
+
+/* "prefix-less" display form: "win:Error" for the win namespace, else the
+ * local name (plus {ns} when it has another namespace). */
+const char *qname_display(Arena *a, QName q);
+bool guid_parse(const char *s, Guid *g);
+void guid_format(const Guid *g, char out[39]); /* {XXXXXXXX-XXXX-...} */
+/* Text of a string in a culture, or NULL. */
+const String *manifest_string(const Manifest *m, const Culture *c, const char *id);
+
+/* ======================================================================
+ * winmeta.c
+ * ==================================================================== */
+
+/* Loads the embedded schema/winmeta.xml into m->wm.  false on error (a
+ * broken build). */
+bool winmeta_load(Manifest *m);
+
+/* ======================================================================
+ * parse.c
+ * ==================================================================== */
+
+/* Reads and resolves a manifest file.  NULL after diagnostics. */
+Manifest *manifest_load_file(const char *path);
+/* The same from bytes in memory fed in chunks of `chunk` bytes (0: all). */
+Manifest *manifest_load_mem(const char *name, const void *bytes, size_t len, size_t chunk);
+void manifest_free(Manifest *m);
+
+/* ======================================================================
+ * json.c
+ * ==================================================================== */
+
+void json_write_model(const Manifest *m, FILE *f);
+void json_model_to_buf(const Manifest *m, Buf *b);
+
+/* ======================================================================
+ * out.c
+ * ==================================================================== */
+
+/* Writes through a temporary file in the same directory, renamed over
+ * `path` only when `write` returns true and every write succeeded.  An
+ * unchanged file is left alone (its mtime stays).  false after a
+ * diagnostic. */
+bool out_write(const char *path, bool (*write)(FILE *f, void *ctx), void *ctx);
+
+/* ======================================================================
+ * embedded files (generated at build time from schema/ and templates/)
+ * ==================================================================== */
+
+extern const unsigned char embed_winmeta_xml[];
+extern const unsigned long embed_winmeta_xml_len;
+extern const unsigned char embed_eventman_xsd[];
+extern const unsigned long embed_eventman_xsd_len;
+
+#endif

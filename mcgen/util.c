@@ -1,0 +1,505 @@
+/*
+ * util.c - domain-free helpers (see util.h).  Small and boring on purpose:
+ * one allocation choke point that tests can make fail, a bump arena for
+ * everything that lives as long as a run, a byte buffer, an open-addressing
+ * hash map, and the UTF-8/UTF-16 conversions the XML and binary layers need.
+ */
+#define _DEFAULT_SOURCE /* MADV_HUGEPAGE */
+#include "util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+void util_internal_error(const char *file, int line, const char *what)
+{
+    fprintf(stderr, "mcgen: internal error at %s:%d: %s\n", file, line, what);
+    abort();
+}
+
+/* ---- allocation ---- */
+
+static long fail_after = -1;
+
+void util_fail_after(long n) { fail_after = n; }
+
+static void *check_alloc(void *p)
+{
+    if (!p) {
+        fputs("mcgen: error: out of memory\n", stderr);
+        exit(1);
+    }
+    return p;
+}
+
+static bool injected_failure(void)
+{
+    if (fail_after < 0)
+        return false;
+    if (fail_after == 0)
+        return true;
+    fail_after--;
+    return false;
+}
+
+void *xmalloc(size_t n)
+{
+    return check_alloc(injected_failure() ? NULL : malloc(n ? n : 1));
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+    return check_alloc(injected_failure() ? NULL : calloc(n ? n : 1, size ? size : 1));
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    return check_alloc(injected_failure() ? NULL : realloc(p, n ? n : 1));
+}
+
+char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    return memcpy(xmalloc(n), s, n);
+}
+
+/* ---- arena ---- */
+
+struct ArenaBlock {
+    ArenaBlock *next;
+    size_t cap;
+    max_align_t data[];
+};
+
+/* Blocks start at 64 KiB and double up to 4 MiB.  Blocks of 2 MiB and more
+ * are 2 MiB-aligned and, on Linux, marked for transparent huge pages: a
+ * large manifest's model then costs a few hundred page faults instead of
+ * tens of thousands. */
+#define HUGE_PAGE (2u * 1024 * 1024)
+
+static ArenaBlock *arena_block(size_t cap)
+{
+    size_t size = sizeof(ArenaBlock) + cap;
+    if (size >= HUGE_PAGE) {
+        size = (size + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+        void *p = NULL;
+        if (injected_failure() || posix_memalign(&p, HUGE_PAGE, size) != 0)
+            p = check_alloc(NULL);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+        madvise(p, size, MADV_HUGEPAGE);
+#endif
+        memset(p, 0, sizeof(ArenaBlock));
+        ((ArenaBlock *)p)->cap = size - sizeof(ArenaBlock);
+        return p;
+    }
+    ArenaBlock *b = xmalloc(size);
+    b->cap = cap;
+    return b;
+}
+
+void *arena_alloc(Arena *a, size_t n)
+{
+    n = (n + 7) & ~(size_t)7;
+    if (!a->head || a->used + n > a->cap) {
+        size_t cap = 64 * 1024 - sizeof(ArenaBlock);
+        if (a->head)
+            cap = a->head->cap < 4 * 1024 * 1024 ? a->head->cap * 2 : a->head->cap;
+        if (cap < n)
+            cap = n;
+        ArenaBlock *b = arena_block(cap);
+        b->next = a->head;
+        a->head = b;
+        a->used = 0;
+        a->cap = b->cap;
+        a->total += b->cap;
+    }
+    void *p = (char *)a->head->data + a->used;
+    a->used += n;
+    memset(p, 0, n);
+    return p;
+}
+
+char *arena_strndup(Arena *a, const char *s, size_t n)
+{
+    char *p = arena_alloc(a, n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *arena_strdup(Arena *a, const char *s) { return arena_strndup(a, s, strlen(s)); }
+
+char *arena_printf(Arena *a, const char *fmt, ...)
+{
+    Buf b = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    char *p = arena_strndup(a, b.s ? b.s : "", b.len);
+    buf_free(&b);
+    return p;
+}
+
+void arena_free(Arena *a)
+{
+    ArenaBlock *b = a->head;
+    while (b) {
+        ArenaBlock *next = b->next;
+        free(b);
+        b = next;
+    }
+    memset(a, 0, sizeof *a);
+}
+
+/* ---- buffer ---- */
+
+void buf_grow(Buf *b, size_t extra)
+{
+    if (b->len + extra + 1 <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + extra + 1)
+        cap *= 2;
+    b->s = xrealloc(b->s, cap);
+    b->cap = cap;
+}
+
+void buf_add(Buf *b, const void *p, size_t n)
+{
+    buf_grow(b, n);
+    if (n)
+        memcpy(b->s + b->len, p, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+void buf_adds(Buf *b, const char *s) { buf_add(b, s, strlen(s)); }
+
+void buf_addc(Buf *b, char c)
+{
+    buf_grow(b, 1);
+    b->s[b->len++] = c;
+    b->s[b->len] = '\0';
+}
+
+void buf_vprintf(Buf *b, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    char tmp[256];
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    if (n < 0) {
+        va_end(ap2);
+        return;
+    }
+    if ((size_t)n < sizeof tmp) {
+        buf_add(b, tmp, (size_t)n);
+    } else {
+        buf_grow(b, (size_t)n);
+        vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap2);
+        b->len += (size_t)n;
+    }
+    va_end(ap2);
+}
+
+void buf_printf(Buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(b, fmt, ap);
+    va_end(ap);
+}
+
+void buf_reset(Buf *b)
+{
+    b->len = 0;
+    if (b->s)
+        b->s[0] = '\0';
+}
+
+void buf_free(Buf *b)
+{
+    free(b->s);
+    b->s = NULL;
+    b->len = b->cap = 0;
+}
+
+void buf_u8(Buf *b, uint8_t v) { buf_add(b, &v, 1); }
+
+void buf_u16le(Buf *b, uint16_t v)
+{
+    unsigned char x[2] = {(unsigned char)v, (unsigned char)(v >> 8)};
+    buf_add(b, x, 2);
+}
+
+void buf_u32le(Buf *b, uint32_t v)
+{
+    unsigned char x[4];
+    for (int i = 0; i < 4; i++)
+        x[i] = (unsigned char)(v >> (8 * i));
+    buf_add(b, x, 4);
+}
+
+void buf_u64le(Buf *b, uint64_t v)
+{
+    buf_u32le(b, (uint32_t)v);
+    buf_u32le(b, (uint32_t)(v >> 32));
+}
+
+/* ---- vectors ---- */
+
+void vec_grow_(void **v, size_t *cap, size_t elem)
+{
+    size_t n = *cap ? *cap * 2 : 8;
+    *v = xrealloc(*v, n * elem);
+    *cap = n;
+}
+
+/* ---- hash map ---- */
+
+uint32_t util_hash(const char *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 16777619u;
+    }
+    return h;
+}
+
+static MapEntry *map_slot(const MapEntry *e, size_t cap, const char *key, uint32_t h)
+{
+    size_t i = h & (cap - 1);
+    for (;;) {
+        const MapEntry *x = &e[i];
+        if (!x->key || (x->hash == h && strcmp(x->key, key) == 0))
+            return (MapEntry *)x;
+        i = (i + 1) & (cap - 1);
+    }
+}
+
+void *map_get(const Map *m, const char *key)
+{
+    if (!m->cap)
+        return NULL;
+    MapEntry *x = map_slot(m->e, m->cap, key, util_hash(key, strlen(key)));
+    return x->key ? x->val : NULL;
+}
+
+static void map_rehash(Map *m)
+{
+    size_t cap = m->cap ? m->cap * 2 : 16;
+    MapEntry *e = xcalloc(cap, sizeof *e);
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->e[i].key)
+            *map_slot(e, cap, m->e[i].key, m->e[i].hash) = m->e[i];
+    free(m->e);
+    m->e = e;
+    m->cap = cap;
+}
+
+void *map_put(Map *m, const char *key, void *val, bool keep_old)
+{
+    if ((m->n + 1) * 4 > m->cap * 3)
+        map_rehash(m);
+    uint32_t h = util_hash(key, strlen(key));
+    MapEntry *x = map_slot(m->e, m->cap, key, h);
+    if (x->key) {
+        void *old = x->val;
+        if (!keep_old)
+            x->val = val;
+        return old;
+    }
+    x->key = key;
+    x->hash = h;
+    x->val = val;
+    m->n++;
+    return NULL;
+}
+
+void map_free(Map *m)
+{
+    free(m->e);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- text ---- */
+
+void utf8_put(Buf *b, uint32_t c)
+{
+    char x[4];
+    if ((c >= 0xD800 && c <= 0xDFFF) || c > 0x10FFFF)
+        c = 0xFFFD;
+    if (c < 0x80) {
+        buf_addc(b, (char)c);
+    } else if (c < 0x800) {
+        x[0] = (char)(0xC0 | (c >> 6));
+        x[1] = (char)(0x80 | (c & 0x3F));
+        buf_add(b, x, 2);
+    } else if (c < 0x10000) {
+        x[0] = (char)(0xE0 | (c >> 12));
+        x[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+        x[2] = (char)(0x80 | (c & 0x3F));
+        buf_add(b, x, 3);
+    } else {
+        x[0] = (char)(0xF0 | (c >> 18));
+        x[1] = (char)(0x80 | ((c >> 12) & 0x3F));
+        x[2] = (char)(0x80 | ((c >> 6) & 0x3F));
+        x[3] = (char)(0x80 | (c & 0x3F));
+        buf_add(b, x, 4);
+    }
+}
+
+size_t utf8_get(const char *s, size_t n, uint32_t *c)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    if (n == 0) {
+        *c = 0xFFFD;
+        return 1;
+    }
+    if (p[0] < 0x80) {
+        *c = p[0];
+        return 1;
+    }
+    size_t len;
+    uint32_t v, min;
+    if ((p[0] & 0xE0) == 0xC0) {
+        len = 2, v = p[0] & 0x1F, min = 0x80;
+    } else if ((p[0] & 0xF0) == 0xE0) {
+        len = 3, v = p[0] & 0x0F, min = 0x800;
+    } else if ((p[0] & 0xF8) == 0xF0) {
+        len = 4, v = p[0] & 0x07, min = 0x10000;
+    } else {
+        *c = 0xFFFD;
+        return 1;
+    }
+    if (len > n) {
+        *c = 0xFFFD;
+        return 1;
+    }
+    for (size_t i = 1; i < len; i++) {
+        if ((p[i] & 0xC0) != 0x80) {
+            *c = 0xFFFD;
+            return 1;
+        }
+        v = (v << 6) | (p[i] & 0x3F);
+    }
+    *c = (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) ? 0xFFFD : v;
+    return len;
+}
+
+void utf16_to_utf8(Buf *out, const unsigned char *p, size_t nbytes, bool big_endian)
+{
+    for (size_t i = 0; i + 1 < nbytes; i += 2) {
+        uint32_t u = big_endian ? (uint32_t)(p[i] << 8 | p[i + 1]) : (uint32_t)(p[i] | p[i + 1] << 8);
+        if (u >= 0xD800 && u <= 0xDBFF && i + 3 < nbytes) {
+            uint32_t lo = big_endian ? (uint32_t)(p[i + 2] << 8 | p[i + 3])
+                                     : (uint32_t)(p[i + 2] | p[i + 3] << 8);
+            if (lo >= 0xDC00 && lo <= 0xDFFF) {
+                u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+                i += 2;
+            }
+        }
+        utf8_put(out, u);
+    }
+}
+
+void utf8_to_utf16le(Buf *out, const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        uint32_t c;
+        i += utf8_get(s + i, n - i, &c);
+        if (c >= 0x10000) {
+            c -= 0x10000;
+            buf_u16le(out, (uint16_t)(0xD800 + (c >> 10)));
+            buf_u16le(out, (uint16_t)(0xDC00 + (c & 0x3FF)));
+        } else {
+            buf_u16le(out, (uint16_t)c);
+        }
+    }
+}
+
+bool is_xml_space(int c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+const char *trim_span(const char *s, size_t *len)
+{
+    size_t n = strlen(s);
+    while (n && is_xml_space((unsigned char)*s))
+        s++, n--;
+    while (n && is_xml_space((unsigned char)s[n - 1]))
+        n--;
+    *len = n;
+    return s;
+}
+
+bool parse_uint(const char *s, uint64_t max, uint64_t *out)
+{
+    size_t n;
+    s = trim_span(s, &n);
+    if (n == 0)
+        return false;
+    uint64_t v = 0;
+    size_t i = 0;
+    int base = 10;
+    if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        base = 16;
+        i = 2;
+    }
+    for (; i < n; i++) {
+        int c = (unsigned char)s[i], d;
+        if (c >= '0' && c <= '9')
+            d = c - '0';
+        else if (base == 16 && c >= 'a' && c <= 'f')
+            d = c - 'a' + 10;
+        else if (base == 16 && c >= 'A' && c <= 'F')
+            d = c - 'A' + 10;
+        else
+            return false;
+        if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+            return false;
+        v = v * (uint64_t)base + (uint64_t)d;
+    }
+    if (v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool parse_bool(const char *s, bool *out)
+{
+    size_t n;
+    s = trim_span(s, &n);
+    if ((n == 4 && memcmp(s, "true", 4) == 0) || (n == 1 && s[0] == '1'))
+        return *out = true, true;
+    if ((n == 5 && memcmp(s, "false", 5) == 0) || (n == 1 && s[0] == '0'))
+        return *out = false, true;
+    return false;
+}
+
+char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    Buf b = {0};
+    char tmp[65536];
+    size_t n;
+    while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
+        buf_add(&b, tmp, n);
+    int err = ferror(f) ? errno : 0;
+    fclose(f);
+    if (err) {
+        buf_free(&b);
+        errno = err;
+        return NULL;
+    }
+    if (!b.s)
+        buf_grow(&b, 0), b.s[0] = '\0';
+    *len = b.len;
+    return b.s;
+}

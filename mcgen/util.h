@@ -1,0 +1,137 @@
+/*
+ * util.h - domain-free helpers: allocation choke point, arena, growable
+ * string buffer, vectors, string hash map, little-endian writers, UTF-8 and
+ * UTF-16 conversion, number parsing.  Nothing here knows about manifests.
+ */
+#ifndef MCGEN_UTIL_H
+#define MCGEN_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#if defined(__GNUC__)
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#define NORETURN __attribute__((noreturn))
+#else
+#define PRINTF_LIKE(f, a)
+#define NORETURN
+#endif
+
+/* Internal bugs: names the tool's own source position, then aborts. */
+#define unreachable_here() util_internal_error(__FILE__, __LINE__, "unreachable")
+NORETURN void util_internal_error(const char *file, int line, const char *what);
+
+/* ---- allocation ------------------------------------------------------
+ * Every heap allocation goes through xmalloc/xrealloc.  Tests can make the
+ * N-th allocation fail (util_fail_after); out of memory is then reported as
+ * "out of memory" and the process exits with status 1 (there is no way to
+ * go on without memory, and no output file has been renamed into place). */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+/* After `n` more successful allocations, the next one fails (-1: never). */
+void util_fail_after(long n);
+
+/* ---- arena -----------------------------------------------------------
+ * Bump allocator; everything in it is freed at once by arena_free.
+ * Allocations are 8-byte aligned and zeroed. */
+typedef struct ArenaBlock ArenaBlock;
+typedef struct Arena {
+    ArenaBlock *head;
+    size_t used; /* bytes used in head */
+    size_t cap;  /* capacity of head */
+    size_t total;
+} Arena;
+
+void *arena_alloc(Arena *a, size_t n);
+char *arena_strdup(Arena *a, const char *s);
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_printf(Arena *a, const char *fmt, ...) PRINTF_LIKE(2, 3);
+void arena_free(Arena *a);
+
+/* ---- string buffer ---------------------------------------------------
+ * Invariants: `s` is NULL (len == cap == 0) or points to `cap` bytes of
+ * which the first `len` are content and s[len] == '\0'.  Content may hold
+ * NUL bytes; `len` is authoritative. */
+typedef struct Buf {
+    char *s;
+    size_t len, cap;
+} Buf;
+
+void buf_grow(Buf *b, size_t extra);
+void buf_add(Buf *b, const void *p, size_t n);
+void buf_adds(Buf *b, const char *s);
+void buf_addc(Buf *b, char c);
+void buf_printf(Buf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
+void buf_vprintf(Buf *b, const char *fmt, va_list ap);
+void buf_reset(Buf *b);
+void buf_free(Buf *b);
+/* Little-endian writers (for the binary emitters). */
+void buf_u8(Buf *b, uint8_t v);
+void buf_u16le(Buf *b, uint16_t v);
+void buf_u32le(Buf *b, uint32_t v);
+void buf_u64le(Buf *b, uint64_t v);
+
+/* ---- vectors ---------------------------------------------------------
+ * VEC(T) declares an anonymous growable array of T.  Elements live in the
+ * heap (not the arena) so that growth does not waste arena space; free with
+ * vec_free. */
+#define VEC(T) struct { T *v; size_t n, cap; }
+#define vec_push(vec, x) \
+    do { \
+        if ((vec)->n == (vec)->cap) \
+            vec_grow_((void **)&(vec)->v, &(vec)->cap, sizeof(*(vec)->v)); \
+        (vec)->v[(vec)->n++] = (x); \
+    } while (0)
+#define vec_free(vec) (free((vec)->v), (vec)->v = NULL, (vec)->n = (vec)->cap = 0)
+void vec_grow_(void **v, size_t *cap, size_t elem);
+
+/* ---- hash map: NUL-terminated string keys to pointers ----------------
+ * Open addressing, FNV-1a.  Keys are not copied: they must outlive the map
+ * (arena strings). */
+typedef struct MapEntry {
+    const char *key;
+    void *val;
+    uint32_t hash;
+} MapEntry;
+typedef struct Map {
+    MapEntry *e;
+    size_t n, cap;
+} Map;
+
+void *map_get(const Map *m, const char *key);
+/* Inserts key; returns the previous value (NULL if the key was new), and
+ * keeps the previous value in place when `keep_old` is true. */
+void *map_put(Map *m, const char *key, void *val, bool keep_old);
+void map_free(Map *m);
+uint32_t util_hash(const char *s, size_t n);
+
+/* ---- text ------------------------------------------------------------ */
+/* Appends the UTF-8 encoding of code point `c` (invalid -> U+FFFD). */
+void utf8_put(Buf *b, uint32_t c);
+/* Decodes one UTF-8 sequence at s (n bytes available); returns its length
+ * (>= 1) and stores the code point (U+FFFD on bad input). */
+size_t utf8_get(const char *s, size_t n, uint32_t *c);
+/* UTF-16 (little or big endian) to UTF-8. */
+void utf16_to_utf8(Buf *out, const unsigned char *p, size_t nbytes, bool big_endian);
+/* Appends UTF-16LE of a UTF-8 string. */
+void utf8_to_utf16le(Buf *out, const char *s, size_t n);
+
+/* Parses an unsigned integer, decimal or 0x-prefixed hex, the whole string
+ * (surrounding XML whitespace allowed).  false on syntax error or overflow
+ * of `max`. */
+bool parse_uint(const char *s, uint64_t max, uint64_t *out);
+bool parse_bool(const char *s, bool *out); /* true/false/1/0 */
+bool is_xml_space(int c);
+/* Strips leading and trailing XML whitespace in place-ish: returns a
+ * pointer into s and stores the new length. */
+const char *trim_span(const char *s, size_t *len);
+
+/* Reads a whole file; NULL with errno set on failure. */
+char *read_file(const char *path, size_t *len);
+
+#endif

@@ -1,0 +1,1020 @@
+/*
+ * xml.c - the XML layer: expat with namespace processing, streaming.
+ *
+ * The caller gets one callback per start tag (with every attribute and its
+ * own position) and one per end tag (with the element's character data).
+ *
+ * Two threads share the work.  The reader thread runs expat over the input
+ * (read in 64 KiB chunks) and writes each event it reports as a compact
+ * record into blocks of a bounded queue; the calling thread takes the
+ * blocks in order and replays the records into the caller's handlers.  So
+ * expat's tokenizing runs in parallel with building the model, and the
+ * handlers see exactly the sequence a plain expat callback loop would
+ * give, on the caller's thread.  Memory stays bounded: the queue holds at
+ * most QUEUE_BLOCKS blocks.
+ *
+ * expat reports the position of a start tag only, so the record carries
+ * the raw bytes of the tag and attribute positions are found by scanning
+ * them; the scan knows the input's code-unit width (UTF-8 or UTF-16) from
+ * the byte-order mark.  Namespace declarations are replayed into a stack
+ * so that attribute values which are QNames (level="win:Informational")
+ * resolve through the declarations in scope, as the schema defines them,
+ * not by their prefix text.  Document type declarations are refused
+ * outright: a manifest has no use for them and they are the door to
+ * entity-expansion attacks.  Errors found by the reader thread travel as
+ * records too, so diagnostics come out in document order.
+ */
+#include "mcgen.h"
+
+#include <errno.h>
+#include <expat.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+
+#define NS_SEP '\x01'
+#define BLOCK_SIZE (64 * 1024)
+#define QUEUE_BLOCKS 64
+
+typedef enum { ENC_8BIT, ENC_UTF16LE, ENC_UTF16BE } Encoding;
+
+/* ======================================================================
+ * The queue: blocks of records, filled by the reader thread, replayed by
+ * the calling thread.
+ * ==================================================================== */
+
+typedef enum {
+    R_START = 1, /* u32 line, col, nattrs, rawlen; name; (attr name, value)*; raw tag */
+    R_END,       /* -- */
+    R_TEXT,      /* u32 len; bytes */
+    R_NS_START,  /* prefix; uri */
+    R_NS_END,    /* prefix */
+    R_XML_ERROR, /* u32 line, col, expat error code */
+    R_DOCTYPE,   /* u32 line, col: a document type declaration (refused) */
+    R_ENTITY,    /* u32 line, col: an entity declaration (refused) */
+    R_NO_BOM,    /* UTF-16 without a byte-order mark */
+    R_IO_ERROR,  /* u32 errno */
+    R_ENCODING,  /* u32 Encoding, sent once the encoding is known */
+} RecType;
+
+typedef struct Block {
+    size_t cap, used;
+    struct Block *next;
+    unsigned char data[];
+} Block;
+
+typedef struct Queue {
+    mtx_t lock;
+    cnd_t changed;
+    Block *head, *tail; /* full blocks, in order */
+    size_t count;
+    Block *spare;       /* empty blocks to reuse */
+    bool done;          /* the reader thread has finished */
+    bool unbounded;     /* no reader thread: the queue takes everything */
+    atomic_bool stop;   /* the consumer wants no more records */
+} Queue;
+
+static Block *block_new(size_t cap)
+{
+    Block *b = xmalloc(sizeof *b + cap);
+    b->cap = cap;
+    b->used = 0;
+    b->next = NULL;
+    return b;
+}
+
+/* Called by the reader thread. */
+static void queue_push(Queue *q, Block *b)
+{
+    mtx_lock(&q->lock);
+    while (q->count >= QUEUE_BLOCKS && !q->unbounded && !atomic_load(&q->stop))
+        cnd_wait(&q->changed, &q->lock);
+    b->next = NULL;
+    if (q->tail)
+        q->tail->next = b;
+    else
+        q->head = b;
+    q->tail = b;
+    q->count++;
+    cnd_broadcast(&q->changed);
+    mtx_unlock(&q->lock);
+}
+
+static Block *queue_spare(Queue *q, size_t need)
+{
+    Block *b = NULL;
+    if (need <= BLOCK_SIZE) {
+        mtx_lock(&q->lock);
+        b = q->spare;
+        if (b)
+            q->spare = b->next;
+        mtx_unlock(&q->lock);
+    }
+    if (!b)
+        b = block_new(need > BLOCK_SIZE ? need : BLOCK_SIZE);
+    b->used = 0;
+    return b;
+}
+
+/* Called by the consumer: the next full block, or NULL at the end. */
+static Block *queue_pop(Queue *q)
+{
+    mtx_lock(&q->lock);
+    while (!q->head && !q->done)
+        cnd_wait(&q->changed, &q->lock);
+    Block *b = q->head;
+    if (b) {
+        q->head = b->next;
+        if (!q->head)
+            q->tail = NULL;
+        q->count--;
+        cnd_broadcast(&q->changed);
+    }
+    mtx_unlock(&q->lock);
+    return b;
+}
+
+static void queue_recycle(Queue *q, Block *b)
+{
+    if (b->cap != BLOCK_SIZE) {
+        free(b);
+        return;
+    }
+    mtx_lock(&q->lock);
+    b->next = q->spare;
+    q->spare = b;
+    mtx_unlock(&q->lock);
+}
+
+/* ======================================================================
+ * The reader thread: expat's callbacks write records.
+ * ==================================================================== */
+
+typedef struct Producer {
+    XML_Parser p;
+    Queue *q;
+    Block *cur;
+    const char *file;
+    /* input: a file, or bytes fed `chunk` at a time */
+    FILE *f;
+    const unsigned char *bytes;
+    size_t len, chunk;
+    Encoding enc;
+    bool decided;
+    unsigned char head[4];
+    size_t nhead;
+    bool failed;
+} Producer;
+
+static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
+
+/* Room for a record of `size` bytes (header included); returns where its
+ * payload goes and fills in the header. */
+static unsigned char *rec_begin(Producer *pr, RecType type, size_t payload)
+{
+    size_t size = align8(8 + payload);
+    if (!pr->cur || pr->cur->used + size > pr->cur->cap) {
+        if (pr->cur && pr->cur->used)
+            queue_push(pr->q, pr->cur);
+        else if (pr->cur)
+            queue_recycle(pr->q, pr->cur);
+        pr->cur = queue_spare(pr->q, size);
+    }
+    unsigned char *h = pr->cur->data + pr->cur->used;
+    uint32_t t = (uint32_t)type, sz = (uint32_t)size;
+    memcpy(h, &t, 4);
+    memcpy(h + 4, &sz, 4);
+    pr->cur->used += size;
+    return h + 8;
+}
+
+static unsigned char *put_u32(unsigned char *p, uint32_t v)
+{
+    memcpy(p, &v, 4);
+    return p + 4;
+}
+
+static unsigned char *put_str(unsigned char *p, const char *s, size_t n)
+{
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p + n + 1;
+}
+
+static void rec_pos(Producer *pr, RecType type, uint32_t line, uint32_t col, uint32_t extra)
+{
+    unsigned char *p = rec_begin(pr, type, 12);
+    p = put_u32(p, line);
+    p = put_u32(p, col);
+    put_u32(p, extra);
+}
+
+static bool stopped(Producer *pr)
+{
+    if (atomic_load_explicit(&pr->q->stop, memory_order_relaxed)) {
+        pr->failed = true;
+        XML_StopParser(pr->p, XML_FALSE);
+        return true;
+    }
+    return pr->failed;
+}
+
+static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **atts)
+{
+    Producer *pr = ud;
+    if (stopped(pr))
+        return;
+    uint32_t line = (uint32_t)XML_GetCurrentLineNumber(pr->p);
+    uint32_t col = (uint32_t)XML_GetCurrentColumnNumber(pr->p) + 1;
+    int off = 0, size = 0;
+    const char *ctx = XML_GetInputContext(pr->p, &off, &size);
+    int count = XML_GetCurrentByteCount(pr->p);
+    size_t rawlen = ctx && count > 0 && off >= 0 && off + count <= size ? (size_t)count : 0;
+    size_t nlen = strlen(name), payload = 16 + nlen + 1 + rawlen, n = 0;
+    for (; atts[2 * n]; n++)
+        payload += strlen(atts[2 * n]) + strlen(atts[2 * n + 1]) + 2;
+    unsigned char *p = rec_begin(pr, R_START, payload);
+    p = put_u32(p, line);
+    p = put_u32(p, col);
+    p = put_u32(p, (uint32_t)n);
+    p = put_u32(p, (uint32_t)rawlen);
+    p = put_str(p, name, nlen);
+    for (size_t i = 0; i < 2 * n; i++)
+        p = put_str(p, atts[i], strlen(atts[i]));
+    if (rawlen)
+        memcpy(p, ctx + off, rawlen);
+}
+
+static void XMLCALL on_end(void *ud, const XML_Char *name)
+{
+    (void)name;
+    Producer *pr = ud;
+    if (!stopped(pr))
+        rec_begin(pr, R_END, 0);
+}
+
+static void XMLCALL on_text(void *ud, const XML_Char *s, int len)
+{
+    Producer *pr = ud;
+    if (stopped(pr) || len <= 0)
+        return;
+    unsigned char *p = rec_begin(pr, R_TEXT, 4 + (size_t)len);
+    p = put_u32(p, (uint32_t)len);
+    memcpy(p, s, (size_t)len);
+}
+
+static void XMLCALL on_ns_start(void *ud, const XML_Char *prefix, const XML_Char *uri)
+{
+    Producer *pr = ud;
+    if (stopped(pr))
+        return;
+    const char *a = prefix ? prefix : "", *b = uri ? uri : "";
+    size_t na = strlen(a), nb = strlen(b);
+    unsigned char *p = rec_begin(pr, R_NS_START, na + nb + 2);
+    p = put_str(p, a, na);
+    put_str(p, b, nb);
+}
+
+static void XMLCALL on_ns_end(void *ud, const XML_Char *prefix)
+{
+    Producer *pr = ud;
+    if (stopped(pr))
+        return;
+    const char *a = prefix ? prefix : "";
+    size_t na = strlen(a);
+    put_str(rec_begin(pr, R_NS_END, na + 1), a, na);
+}
+
+/* Position of the "<!DOCTYPE" before the current parse position: expat
+ * calls the doctype handler after the name and identifiers, so the
+ * declaration's start is found by scanning back in the input context. */
+static void doctype_pos(Producer *pr, uint32_t *line, uint32_t *col)
+{
+    *line = (uint32_t)XML_GetCurrentLineNumber(pr->p);
+    *col = (uint32_t)XML_GetCurrentColumnNumber(pr->p) + 1;
+    int off = 0, size = 0;
+    const char *ctx = XML_GetInputContext(pr->p, &off, &size);
+    if (!ctx || off < 0 || off > size)
+        return;
+    size_t w = pr->enc == ENC_8BIT ? 1 : 2;
+    const unsigned char *p = (const unsigned char *)ctx;
+    /* the code unit at byte i, as an ASCII character or 0 */
+#define UNIT(i) (w == 1 ? p[i] : pr->enc == ENC_UTF16LE ? (p[(i) + 1] ? 0 : p[i]) \
+                                                         : (p[i] ? 0 : p[(i) + 1]))
+    size_t cur = (size_t)off, start = cur;
+    bool found = false;
+    while (start >= w) {
+        start -= w;
+        if (UNIT(start) == '<' && start + 2 * w <= (size_t)size && UNIT(start + w) == '!') {
+            found = true;
+            break;
+        }
+    }
+    if (!found)
+        return;
+    uint32_t newlines = 0;
+    for (size_t i = start; i < cur; i += w)
+        if (UNIT(i) == '\n')
+            newlines++;
+    if (newlines == 0) {
+        uint32_t chars = 0;
+        for (size_t i = start; i < cur; i += w)
+            if (!(w == 1 && (p[i] & 0xC0) == 0x80))
+                chars++;
+        *col = *col > chars ? *col - chars : 1;
+        return;
+    }
+    *line -= newlines;
+    size_t bol = start;
+    while (bol >= w && UNIT(bol - w) != '\n')
+        bol -= w;
+    *col = 1;
+    for (size_t i = bol; i < start; i += w)
+        if (!(w == 1 && (p[i] & 0xC0) == 0x80))
+            (*col)++;
+#undef UNIT
+}
+
+static void XMLCALL on_doctype(void *ud, const XML_Char *name, const XML_Char *sysid,
+                               const XML_Char *pubid, int has_internal_subset)
+{
+    (void)name, (void)sysid, (void)pubid, (void)has_internal_subset;
+    Producer *pr = ud;
+    if (stopped(pr))
+        return;
+    uint32_t line, col;
+    doctype_pos(pr, &line, &col);
+    rec_pos(pr, R_DOCTYPE, line, col, 0);
+    pr->failed = true;
+    XML_StopParser(pr->p, XML_FALSE);
+}
+
+static void XMLCALL on_entity(void *ud, const XML_Char *name, int is_param, const XML_Char *value,
+                              int value_len, const XML_Char *base, const XML_Char *sysid,
+                              const XML_Char *pubid, const XML_Char *notation)
+{
+    (void)name, (void)is_param, (void)value, (void)value_len, (void)base, (void)sysid,
+        (void)pubid, (void)notation;
+    Producer *pr = ud;
+    if (stopped(pr))
+        return;
+    rec_pos(pr, R_ENTITY, (uint32_t)XML_GetCurrentLineNumber(pr->p),
+            (uint32_t)XML_GetCurrentColumnNumber(pr->p) + 1, 0);
+    pr->failed = true;
+    XML_StopParser(pr->p, XML_FALSE);
+}
+
+/* Decides the code-unit width from the first bytes.  UTF-16 must carry a
+ * byte-order mark (XML 1.0 section 4.3.3); a document that starts with
+ * "<\0" or "\0<" is UTF-16 without one, which expat would guess at and mc
+ * rejects, so it is refused with a clear message. */
+static bool sniff(Producer *pr)
+{
+    const unsigned char *h = pr->head;
+    size_t n = pr->nhead;
+    pr->decided = true;
+    if (n >= 2 && h[0] == 0xFF && h[1] == 0xFE) {
+        pr->enc = ENC_UTF16LE;
+    } else if (n >= 2 && h[0] == 0xFE && h[1] == 0xFF) {
+        pr->enc = ENC_UTF16BE;
+    } else if (n >= 2 && ((h[0] == '<' && h[1] == 0) || (h[0] == 0 && h[1] == '<'))) {
+        rec_begin(pr, R_NO_BOM, 0);
+        pr->failed = true;
+        return false;
+    } else {
+        pr->enc = ENC_8BIT;
+    }
+    put_u32(rec_begin(pr, R_ENCODING, 4), (uint32_t)pr->enc);
+    return true;
+}
+
+static bool parse_error(Producer *pr)
+{
+    if (!pr->failed) {
+        enum XML_Error e = XML_GetErrorCode(pr->p);
+        if (e != XML_ERROR_ABORTED)
+            rec_pos(pr, R_XML_ERROR, (uint32_t)XML_GetErrorLineNumber(pr->p),
+                    (uint32_t)XML_GetErrorColumnNumber(pr->p) + 1, (uint32_t)e);
+    }
+    pr->failed = true;
+    return false;
+}
+
+static bool feed(Producer *pr, const void *data, size_t len, bool final)
+{
+    if (pr->failed)
+        return false;
+    if (!pr->decided) {
+        /* Hold back up to 4 bytes until the encoding can be decided. */
+        const unsigned char *d = data;
+        while (pr->nhead < sizeof pr->head && len > 0) {
+            pr->head[pr->nhead++] = *d++;
+            len--;
+        }
+        if (pr->nhead < sizeof pr->head && !final)
+            return true;
+        if (!sniff(pr))
+            return false;
+        if (XML_Parse(pr->p, (const char *)pr->head, (int)pr->nhead, final && len == 0) ==
+            XML_STATUS_ERROR)
+            return parse_error(pr);
+        data = d;
+        if (len == 0)
+            return !pr->failed;
+    }
+    while (len > 0 || final) {
+        int n = len > (1 << 30) ? (1 << 30) : (int)len;
+        bool last = final && (size_t)n == len;
+        if (XML_Parse(pr->p, data, n, last) == XML_STATUS_ERROR)
+            return parse_error(pr);
+        data = (const char *)data + n;
+        len -= (size_t)n;
+        if (last)
+            break;
+    }
+    return !pr->failed;
+}
+
+static int producer_main(void *arg)
+{
+    Producer *pr = arg;
+    if (pr->f) {
+        enum { CHUNK = 64 * 1024 };
+        char *chunk = xmalloc(CHUNK);
+        for (;;) {
+            size_t n = fread(chunk, 1, CHUNK, pr->f);
+            if (ferror(pr->f)) {
+                put_u32(rec_begin(pr, R_IO_ERROR, 4), (uint32_t)errno);
+                pr->failed = true;
+                break;
+            }
+            bool eof = n < CHUNK && feof(pr->f);
+            if (!feed(pr, chunk, n, eof) || eof)
+                break;
+        }
+        free(chunk);
+    } else {
+        size_t chunk = pr->chunk ? pr->chunk : (pr->len ? pr->len : 1), i = 0;
+        do {
+            size_t n = pr->len - i < chunk ? pr->len - i : chunk;
+            if (!feed(pr, pr->bytes + i, n, i + n == pr->len))
+                break;
+            i += n;
+        } while (i < pr->len);
+        if (pr->len == 0)
+            feed(pr, "", 0, true);
+    }
+    if (pr->cur && pr->cur->used)
+        queue_push(pr->q, pr->cur);
+    else if (pr->cur)
+        queue_recycle(pr->q, pr->cur);
+    pr->cur = NULL;
+    mtx_lock(&pr->q->lock);
+    pr->q->done = true;
+    cnd_broadcast(&pr->q->changed);
+    mtx_unlock(&pr->q->lock);
+    return 0;
+}
+
+/* ======================================================================
+ * The consumer: replays records into the handlers, on the caller's thread.
+ * ==================================================================== */
+
+typedef struct NsDecl {
+    const char *prefix; /* "" for the default namespace */
+    const char *uri;    /* "" to undeclare the default */
+} NsDecl;
+
+typedef struct Frame {
+    XmlElem elem;
+    size_t text_start; /* where this element's text starts in r->text */
+    size_t attr_start; /* where its attributes start in r->attrs */
+} Frame;
+
+struct XmlReader {
+    Queue *q;
+    const char *file;
+    Arena *arena;
+    const XmlHandler *h;
+    Map interned;
+    VEC(NsDecl) ns;
+    VEC(Frame) stack;
+    VEC(XmlAttr) attrs;
+    Buf text;
+    Buf scratch; /* intern_span */
+    Encoding enc;
+    bool failed; /* a diagnostic was given or a handler stopped the parse */
+    const char *last_ns; /* intern_ns cache */
+    size_t last_ns_len;
+};
+
+const char *xml_intern(XmlReader *r, const char *s)
+{
+    const char *v = map_get(&r->interned, s);
+    if (v)
+        return v;
+    char *copy = arena_strdup(r->arena, s);
+    map_put(&r->interned, copy, copy, false);
+    return copy;
+}
+
+void xml_stop(XmlReader *r)
+{
+    r->failed = true;
+    atomic_store(&r->q->stop, true);
+    mtx_lock(&r->q->lock);
+    cnd_broadcast(&r->q->changed);
+    mtx_unlock(&r->q->lock);
+}
+
+/* Interns the `n` bytes at s, of any length. */
+static const char *intern_span(XmlReader *r, const char *s, size_t n)
+{
+    buf_reset(&r->scratch);
+    buf_add(&r->scratch, s, n);
+    return xml_intern(r, r->scratch.s);
+}
+
+/* Interns a namespace URI of `n` bytes.  Documents use a handful of
+ * namespaces, so the last one is remembered and compared first. */
+static const char *intern_ns(XmlReader *r, const char *s, size_t n)
+{
+    if (r->last_ns && r->last_ns_len == n && memcmp(r->last_ns, s, n) == 0)
+        return r->last_ns;
+    r->last_ns = intern_span(r, s, n);
+    r->last_ns_len = n;
+    return r->last_ns;
+}
+
+/* Splits expat's "uri\x01local" into its parts: the namespace interned,
+ * the local name interned only when `keep` (element names live as long as
+ * the element; attribute names only during the callback). */
+static void split_name(XmlReader *r, const char *name, const char **ns, const char **local,
+                       bool keep)
+{
+    const char *sep = strchr(name, NS_SEP);
+    if (!sep) {
+        *ns = "";
+        *local = keep ? xml_intern(r, name) : name;
+        return;
+    }
+    *ns = intern_ns(r, name, (size_t)(sep - name));
+    *local = keep ? xml_intern(r, sep + 1) : sep + 1;
+}
+
+/* ---- attribute positions ---- */
+
+typedef struct Scan {
+    const unsigned char *p;
+    size_t len, i;
+    Encoding enc;
+    uint32_t line, col;
+} Scan;
+
+static int scan_peek(const Scan *s, size_t ahead)
+{
+    size_t w = s->enc == ENC_8BIT ? 1 : 2;
+    size_t at = s->i + ahead * w;
+    if (at + w > s->len)
+        return -1;
+    if (s->enc == ENC_8BIT)
+        return s->p[at];
+    if (s->enc == ENC_UTF16LE)
+        return s->p[at] | s->p[at + 1] << 8;
+    return s->p[at] << 8 | s->p[at + 1];
+}
+
+/* Advances one code unit, keeping line and column as expat counts them:
+ * \n, \r\n and \r end a line; UTF-8 continuation bytes and UTF-16 low
+ * surrogates do not start a new column. */
+static void scan_next(Scan *s)
+{
+    int c = scan_peek(s, 0);
+    size_t w = s->enc == ENC_8BIT ? 1 : 2;
+    if (c < 0)
+        return;
+    s->i += w;
+    if (c == '\n') {
+        s->line++, s->col = 1;
+    } else if (c == '\r') {
+        if (scan_peek(s, 0) == '\n')
+            s->i += w;
+        s->line++, s->col = 1;
+    } else if (!(s->enc == ENC_8BIT && (c & 0xC0) == 0x80) &&
+               !(s->enc != ENC_8BIT && c >= 0xDC00 && c <= 0xDFFF)) {
+        s->col++;
+    }
+}
+
+static bool scan_space(int c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+static bool is_xmlns(const char *name, size_t nl)
+{
+    return (nl == 5 && memcmp(name, "xmlns", 5) == 0) || (nl >= 6 && memcmp(name, "xmlns:", 6) == 0);
+}
+
+/* true when none of the 8 bytes in w is a line break or a non-ASCII byte
+ * (the classic "has zero byte" test, applied to w ^ '\n' and w ^ '\r') */
+static bool word_plain(uint64_t w)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t x = w ^ (ones * '\n'), y = w ^ (ones * '\r');
+    return !((w & highs) | ((x - ones) & ~x & highs) | ((y - ones) & ~y & highs));
+}
+
+/* Advances over p[i..end) updating line and column as expat counts them:
+ * \n, \r\n and a lone \r end a line; UTF-8 continuation bytes take no
+ * column.  Plain ASCII is skipped 8 bytes at a time. */
+static void advance_8bit(const unsigned char *p, size_t i, size_t end, size_t len,
+                         uint32_t *line, uint32_t *col)
+{
+    while (i < end) {
+        if (i + 8 <= len) {
+            /* a whole word, or the last bytes of the run padded with
+             * spaces in place of the bytes past `end` */
+            uint64_t w;
+            memcpy(&w, p + i, 8);
+            size_t n = end - i < 8 ? end - i : 8;
+            if (n < 8) {
+                uint64_t keep = (UINT64_C(1) << (8 * n)) - 1;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+                keep = ~(~UINT64_C(0) >> (8 * n));
+#endif
+                w = (w & keep) | (UINT64_C(0x2020202020202020) & ~keep);
+            }
+            if (word_plain(w)) {
+                *col += (uint32_t)n;
+                i += n;
+                continue;
+            }
+        }
+        unsigned char c = p[i++];
+        if (c == '\n' || (c == '\r' && !(i < len && p[i] == '\n')))
+            (*line)++, *col = 1;
+        else if (c != '\r' && (c & 0xC0) != 0x80)
+            (*col)++;
+    }
+}
+
+/* The 8-bit case (UTF-8 and other single-byte encodings) is the common
+ * one and has its own loop; UTF-16 goes through scan_peek/next. */
+static void locate_attrs_8bit(XmlReader *r, const unsigned char *p, size_t len, XmlAttr *attrs,
+                              size_t nattrs, Loc start)
+{
+    uint32_t line = start.line, col = start.col;
+    size_t i = 1, k = 0;
+    while (i < len && !scan_space(p[i]) && p[i] != '/' && p[i] != '>')
+        i++;
+    advance_8bit(p, 0, i, len, &line, &col);
+    while (k < nattrs && i < len) {
+        size_t j = i;
+        while (j < len && scan_space(p[j]))
+            j++;
+        advance_8bit(p, i, j, len, &line, &col);
+        i = j;
+        if (i >= len || p[i] == '/' || p[i] == '>')
+            break;
+        Loc at = {r->file, line, col};
+        size_t name = i;
+        while (i < len && p[i] != '=' && !scan_space(p[i]))
+            i++;
+        size_t nl = i - name;
+        while (i < len && p[i] != '\'' && p[i] != '"')
+            i++;
+        if (i >= len)
+            break;
+        const unsigned char *close = memchr(p + i + 1, p[i], len - i - 1);
+        size_t end = close ? (size_t)(close - p) + 1 : len;
+        advance_8bit(p, name, end, len, &line, &col);
+        i = end;
+        if (!is_xmlns((const char *)p + name, nl))
+            attrs[k++].loc = at;
+    }
+}
+
+/* Gives every attribute of the element the position of its name, from the
+ * raw bytes of the start tag. */
+static void locate_attrs(XmlReader *r, Frame *f, size_t nattrs, const unsigned char *raw,
+                         size_t rawlen)
+{
+    XmlAttr *attrs = r->attrs.v + f->attr_start;
+    for (size_t k = 0; k < nattrs; k++)
+        attrs[k].loc = f->elem.loc;
+    if (nattrs == 0 || rawlen == 0)
+        return;
+    if (r->enc == ENC_8BIT) {
+        locate_attrs_8bit(r, raw, rawlen, attrs, nattrs, f->elem.loc);
+        return;
+    }
+    Scan s = {raw, rawlen, 0, r->enc, f->elem.loc.line, f->elem.loc.col};
+    scan_next(&s); /* '<' */
+    int c;
+    while ((c = scan_peek(&s, 0)) >= 0 && !scan_space(c) && c != '/' && c != '>')
+        scan_next(&s);
+    size_t k = 0;
+    while (k < nattrs) {
+        while ((c = scan_peek(&s, 0)) >= 0 && scan_space(c))
+            scan_next(&s);
+        if (c < 0 || c == '/' || c == '>')
+            break;
+        Loc at = {r->file, s.line, s.col};
+        char name[8];
+        size_t nl = 0;
+        while ((c = scan_peek(&s, 0)) >= 0 && c != '=' && !scan_space(c)) {
+            if (nl < sizeof name)
+                name[nl++] = (char)c;
+            scan_next(&s);
+        }
+        while ((c = scan_peek(&s, 0)) >= 0 && c != '\'' && c != '"')
+            scan_next(&s);
+        if (c < 0)
+            break;
+        int q = c;
+        scan_next(&s);
+        while ((c = scan_peek(&s, 0)) >= 0 && c != q)
+            scan_next(&s);
+        scan_next(&s);
+        if (!is_xmlns(name, nl))
+            attrs[k++].loc = at;
+    }
+}
+
+
+static uint32_t get_u32(const unsigned char **p)
+{
+    uint32_t v;
+    memcpy(&v, *p, 4);
+    *p += 4;
+    return v;
+}
+
+static const char *get_str(const unsigned char **p)
+{
+    const char *s = (const char *)*p;
+    *p += strlen(s) + 1;
+    return s;
+}
+
+static void replay_start(XmlReader *r, const unsigned char *p)
+{
+    Frame f = {0};
+    f.elem.loc.file = r->file;
+    f.elem.loc.line = get_u32(&p);
+    f.elem.loc.col = get_u32(&p);
+    size_t n = get_u32(&p);
+    size_t rawlen = get_u32(&p);
+    split_name(r, get_str(&p), &f.elem.ns, &f.elem.local, true);
+    f.text_start = r->text.len;
+    f.attr_start = r->attrs.n;
+    for (size_t i = 0; i < n; i++) {
+        XmlAttr a = {0};
+        split_name(r, get_str(&p), &a.ns, &a.local, false);
+        a.value = get_str(&p);
+        vec_push(&r->attrs, a);
+    }
+    locate_attrs(r, &f, n, p, rawlen);
+    f.elem.nattrs = n;
+    vec_push(&r->stack, f);
+    Frame *top = &r->stack.v[r->stack.n - 1];
+    top->elem.attrs = r->attrs.v + top->attr_start;
+    r->h->start(r->h->ctx, r, &top->elem);
+}
+
+static void replay_end(XmlReader *r)
+{
+    if (r->stack.n == 0)
+        return;
+    Frame *f = &r->stack.v[r->stack.n - 1];
+    f->elem.attrs = r->attrs.v + f->attr_start;
+    r->h->end(r->h->ctx, r, &f->elem, r->text.s ? r->text.s + f->text_start : "",
+              r->text.len - f->text_start);
+    r->text.len = f->text_start;
+    if (r->text.s)
+        r->text.s[r->text.len] = '\0';
+    r->attrs.n = f->attr_start;
+    r->stack.n--;
+}
+
+static void replay_ns_end(XmlReader *r, const char *p)
+{
+    for (size_t i = r->ns.n; i-- > 0;) {
+        if (strcmp(r->ns.v[i].prefix, p) == 0) {
+            memmove(&r->ns.v[i], &r->ns.v[i + 1], (r->ns.n - i - 1) * sizeof(NsDecl));
+            r->ns.n--;
+            return;
+        }
+    }
+}
+
+static void replay_error(XmlReader *r, RecType type, const unsigned char *p)
+{
+    Loc loc = {r->file, 1, 1};
+    uint32_t extra = 0;
+    if (type == R_XML_ERROR || type == R_DOCTYPE || type == R_ENTITY) {
+        loc.line = get_u32(&p);
+        loc.col = get_u32(&p);
+        extra = get_u32(&p);
+    } else if (type == R_IO_ERROR) {
+        extra = get_u32(&p);
+    }
+    switch (type) {
+    case R_XML_ERROR:
+        diag_at(DIAG_ERROR, loc, "malformed XML: %s", XML_ErrorString((enum XML_Error)extra));
+        break;
+    case R_DOCTYPE:
+        diag_at(DIAG_ERROR, loc,
+                "document type declarations are not allowed in a manifest (DTDs and "
+                "entities are refused)");
+        break;
+    case R_ENTITY:
+        diag_at(DIAG_ERROR, loc, "entity declarations are not allowed in a manifest");
+        break;
+    case R_NO_BOM:
+        diag_at(DIAG_ERROR, loc,
+                "UTF-16 input without a byte-order mark (XML requires a BOM for UTF-16; "
+                "save the file with one)");
+        break;
+    case R_IO_ERROR:
+        diag_plain(DIAG_ERROR, "cannot read '%s': %s", r->file, strerror((int)extra));
+        break;
+    default:
+        unreachable_here();
+    }
+    r->failed = true;
+}
+
+static void replay(XmlReader *r, const Block *b)
+{
+    size_t at = 0;
+    while (at < b->used) {
+        uint32_t type, size;
+        memcpy(&type, b->data + at, 4);
+        memcpy(&size, b->data + at + 4, 4);
+        const unsigned char *p = b->data + at + 8;
+        at += size;
+        if (r->failed)
+            continue;
+        switch ((RecType)type) {
+        case R_START:
+            replay_start(r, p);
+            break;
+        case R_END:
+            replay_end(r);
+            break;
+        case R_TEXT: {
+            uint32_t n = get_u32(&p);
+            if (r->stack.n)
+                buf_add(&r->text, p, n);
+            break;
+        }
+        case R_NS_START: {
+            const char *prefix = get_str(&p);
+            NsDecl d = {xml_intern(r, prefix), xml_intern(r, get_str(&p))};
+            vec_push(&r->ns, d);
+            break;
+        }
+        case R_NS_END:
+            replay_ns_end(r, get_str(&p));
+            break;
+        case R_ENCODING:
+            r->enc = (Encoding)get_u32(&p);
+            break;
+        default:
+            replay_error(r, (RecType)type, p);
+            break;
+        }
+    }
+}
+
+bool xml_qname(XmlReader *r, const char *value, QName *out)
+{
+    size_t n;
+    const char *v = trim_span(value, &n);
+    const char *colon = memchr(v, ':', n);
+    size_t pl = colon ? (size_t)(colon - v) : 0; /* the prefix is v[0..pl) */
+    const char *local = colon ? colon + 1 : v;
+    size_t ll = n - (size_t)(local - v);
+    out->ns = "";
+    bool found = !colon; /* an undeclared default namespace is no error */
+    for (size_t i = r->ns.n; i-- > 0;) {
+        const char *p = r->ns.v[i].prefix;
+        if (strncmp(p, v, pl) == 0 && p[pl] == '\0') {
+            out->ns = r->ns.v[i].uri;
+            found = true;
+            break;
+        }
+    }
+    if (!found || ll == 0)
+        return false;
+    out->local = intern_span(r, local, ll);
+    return true;
+}
+
+const XmlAttr *xml_attr_full(const XmlElem *e, const char *local)
+{
+    for (size_t i = 0; i < e->nattrs; i++) {
+        const XmlAttr *a = &e->attrs[i];
+        if (a->local[0] == local[0] && a->ns[0] == '\0' && strcmp(a->local, local) == 0)
+            return a;
+    }
+    return NULL;
+}
+
+const char *xml_attr(const XmlElem *e, const char *local)
+{
+    const XmlAttr *a = xml_attr_full(e, local);
+    return a ? a->value : NULL;
+}
+
+
+/* ======================================================================
+ * Driving the two threads.
+ * ==================================================================== */
+
+static bool run(const char *file, Arena *arena, const XmlHandler *h, Producer *pr)
+{
+    Queue q = {0};
+    if (mtx_init(&q.lock, mtx_plain) != thrd_success || cnd_init(&q.changed) != thrd_success) {
+        diag_plain(DIAG_ERROR, "cannot create a lock");
+        return false;
+    }
+    atomic_init(&q.stop, false);
+    XmlReader r = {0};
+    r.q = &q;
+    r.file = file;
+    r.arena = arena;
+    r.h = h;
+
+    pr->q = &q;
+    pr->file = file;
+    pr->p = XML_ParserCreateNS(NULL, NS_SEP);
+    if (!pr->p) {
+        fputs("mcgen: error: out of memory\n", stderr);
+        exit(1);
+    }
+    XML_SetUserData(pr->p, pr);
+    XML_SetElementHandler(pr->p, on_start, on_end);
+    XML_SetCharacterDataHandler(pr->p, on_text);
+    XML_SetNamespaceDeclHandler(pr->p, on_ns_start, on_ns_end);
+    XML_SetStartDoctypeDeclHandler(pr->p, on_doctype);
+    XML_SetEntityDeclHandler(pr->p, on_entity);
+    XML_SetParamEntityParsing(pr->p, XML_PARAM_ENTITY_PARSING_NEVER);
+
+    thrd_t t;
+    bool threaded = thrd_create(&t, producer_main, pr) == thrd_success;
+    if (!threaded) {
+        /* no thread to be had: read everything first, then replay */
+        q.unbounded = true;
+        producer_main(pr);
+    }
+    Block *b;
+    while ((b = queue_pop(&q)) != NULL) {
+        replay(&r, b);
+        queue_recycle(&q, b);
+    }
+    if (threaded)
+        thrd_join(t, NULL);
+
+    bool ok = !r.failed && !pr->failed;
+    XML_ParserFree(pr->p);
+    while (q.spare) {
+        Block *next = q.spare->next;
+        free(q.spare);
+        q.spare = next;
+    }
+    mtx_destroy(&q.lock);
+    cnd_destroy(&q.changed);
+    map_free(&r.interned);
+    vec_free(&r.ns);
+    vec_free(&r.stack);
+    vec_free(&r.attrs);
+    buf_free(&r.text);
+    buf_free(&r.scratch);
+    return ok;
+}
+
+bool xml_parse_mem(const char *name, const void *bytes, size_t len, size_t chunk, Arena *arena,
+                   const XmlHandler *h)
+{
+    diag_register_source(name, bytes, len);
+    Producer pr = {0};
+    pr.bytes = bytes;
+    pr.len = len;
+    pr.chunk = chunk;
+    return run(name, arena, h, &pr);
+}
+
+bool xml_parse_file(const char *path, Arena *arena, const XmlHandler *h)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        diag_plain(DIAG_ERROR, "cannot open '%s': %s", path, strerror(errno));
+        return false;
+    }
+    Producer pr = {0};
+    pr.f = f;
+    bool ok = run(path, arena, h, &pr);
+    fclose(f);
+    return ok;
+}
