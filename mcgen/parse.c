@@ -1,0 +1,1534 @@
+/*
+ * parse.c - XML events to the manifest model, then reference resolution.
+ *
+ * The reader is a push parser: xml.c calls on_start/on_end as expat meets
+ * tags, and a stack of frames says what each open element is (a provider,
+ * a channel, a template field, ...).  Elements the model does not know are
+ * skipped with their whole subtree (the schema check of the validation
+ * stage reports them); <counters> and <perftrack> are skipped with a note.
+ *
+ * Attribute values that the schema types as QNames (level, task, opcode,
+ * keyword names and references, inType/outType) are resolved through the
+ * namespace declarations in scope at the element, when the element is
+ * read.  References by name (an event's level, a data field's map, ...)
+ * can point forward in the document, so they are resolved in a second pass
+ * over the finished model (resolve_*), which also fills in what mc derives:
+ * channel values left to the compiler, auto-imported winmeta channels.
+ */
+#include "mcgen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum {
+    K_DOC, K_SKIP, K_MANIFEST, K_INSTRUMENTATION, K_EVENTS, K_PROVIDER, K_PEVENTS, K_EVENT,
+    K_CHANNELS, K_CHANNEL, K_LOGGING, K_PUBLISHING, K_LEAF, K_LEVELS, K_LEVEL, K_TASKS, K_TASK,
+    K_OPCODES, K_OPCODE, K_KEYWORDS, K_KEYWORD, K_MAPS, K_MAP, K_MAPITEM, K_TEMPLATES,
+    K_TEMPLATE, K_DATA, K_STRUCT, K_USERDATA_ROOT, K_USERDATA, K_FILTERS, K_FILTER, K_TRAITS, K_NAMEDQUERIES,
+    K_PATTERNMAPS, K_MSGTABLE, K_MESSAGE, K_LOCALIZATION, K_RESOURCES, K_STRINGTABLE, K_STRING,
+} Kind;
+
+typedef struct PFrame {
+    Kind kind;
+    void *obj; /* the model object this element built, if any */
+} PFrame;
+
+typedef struct Parser {
+    Manifest *m;
+    VEC(PFrame) stack;
+    Provider *prov;
+    Culture *culture;
+    bool saw_root;
+    bool failed;
+} Parser;
+
+/* ---- helpers ---- */
+
+static Arena *A(Parser *p) { return &p->m->arena; }
+
+static const char *dup(Parser *p, const char *s) { return s ? arena_strdup(A(p), s) : NULL; }
+
+static Loc attr_loc(const XmlElem *e, const char *name)
+{
+    const XmlAttr *a = xml_attr_full(e, name);
+    return a ? a->loc : e->loc;
+}
+
+static void error_at(Parser *p, Loc loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
+static void error_at(Parser *p, Loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    diag_vat(DIAG_ERROR, loc, fmt, ap);
+    va_end(ap);
+    p->failed = true;
+}
+
+/* A required attribute; NULL after a diagnostic. */
+static const char *need(Parser *p, const XmlElem *e, const char *name)
+{
+    const char *v = xml_attr(e, name);
+    if (!v)
+        error_at(p, e->loc, "<%s> is missing the required attribute '%s'", e->local, name);
+    return v;
+}
+
+static bool num_attr(Parser *p, const XmlElem *e, const char *name, uint64_t max, uint64_t *out)
+{
+    const char *v = xml_attr(e, name);
+    if (!v)
+        return false;
+    if (!parse_uint(v, max, out)) {
+        error_at(p, attr_loc(e, name),
+                 "invalid %s '%s' on <%s>: expected an integer from 0 to %llu (decimal or 0x hex)",
+                 name, v, e->local, (unsigned long long)max);
+        return false;
+    }
+    return true;
+}
+
+static bool need_num(Parser *p, const XmlElem *e, const char *name, uint64_t max, uint64_t *out)
+{
+    if (!need(p, e, name))
+        return false;
+    return num_attr(p, e, name, max, out);
+}
+
+static bool bool_attr(Parser *p, const XmlElem *e, const char *name, bool *has, bool *out)
+{
+    const char *v = xml_attr(e, name);
+    if (!v)
+        return false;
+    if (!parse_bool(v, out)) {
+        error_at(p, attr_loc(e, name), "invalid %s '%s' on <%s>: expected true or false", name,
+                 v, e->local);
+        return false;
+    }
+    if (has)
+        *has = true;
+    return true;
+}
+
+/* Manifests reconstructed from installed providers (TDH decompilers) mark
+ * their provider with the non-schema attribute source=; they are read for
+ * their content, and what does not resolve in them is a warning, reported
+ * once per name, instead of an error. */
+static bool decompiled(const Provider *pv) { return pv && pv->source; }
+
+static void lenient_note(Parser *p, Loc loc, const char *what, const char *value)
+{
+    Map *seen = &p->prov->warned;
+    const char *key = arena_printf(A(p), "prefix\x01%s", value);
+    if (map_put(seen, key, (void *)key, true))
+        return;
+    diag_at(DIAG_WARNING, loc,
+            "%s '%s' has an undeclared namespace prefix; taken literally (decompiled "
+            "manifest: provider has source='%s')",
+            what, value, p->prov->source);
+}
+
+/* An attribute whose value is a QName.  false when absent or invalid. */
+static bool qname_value(Parser *p, XmlReader *r, const XmlElem *e, const char *name,
+                        const char *v, Loc loc, QName *q)
+{
+    if (xml_qname(r, v, q))
+        return true;
+    if (decompiled(p->prov)) {
+        size_t n;
+        const char *t = trim_span(v, &n);
+        q->ns = "";
+        q->local = arena_strndup(A(p), t, n);
+        lenient_note(p, loc, name, q->local);
+        return true;
+    }
+    error_at(p, loc, "invalid %s '%s' on <%s>: undeclared namespace prefix", name, v,
+             e->local);
+    return false;
+}
+
+static bool qname_attr(Parser *p, XmlReader *r, const XmlElem *e, const char *name, QName *q)
+{
+    const char *v = xml_attr(e, name);
+    if (!v)
+        return false;
+    return qname_value(p, r, e, name, v, attr_loc(e, name), q);
+}
+
+static bool guid_attr(Parser *p, const XmlElem *e, const char *name, Guid *g)
+{
+    const char *v = xml_attr(e, name);
+    if (!v)
+        return false;
+    if (!guid_parse(v, g)) {
+        error_at(p, attr_loc(e, name),
+                 "invalid %s '%s' on <%s>: expected a GUID like "
+                 "{12345678-1234-1234-1234-123456789abc}",
+                 name, v, e->local);
+        return false;
+    }
+    return true;
+}
+
+/* message="$(string.ID)" */
+static void msg_attr(Parser *p, const XmlElem *e, const char *name, MsgRef *out)
+{
+    const XmlAttr *a = xml_attr_full(e, name);
+    if (!a)
+        return;
+    size_t n;
+    const char *v = trim_span(a->value, &n);
+    out->loc = a->loc;
+    if (n > 10 && memcmp(v, "$(string.", 9) == 0 && v[n - 1] == ')') {
+        out->id = arena_strndup(A(p), v + 9, n - 10);
+        return;
+    }
+    error_at(p, a->loc, "invalid %s '%s' on <%s>: expected a string reference '$(string.ID)'",
+             name, a->value, e->local);
+}
+
+static bool same_ns(const char *a, const char *b) { return a == b || strcmp(a, b) == 0; }
+
+/* The item named q in a map keyed by local name (see Provider). */
+static void *qmap_get(const Map *m, QName q)
+{
+    Named *n = map_get(m, q.local);
+    while (n && !same_ns(n->name.ns, q.ns))
+        n = n->homonym;
+    return n;
+}
+
+const char *qname_display(Arena *a, QName q)
+{
+    if (!q.ns || !q.ns[0] || strcmp(q.ns, NS_EVENTS) == 0)
+        return q.local;
+    if (strcmp(q.ns, NS_WIN) == 0)
+        return arena_printf(a, "win:%s", q.local);
+    if (strcmp(q.ns, NS_XS) == 0)
+        return arena_printf(a, "xs:%s", q.local);
+    return arena_printf(a, "{%s}%s", q.ns, q.local);
+}
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+bool guid_parse(const char *s, Guid *g)
+{
+    size_t n;
+    s = trim_span(s, &n);
+    if (n == 38 && s[0] == '{' && s[37] == '}')
+        s++, n -= 2;
+    if (n != 36)
+        return false;
+    uint8_t b[16];
+    int k = 0;
+    for (size_t i = 0; i < 36;) {
+        if (i == 8 || i == 13 || i == 18 || i == 23) {
+            if (s[i] != '-')
+                return false;
+            i++;
+            continue;
+        }
+        int hi = hexval((unsigned char)s[i]), lo = hexval((unsigned char)s[i + 1]);
+        if (hi < 0 || lo < 0)
+            return false;
+        b[k++] = (uint8_t)(hi << 4 | lo);
+        i += 2;
+    }
+    g->d1 = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+    g->d2 = (uint16_t)(b[4] << 8 | b[5]);
+    g->d3 = (uint16_t)(b[6] << 8 | b[7]);
+    memcpy(g->d4, b + 8, 8);
+    return true;
+}
+
+void guid_format(const Guid *g, char out[39])
+{
+    snprintf(out, 39, "{%08X-%04X-%04X-%02X%02X-%02X%02X%02X%02X%02X%02X}", g->d1, g->d2, g->d3,
+             g->d4[0], g->d4[1], g->d4[2], g->d4[3], g->d4[4], g->d4[5], g->d4[6], g->d4[7]);
+}
+
+const String *manifest_string(const Manifest *m, const Culture *c, const char *id)
+{
+    (void)m;
+    return map_get(&c->by_id, id);
+}
+
+static bool ns_ok(const char *ns)
+{
+    return ns[0] == '\0' || strcmp(ns, NS_EVENTS) == 0 || strcmp(ns, NS_WIN) == 0;
+}
+
+static PFrame *top(Parser *p) { return &p->stack.v[p->stack.n - 1]; }
+
+static void push(Parser *p, Kind k, void *obj)
+{
+    PFrame f = {k, obj};
+    vec_push(&p->stack, f);
+}
+
+static void named(Parser *p, XmlReader *r, const XmlElem *e, Named *n)
+{
+    n->loc = e->loc;
+    if (need(p, e, "name") && !qname_attr(p, r, e, "name", &n->name))
+        n->name.local = dup(p, xml_attr(e, "name")), n->name.ns = "";
+    if (!n->name.local)
+        n->name.local = "", n->name.ns = "";
+    n->display = qname_display(A(p), n->name);
+    n->symbol = dup(p, xml_attr(e, "symbol"));
+    msg_attr(p, e, "message", &n->msg);
+}
+
+/* `n` must be the first member of `obj` (Level, Task, Opcode, Keyword). */
+static void index_named(Parser *p, Map *m, Named *n, void *obj)
+{
+    (void)p;
+    if (!n->name.local[0])
+        return;
+    Named *first = map_put(m, n->name.local, obj, true);
+    if (!first)
+        return;
+    while (first->homonym)
+        first = first->homonym;
+    first->homonym = n;
+}
+
+/* ---- element readers: one per schema element ---- */
+
+/* provider: name guid symbol resourceFileName messageFileName
+ *           parameterFileName message controlGuid namespace */
+static Provider *read_provider(Parser *p, const XmlElem *e)
+{
+    Provider *v = arena_alloc(A(p), sizeof *v);
+    v->index = (int)p->m->providers.n;
+    v->loc = e->loc;
+    v->name = dup(p, need(p, e, "name"));
+    if (!v->name)
+        v->name = "";
+    if (need(p, e, "guid"))
+        guid_attr(p, e, "guid", &v->guid);
+    v->symbol = dup(p, xml_attr(e, "symbol"));
+    v->resource_file = dup(p, xml_attr(e, "resourceFileName"));
+    v->message_file = dup(p, xml_attr(e, "messageFileName"));
+    v->parameter_file = dup(p, xml_attr(e, "parameterFileName"));
+    v->namespace_ = dup(p, xml_attr(e, "namespace"));
+    v->source = dup(p, xml_attr(e, "source"));
+    v->has_control_guid = guid_attr(p, e, "controlGuid", &v->control_guid);
+    msg_attr(p, e, "message", &v->msg);
+    vec_push(&p->m->providers, v);
+    if (v->name[0])
+        map_put(&p->m->provider_by_name, v->name, v, true);
+    return v;
+}
+
+static ChannelType channel_type(Parser *p, const XmlElem *e)
+{
+    const char *t = xml_attr(e, "type");
+    if (!t)
+        return CHAN_NONE;
+    static const char *names[] = {"Admin", "Operational", "Analytic", "Debug"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(t, names[i]) == 0)
+            return (ChannelType)i;
+    error_at(p, attr_loc(e, "type"),
+             "invalid channel type '%s': expected Admin, Operational, Analytic or Debug", t);
+    return CHAN_NONE;
+}
+
+/* channel: name chid type symbol value enabled isolation access message
+ * importChannel: name chid symbol */
+static Channel *read_channel(Parser *p, const XmlElem *e, bool import)
+{
+    Channel *c = arena_alloc(A(p), sizeof *c);
+    c->loc = e->loc;
+    c->owner = p->prov;
+    c->imported = import;
+    c->name = dup(p, need(p, e, "name"));
+    if (!c->name)
+        c->name = "";
+    c->chid = dup(p, xml_attr(e, "chid"));
+    c->symbol = dup(p, xml_attr(e, "symbol"));
+    c->type = CHAN_NONE;
+    if (!import) {
+        if (need(p, e, "type"))
+            c->type = channel_type(p, e);
+        uint64_t v;
+        if (num_attr(p, e, "value", 255, &v))
+            c->has_value = true, c->value = (uint8_t)v;
+        bool_attr(p, e, "enabled", &c->has_enabled, &c->enabled);
+        const char *iso = xml_attr(e, "isolation");
+        if (iso) {
+            if (strcmp(iso, "Application") == 0)
+                c->isolation = ISO_APPLICATION;
+            else if (strcmp(iso, "System") == 0)
+                c->isolation = ISO_SYSTEM;
+            else if (strcmp(iso, "Custom") == 0)
+                c->isolation = ISO_CUSTOM;
+            else
+                error_at(p, attr_loc(e, "isolation"),
+                         "invalid isolation '%s': expected Application, System or Custom", iso);
+        }
+        c->access = dup(p, xml_attr(e, "access"));
+        msg_attr(p, e, "message", &c->msg);
+    }
+    if (p->prov) {
+        c->index = (uint32_t)p->prov->channels.n;
+        vec_push(&p->prov->channels, c);
+    }
+    return c;
+}
+
+/* level: name value symbol message */
+static void read_level(Parser *p, XmlReader *r, const XmlElem *e)
+{
+    Level *l = arena_alloc(A(p), sizeof *l);
+    named(p, r, e, &l->n);
+    uint64_t v;
+    if (need_num(p, e, "value", 255, &v))
+        l->value = (uint8_t)v;
+    vec_push(&p->prov->levels, l);
+    index_named(p, &p->prov->level_by_name, &l->n, l);
+}
+
+/* task: name value symbol eventGUID message mofGUID; may hold <opcodes> */
+static Task *read_task(Parser *p, XmlReader *r, const XmlElem *e)
+{
+    Task *t = arena_alloc(A(p), sizeof *t);
+    named(p, r, e, &t->n);
+    uint64_t v;
+    if (need_num(p, e, "value", 65535, &v))
+        t->value = (uint16_t)v;
+    t->has_guid = guid_attr(p, e, "eventGUID", &t->event_guid);
+    t->mof_guid = dup(p, xml_attr(e, "mofGUID"));
+    vec_push(&p->prov->tasks, t);
+    index_named(p, &p->prov->task_by_name, &t->n, t);
+    return t;
+}
+
+/* opcode: name value symbol message mofValue (global or inside a task) */
+static void read_opcode(Parser *p, XmlReader *r, const XmlElem *e, Task *task)
+{
+    Opcode *o = arena_alloc(A(p), sizeof *o);
+    named(p, r, e, &o->n);
+    uint64_t v;
+    if (need_num(p, e, "value", 255, &v))
+        o->value = (uint8_t)v;
+    o->mof_value = dup(p, xml_attr(e, "mofValue"));
+    o->task = task;
+    if (task) {
+        vec_push(&task->opcodes, o);
+        index_named(p, &task->opcode_by_name, &o->n, o);
+    } else {
+        vec_push(&p->prov->opcodes, o);
+        index_named(p, &p->prov->opcode_by_name, &o->n, o);
+    }
+}
+
+/* keyword: name mask symbol message */
+static void read_keyword(Parser *p, XmlReader *r, const XmlElem *e)
+{
+    Keyword *k = arena_alloc(A(p), sizeof *k);
+    named(p, r, e, &k->n);
+    uint64_t v;
+    if (need(p, e, "mask") && num_attr(p, e, "mask", UINT64_MAX, &v))
+        k->mask = v;
+    vec_push(&p->prov->keywords, k);
+    index_named(p, &p->prov->keyword_by_name, &k->n, k);
+}
+
+/* valueMap | bitMap | patternMap: name symbol (format) */
+static ValueMap *read_map(Parser *p, const XmlElem *e, MapKind kind)
+{
+    ValueMap *m = arena_alloc(A(p), sizeof *m);
+    m->kind = kind;
+    m->loc = e->loc;
+    m->name = dup(p, need(p, e, "name"));
+    if (!m->name)
+        m->name = "";
+    m->symbol = dup(p, xml_attr(e, "symbol"));
+    m->format = dup(p, xml_attr(e, "format"));
+    vec_push(&p->prov->maps, m);
+    if (m->name[0])
+        map_put(&p->prov->map_by_name, m->name, m, true);
+    return m;
+}
+
+/* map: value symbol message (patternMap items: name value) */
+static void read_map_item(Parser *p, const XmlElem *e, ValueMap *m)
+{
+    MapItem *it = arena_alloc(A(p), sizeof *it);
+    it->loc = e->loc;
+    if (m->kind == MAP_PATTERN) {
+        it->pattern_name = dup(p, need(p, e, "name"));
+        it->pattern_value = dup(p, need(p, e, "value"));
+    } else {
+        uint64_t v;
+        if (need_num(p, e, "value", UINT32_MAX, &v))
+            it->value = (uint32_t)v;
+        msg_attr(p, e, "message", &it->msg);
+    }
+    it->symbol = dup(p, xml_attr(e, "symbol"));
+    vec_push(&m->items, it);
+}
+
+/* template: tid name */
+static Layout *read_template(Parser *p, const XmlElem *e)
+{
+    Layout *l = arena_alloc(A(p), sizeof *l);
+    l->loc = e->loc;
+    l->tid = dup(p, need(p, e, "tid"));
+    if (!l->tid)
+        l->tid = "";
+    l->name = dup(p, xml_attr(e, "name"));
+    vec_push(&p->prov->layouts, l);
+    if (l->tid[0])
+        map_put(&p->prov->layout_by_tid, l->tid, l, true);
+    return l;
+}
+
+static void read_quantity(Parser *p, const XmlElem *e, const char *name, Quantity *q)
+{
+    const XmlAttr *a = xml_attr_full(e, name);
+    if (!a)
+        return;
+    q->loc = a->loc;
+    uint64_t v;
+    size_t n;
+    const char *s = trim_span(a->value, &n);
+    if (n && s[0] >= '0' && s[0] <= '9') {
+        if (!parse_uint(a->value, 65535, &v)) {
+            error_at(p, a->loc,
+                     "invalid %s '%s' on <%s>: expected a number from 0 to 65535 or a field name",
+                     name, a->value, e->local);
+            return;
+        }
+        q->kind = QTY_FIXED;
+        q->n = (uint32_t)v;
+    } else {
+        q->kind = QTY_FIELD; /* resolved later */
+        q->text = arena_strndup(A(p), s, n);
+    }
+}
+
+/* data: name inType outType map count length
+ * struct: name count length; holds data and struct */
+static Field *read_field(Parser *p, XmlReader *r, const XmlElem *e, bool is_struct)
+{
+    Field *f = arena_alloc(A(p), sizeof *f);
+    f->loc = e->loc;
+    f->is_struct = is_struct;
+    f->name = dup(p, need(p, e, "name"));
+    if (!f->name)
+        f->name = "";
+    if (!is_struct) {
+        if (need(p, e, "inType"))
+            qname_attr(p, r, e, "inType", &f->in_q);
+        f->has_out = qname_attr(p, r, e, "outType", &f->out_q);
+        f->map_name = dup(p, xml_attr(e, "map"));
+        f->in_loc = attr_loc(e, "inType");
+        f->out_loc = attr_loc(e, "outType");
+        f->map_loc = attr_loc(e, "map");
+    }
+    read_quantity(p, e, "count", &f->count);
+    read_quantity(p, e, "length", &f->length);
+    PFrame *parent = top(p);
+    if (parent->kind == K_STRUCT) {
+        Field *s = parent->obj;
+        f->parent = s;
+        f->index = (uint32_t)s->members.n;
+        vec_push(&s->members, f);
+    } else {
+        Layout *l = parent->obj;
+        f->index = (uint32_t)l->fields.n;
+        vec_push(&l->fields, f);
+    }
+    return f;
+}
+
+/* Splits "FILE=a.cpp;MJ=\"x y\";LINE=6" into key/value pairs. */
+static void parse_event_attributes(Parser *p, Event *ev, const char *s)
+{
+    Buf key = {0}, val = {0};
+    size_t i = 0, n = strlen(s);
+    while (i < n) {
+        buf_reset(&key);
+        buf_reset(&val);
+        while (i < n && s[i] != '=' && s[i] != ';')
+            buf_addc(&key, s[i++]);
+        if (i < n && s[i] == '=') {
+            i++;
+            if (i < n && s[i] == '"') {
+                i++;
+                while (i < n && s[i] != '"')
+                    buf_addc(&val, s[i++]);
+                if (i < n)
+                    i++;
+                while (i < n && s[i] != ';')
+                    i++;
+            } else {
+                while (i < n && s[i] != ';')
+                    buf_addc(&val, s[i++]);
+            }
+        }
+        if (i < n && s[i] == ';')
+            i++;
+        if (key.len) {
+            EventAttr a = {arena_strndup(A(p), key.s, key.len),
+                           arena_strndup(A(p), val.s ? val.s : "", val.len)};
+            vec_push(&ev->attrs, a);
+        }
+    }
+    buf_free(&key);
+    buf_free(&val);
+}
+
+/* event: value version symbol name channel level task opcode keywords
+ *        template message notLogged suppressProjection attributes */
+static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
+{
+    Event *ev = arena_alloc(A(p), sizeof *ev);
+    ev->loc = e->loc;
+    uint64_t v;
+    if (need_num(p, e, "value", 65535, &v))
+        ev->value = (uint16_t)v;
+    if (num_attr(p, e, "version", 255, &v))
+        ev->version = (uint8_t)v;
+    ev->symbol = dup(p, xml_attr(e, "symbol"));
+    ev->name = dup(p, xml_attr(e, "name"));
+    ev->channel_ref = dup(p, xml_attr(e, "channel"));
+    ev->channel_loc = attr_loc(e, "channel");
+    ev->level_loc = attr_loc(e, "level");
+    ev->has_level = qname_attr(p, r, e, "level", &ev->level_q);
+    ev->task_loc = attr_loc(e, "task");
+    ev->has_task = qname_attr(p, r, e, "task", &ev->task_q);
+    ev->opcode_loc = attr_loc(e, "opcode");
+    ev->has_opcode = qname_attr(p, r, e, "opcode", &ev->opcode_q);
+    const char *keywords = xml_attr(e, "keywords");
+    ev->keywords_loc = attr_loc(e, "keywords");
+    if (keywords) {
+        const char *s = keywords;
+        while (*s) {
+            while (*s && is_xml_space((unsigned char)*s))
+                s++;
+            const char *start = s;
+            while (*s && !is_xml_space((unsigned char)*s))
+                s++;
+            if (s == start)
+                break;
+            char *word = arena_strndup(A(p), start, (size_t)(s - start));
+            QName q;
+            if (qname_value(p, r, e, "keywords", word, ev->keywords_loc, &q))
+                vec_push(&ev->keyword_qs, q);
+        }
+    }
+    const char *tref = xml_attr(e, "template");
+    if (tref) {
+        size_t n;
+        const char *t = trim_span(tref, &n);
+        ev->template_ref = arena_strndup(A(p), t, n);
+    }
+    ev->template_loc = attr_loc(e, "template");
+    msg_attr(p, e, "message", &ev->msg);
+    bool has;
+    bool_attr(p, e, "notLogged", &has, &ev->not_logged);
+    bool_attr(p, e, "suppressProjection", &has, &ev->suppress_projection);
+    ev->attributes = dup(p, xml_attr(e, "attributes"));
+    if (ev->attributes)
+        parse_event_attributes(p, ev, ev->attributes);
+    vec_push(&p->prov->events, ev);
+}
+
+/* filter: name value version symbol tid message */
+static void read_filter(Parser *p, XmlReader *r, const XmlElem *e)
+{
+    Filter *f = arena_alloc(A(p), sizeof *f);
+    f->loc = e->loc;
+    if (need(p, e, "name") && !qname_attr(p, r, e, "name", &f->name))
+        f->name.local = "";
+    if (!f->name.local)
+        f->name.local = "", f->name.ns = "";
+    uint64_t v;
+    if (need_num(p, e, "value", 255, &v))
+        f->value = (uint8_t)v;
+    if (num_attr(p, e, "version", 255, &v))
+        f->version = (uint8_t)v;
+    f->symbol = dup(p, xml_attr(e, "symbol"));
+    f->tid = dup(p, xml_attr(e, "tid"));
+    msg_attr(p, e, "message", &f->msg);
+    vec_push(&p->prov->filters, f);
+}
+
+/* traits: groupGuid includeName */
+static void read_traits(Parser *p, const XmlElem *e)
+{
+    Traits *t = arena_alloc(A(p), sizeof *t);
+    t->loc = e->loc;
+    t->has_group_guid = guid_attr(p, e, "groupGuid", &t->group_guid);
+    bool_attr(p, e, "includeName", &t->has_include_name, &t->include_name);
+    p->prov->traits = t;
+}
+
+/* messageTable/message: value symbol mid message */
+static void read_message(Parser *p, const XmlElem *e)
+{
+    MessageEntry *me = arena_alloc(A(p), sizeof *me);
+    me->loc = e->loc;
+    uint64_t v;
+    if (need_num(p, e, "value", UINT32_MAX, &v))
+        me->value = (uint32_t)v;
+    me->symbol = dup(p, xml_attr(e, "symbol"));
+    me->mid = dup(p, xml_attr(e, "mid"));
+    msg_attr(p, e, "message", &me->msg);
+    vec_push(&p->m->message_table, me);
+}
+
+/* resources: culture */
+static void read_resources(Parser *p, const XmlElem *e)
+{
+    const char *name = need(p, e, "culture");
+    if (!name)
+        name = "";
+    Culture *c = map_get(&p->m->culture_by_name, name);
+    if (!c) {
+        c = arena_alloc(A(p), sizeof *c);
+        c->name = dup(p, name);
+        c->loc = e->loc;
+        vec_push(&p->m->cultures, c);
+        map_put(&p->m->culture_by_name, c->name, c, false);
+    }
+    p->culture = c;
+}
+
+/* string: id value stringType */
+static void read_string(Parser *p, const XmlElem *e)
+{
+    String *s = arena_alloc(A(p), sizeof *s);
+    s->loc = e->loc;
+    s->id = dup(p, need(p, e, "id"));
+    s->value = dup(p, need(p, e, "value"));
+    s->string_type = dup(p, xml_attr(e, "stringType"));
+    if (!s->id || !s->value || !p->culture)
+        return;
+    vec_push(&p->culture->strings, s);
+    map_put(&p->culture->by_id, s->id, s, true);
+}
+
+/* UserData: any XML, kept as a tree */
+static XmlNode *read_xml_node(Parser *p, const XmlElem *e, XmlNode *parent, Layout *owner)
+{
+    XmlNode *n = arena_alloc(A(p), sizeof *n);
+    n->name.ns = e->ns;
+    n->name.local = e->local;
+    n->loc = e->loc;
+    for (size_t i = 0; i < e->nattrs; i++) {
+        struct XmlAttrNode a = {{e->attrs[i].ns, dup(p, e->attrs[i].local)},
+                                dup(p, e->attrs[i].value)};
+        vec_push(&n->attrs, a);
+    }
+    if (parent)
+        vec_push(&parent->children, n);
+    else
+        owner->user_data = n;
+    return n;
+}
+
+/* ---- the element dispatcher ---- */
+
+static bool is(const XmlElem *e, const char *local) { return strcmp(e->local, local) == 0; }
+
+static void on_start(void *ctx, XmlReader *r, const XmlElem *e)
+{
+    Parser *p = ctx;
+    PFrame *f = top(p);
+    Kind k = f->kind;
+    if (k == K_SKIP || k == K_LEAF) {
+        push(p, K_SKIP, NULL);
+        return;
+    }
+    if (k == K_USERDATA || k == K_USERDATA_ROOT) {
+        XmlNode *n = k == K_USERDATA ? read_xml_node(p, e, f->obj, NULL)
+                                     : read_xml_node(p, e, NULL, f->obj);
+        push(p, K_USERDATA, n);
+        return;
+    }
+    if (k == K_DOC) {
+        p->saw_root = true;
+        if ((is(e, "instrumentationManifest") && strcmp(e->ns, NS_EVENTS) == 0) ||
+            (is(e, "assembly") && strcmp(e->ns, NS_ASM) == 0)) {
+            push(p, K_MANIFEST, NULL);
+        } else {
+            error_at(p, e->loc,
+                     "not an instrumentation manifest: the root element is <%s>%s%s%s, expected "
+                     "<instrumentationManifest> in namespace '" NS_EVENTS "'",
+                     e->local, e->ns[0] ? " (namespace '" : "", e->ns, e->ns[0] ? "')" : "");
+            xml_stop(r);
+            push(p, K_SKIP, NULL);
+        }
+        return;
+    }
+    if (!ns_ok(e->ns) && k != K_MANIFEST) {
+        push(p, K_SKIP, NULL);
+        return;
+    }
+    Kind nk = K_SKIP;
+    void *obj = NULL;
+    switch (k) {
+    case K_MANIFEST:
+        if (is(e, "instrumentation"))
+            nk = K_INSTRUMENTATION;
+        else if (is(e, "localization"))
+            nk = K_LOCALIZATION;
+        break;
+    case K_INSTRUMENTATION:
+        if (is(e, "events")) {
+            nk = K_EVENTS;
+        } else if (is(e, "counters") || is(e, "perftrack")) {
+            p->m->skipped_counter_sections++;
+            diag_at(DIAG_NOTE, e->loc, "<%s> section skipped: mcgen compiles event providers only",
+                    e->local);
+        }
+        break;
+    case K_EVENTS:
+        if (is(e, "provider"))
+            nk = K_PROVIDER, obj = p->prov = read_provider(p, e);
+        else if (is(e, "messageTable"))
+            nk = K_MSGTABLE;
+        break;
+    case K_PROVIDER:
+        if (is(e, "events"))
+            nk = K_PEVENTS;
+        else if (is(e, "channels"))
+            nk = K_CHANNELS;
+        else if (is(e, "levels"))
+            nk = K_LEVELS;
+        else if (is(e, "tasks"))
+            nk = K_TASKS;
+        else if (is(e, "opcodes"))
+            nk = K_OPCODES;
+        else if (is(e, "keywords"))
+            nk = K_KEYWORDS;
+        else if (is(e, "maps"))
+            nk = K_MAPS;
+        else if (is(e, "templates"))
+            nk = K_TEMPLATES;
+        else if (is(e, "filters"))
+            nk = K_FILTERS;
+        else if (is(e, "traits"))
+            nk = K_TRAITS, read_traits(p, e);
+        else if (is(e, "namedQueries"))
+            nk = K_NAMEDQUERIES;
+        break;
+    case K_PEVENTS:
+        if (is(e, "event"))
+            nk = K_EVENT, read_event(p, r, e);
+        else if (is(e, "messageTable"))
+            nk = K_MSGTABLE;
+        break;
+    case K_CHANNELS:
+        if (is(e, "channel"))
+            nk = K_CHANNEL, obj = read_channel(p, e, false);
+        else if (is(e, "importChannel"))
+            nk = K_CHANNEL, obj = read_channel(p, e, true);
+        break;
+    case K_CHANNEL: {
+        Channel *c = f->obj;
+        if (is(e, "logging"))
+            nk = K_LOGGING, obj = c, c->logging.present = true, c->logging.loc = e->loc;
+        else if (is(e, "publishing"))
+            nk = K_PUBLISHING, obj = c, c->publishing.present = true, c->publishing.loc = e->loc;
+        break;
+    }
+    case K_LOGGING:
+    case K_PUBLISHING:
+        nk = K_LEAF, obj = f->obj; /* value read at the end tag */
+        break;
+    case K_LEVELS:
+        if (is(e, "level"))
+            nk = K_LEAF, read_level(p, r, e);
+        break;
+    case K_TASKS:
+        if (is(e, "task"))
+            nk = K_TASK, obj = read_task(p, r, e);
+        break;
+    case K_TASK:
+        if (is(e, "opcodes"))
+            nk = K_OPCODES, obj = f->obj;
+        break;
+    case K_OPCODES:
+        if (is(e, "opcode"))
+            nk = K_LEAF, read_opcode(p, r, e, f->obj);
+        break;
+    case K_KEYWORDS:
+        if (is(e, "keyword"))
+            nk = K_LEAF, read_keyword(p, r, e);
+        break;
+    case K_MAPS:
+        if (is(e, "valueMap"))
+            nk = K_MAP, obj = read_map(p, e, MAP_VALUE);
+        else if (is(e, "bitMap"))
+            nk = K_MAP, obj = read_map(p, e, MAP_BIT);
+        break;
+    case K_NAMEDQUERIES:
+        if (is(e, "patternMaps"))
+            nk = K_PATTERNMAPS;
+        break;
+    case K_PATTERNMAPS:
+        if (is(e, "patternMap"))
+            nk = K_MAP, obj = read_map(p, e, MAP_PATTERN);
+        break;
+    case K_MAP:
+        if (is(e, "map"))
+            nk = K_LEAF, read_map_item(p, e, f->obj);
+        break;
+    case K_TEMPLATES:
+        if (is(e, "template"))
+            nk = K_TEMPLATE, obj = read_template(p, e);
+        break;
+    case K_TEMPLATE:
+    case K_STRUCT:
+        if (is(e, "data")) {
+            nk = K_LEAF, read_field(p, r, e, false);
+        } else if (is(e, "struct")) {
+            nk = K_STRUCT, obj = read_field(p, r, e, true);
+        } else if (is(e, "UserData") && k == K_TEMPLATE) {
+            /* The element itself is not kept, only its child. */
+            nk = K_USERDATA_ROOT, obj = f->obj;
+        }
+        break;
+    case K_FILTERS:
+        if (is(e, "filter"))
+            nk = K_LEAF, read_filter(p, r, e);
+        break;
+    case K_MSGTABLE:
+        if (is(e, "message"))
+            nk = K_LEAF, read_message(p, e);
+        break;
+    case K_LOCALIZATION:
+        if (is(e, "resources"))
+            nk = K_RESOURCES, read_resources(p, e);
+        break;
+    case K_RESOURCES:
+        if (is(e, "stringTable"))
+            nk = K_STRINGTABLE;
+        break;
+    case K_STRINGTABLE:
+        if (is(e, "string"))
+            nk = K_LEAF, read_string(p, e);
+        break;
+    default:
+        break;
+    }
+    push(p, nk, obj);
+}
+
+static void leaf_value(Parser *p, const XmlElem *e, Kind parent, Channel *c, const char *text,
+                       size_t len)
+{
+    char *s = arena_strndup(A(p), text, len);
+    uint64_t v;
+    bool b;
+#define NUM(field, max, has) \
+    do { \
+        if (!parse_uint(s, max, &v)) \
+            error_at(p, e->loc, "invalid <%s> '%s': expected an integer from 0 to %llu", \
+                     e->local, s, (unsigned long long)(max)); \
+        else \
+            field = v, has = true; \
+    } while (0)
+#define BOOL(field, has) \
+    do { \
+        if (!parse_bool(s, &b)) \
+            error_at(p, e->loc, "invalid <%s> '%s': expected true or false", e->local, s); \
+        else \
+            field = b, has = true; \
+    } while (0)
+    if (parent == K_LOGGING) {
+        ChannelLogging *l = &c->logging;
+        if (is(e, "autoBackup"))
+            BOOL(l->auto_backup, l->has_auto_backup);
+        else if (is(e, "retention"))
+            BOOL(l->retention, l->has_retention);
+        else if (is(e, "maxSize"))
+            NUM(l->max_size, UINT64_MAX, l->has_max_size);
+        return;
+    }
+    ChannelPublishing *pb = &c->publishing;
+    if (is(e, "level")) {
+        NUM(pb->level, 255, pb->has_level);
+    } else if (is(e, "keywords")) {
+        NUM(pb->keywords, UINT64_MAX, pb->has_keywords);
+    } else if (is(e, "controlGuid")) {
+        if (!guid_parse(s, &pb->control_guid))
+            error_at(p, e->loc, "invalid <controlGuid> '%s': expected a GUID", s);
+        else
+            pb->has_control_guid = true;
+    } else if (is(e, "bufferSize")) {
+        NUM(pb->buffer_size, UINT32_MAX, pb->has_buffer_size);
+    } else if (is(e, "minBuffers")) {
+        NUM(pb->min_buffers, UINT32_MAX, pb->has_min_buffers);
+    } else if (is(e, "maxBuffers")) {
+        NUM(pb->max_buffers, UINT32_MAX, pb->has_max_buffers);
+    } else if (is(e, "latency")) {
+        NUM(pb->latency, UINT32_MAX, pb->has_latency);
+    } else if (is(e, "fileMax")) {
+        NUM(pb->file_max, UINT32_MAX, pb->has_file_max);
+    } else if (is(e, "clockType")) {
+        size_t n;
+        const char *t = trim_span(s, &n);
+        pb->clock_type = arena_strndup(A(p), t, n);
+        pb->has_clock_type = true;
+    } else if (is(e, "sidType")) {
+        size_t n;
+        const char *t = trim_span(s, &n);
+        pb->sid_type = arena_strndup(A(p), t, n);
+        pb->has_sid_type = true;
+    }
+#undef NUM
+#undef BOOL
+}
+
+static void resolve_provider(Manifest *m, Provider *pv);
+
+static void on_end(void *ctx, XmlReader *r, const XmlElem *e, const char *text, size_t len)
+{
+    (void)r;
+    Parser *p = ctx;
+    PFrame f = *top(p);
+    p->stack.n--;
+    PFrame *parent = top(p);
+    if (f.kind == K_USERDATA && f.obj) {
+        XmlNode *n = f.obj;
+        size_t tl;
+        char *t = arena_strndup(A(p), text, len);
+        trim_span(t, &tl);
+        if (tl)
+            n->text = t;
+        return;
+    }
+    if (f.kind == K_LEAF && (parent->kind == K_LOGGING || parent->kind == K_PUBLISHING)) {
+        leaf_value(p, e, parent->kind, parent->obj, text, len);
+        return;
+    }
+    if (f.kind == K_PROVIDER) {
+        if (!p->failed)
+            resolve_provider(p->m, p->prov);
+        p->prov = NULL;
+    }
+    if (f.kind == K_RESOURCES)
+        p->culture = NULL;
+}
+
+/* ---- resolution ---- */
+
+static Level *find_level(Manifest *m, Provider *pv, QName q)
+{
+    Level *l = qmap_get(&pv->level_by_name, q);
+    if (!l && strcmp(q.ns, NS_WIN) == 0)
+        l = map_get(&m->wm.level_by_name, q.local);
+    return l;
+}
+
+static Task *find_task(Manifest *m, Provider *pv, QName q)
+{
+    Task *t = qmap_get(&pv->task_by_name, q);
+    if (!t && strcmp(q.ns, NS_WIN) == 0)
+        t = map_get(&m->wm.task_by_name, q.local);
+    return t;
+}
+
+static Opcode *find_opcode(Manifest *m, Provider *pv, Task *task, QName q)
+{
+    Opcode *o = task ? qmap_get(&task->opcode_by_name, q) : NULL;
+    if (!o)
+        o = qmap_get(&pv->opcode_by_name, q);
+    if (!o && strcmp(q.ns, NS_WIN) == 0)
+        o = map_get(&m->wm.opcode_by_name, q.local);
+    return o;
+}
+
+static Keyword *find_keyword(Manifest *m, Provider *pv, QName q)
+{
+    Keyword *k = qmap_get(&pv->keyword_by_name, q);
+    if (!k && strcmp(q.ns, NS_WIN) == 0)
+        k = map_get(&m->wm.keyword_by_name, q.local);
+    return k;
+}
+
+static Channel *find_channel(Provider *pv, const char *ref)
+{
+    for (size_t i = 0; i < pv->channels.n; i++) {
+        Channel *c = pv->channels.v[i];
+        if ((c->chid && strcmp(c->chid, ref) == 0) || strcmp(c->name, ref) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+static Channel *auto_import(Manifest *m, Provider *pv, Channel *wm, Loc loc)
+{
+    Channel *c = arena_alloc(&m->arena, sizeof *c);
+    c->name = wm->name;
+    c->chid = wm->name;
+    c->type = wm->type;
+    c->value = wm->value;
+    c->imported = c->auto_imported = true;
+    c->import_of = wm;
+    c->owner = pv;
+    c->loc = loc;
+    c->index = (uint32_t)pv->channels.n;
+    vec_push(&pv->channels, c);
+    return c;
+}
+
+/* importChannel of a winmeta channel: it takes the built-in value and type
+ * (provider-local, done when the provider ends). */
+static void resolve_builtin_imports(Manifest *m, Provider *pv)
+{
+    for (size_t i = 0; i < pv->channels.n; i++) {
+        Channel *c = pv->channels.v[i];
+        if (!c->imported || c->auto_imported)
+            continue;
+        Channel *wm = map_get(&m->wm.channel_by_name, c->name);
+        if (wm) {
+            c->import_of = wm;
+            c->value = wm->value;
+            c->has_value = true;
+            c->type = wm->type;
+        }
+    }
+}
+
+/* importChannel of a channel of another provider of this manifest (by
+ * name or chid), once every provider is read.  mc accepts names it cannot
+ * find and numbers them like the provider's own channels. */
+static void link_foreign_imports(Manifest *m, Provider *pv)
+{
+    for (size_t i = 0; i < pv->channels.n; i++) {
+        Channel *c = pv->channels.v[i];
+        if (!c->imported || c->auto_imported || c->import_of)
+            continue;
+        for (size_t j = 0; j < m->providers.n && !c->import_of; j++) {
+            Provider *o = m->providers.v[j];
+            if (o == pv)
+                continue;
+            for (size_t k = 0; k < o->channels.n; k++) {
+                Channel *x = o->channels.v[k];
+                if (x->imported)
+                    continue;
+                if (strcmp(x->name, c->name) == 0 || (x->chid && strcmp(x->chid, c->name) == 0)) {
+                    c->import_of = x;
+                    c->type = x->type;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/* Channels without a value get the lowest free value from 16 up, in
+ * channel order (etk-Large: the channel after an explicit 16 gets 17). */
+static void assign_channel_values(Provider *pv)
+{
+    bool used[256] = {0};
+    for (size_t i = 0; i < pv->channels.n; i++)
+        if (pv->channels.v[i]->has_value)
+            used[pv->channels.v[i]->value] = true;
+    unsigned next = 16;
+    for (size_t i = 0; i < pv->channels.n; i++) {
+        Channel *c = pv->channels.v[i];
+        if (c->has_value || c->auto_imported)
+            continue;
+        while (next < 256 && used[next])
+            next++;
+        if (next < 256) {
+            c->value = (uint8_t)next;
+            used[next] = true;
+        }
+    }
+}
+
+/* A reference that does not resolve: an error, or in a decompiled
+ * manifest a warning reported once per distinct message. */
+static void unresolved(Manifest *m, Provider *pv, Loc loc, const char *fmt, ...)
+    PRINTF_LIKE(4, 5);
+static void unresolved(Manifest *m, Provider *pv, Loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (!decompiled(pv)) {
+        diag_vat(DIAG_ERROR, loc, fmt, ap);
+        va_end(ap);
+        return;
+    }
+    Buf b = {0};
+    buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    const char *key = arena_strndup(&m->arena, b.s, b.len);
+    if (!map_put(&pv->warned, key, (void *)key, true))
+        diag_at(DIAG_WARNING, loc,
+                "%s; left unresolved (decompiled manifest: provider has source='%s'; "
+                "further uses not reported)",
+                key, pv->source);
+    buf_free(&b);
+}
+
+static Field *find_sibling(Field **v, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(v[i]->name, name) == 0)
+            return v[i];
+    return NULL;
+}
+
+static void resolve_quantity(Manifest *m, Provider *pv, Layout *l, Field *f, Quantity *q,
+                             const char *what)
+{
+    if (q->kind != QTY_FIELD)
+        return;
+    const char *name = q->text;
+    Field *ref = NULL;
+    if (f->parent)
+        ref = find_sibling(f->parent->members.v, f->parent->members.n, name);
+    if (!ref)
+        ref = find_sibling(l->fields.v, l->fields.n, name);
+    if (!ref)
+        unresolved(m, pv, q->loc, "unknown field '%s' in %s= of <%s> '%s' (template '%s')",
+                name, what, f->is_struct ? "struct" : "data", f->name, l->tid);
+    q->ref = ref;
+}
+
+static void resolve_fields(Manifest *m, Provider *pv, Layout *l, Field **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        Field *f = v[i];
+        resolve_quantity(m, pv, l, f, &f->count, "count");
+        resolve_quantity(m, pv, l, f, &f->length, "length");
+        if (f->is_struct) {
+            resolve_fields(m, pv, l, f->members.v, f->members.n);
+            continue;
+        }
+        if (f->in_q.local) {
+            if (strcmp(f->in_q.ns, NS_WIN) == 0)
+                f->in_type = map_get(&m->wm.in_by_name, f->in_q.local);
+            if (!f->in_type)
+                unresolved(m, pv, f->in_loc, "unknown inType '%s' on <data> '%s'",
+                        qname_display(&m->arena, f->in_q), f->name);
+        }
+        if (f->has_out) {
+            char key[512];
+            const char *pfx = strcmp(f->out_q.ns, NS_XS) == 0    ? "xs:"
+                              : strcmp(f->out_q.ns, NS_WIN) == 0 ? "win:"
+                                                                 : NULL;
+            size_t pl = pfx ? strlen(pfx) : 0, ll = strlen(f->out_q.local);
+            if (pfx && pl + ll < sizeof key) {
+                memcpy(key, pfx, pl);
+                memcpy(key + pl, f->out_q.local, ll + 1);
+                f->out_type = map_get(&m->wm.out_by_name, key);
+            }
+            /* mc accepts an outType by its local name in either namespace
+             * (etk-wpf-etw, compiled by mc, writes xs:HexInt64) */
+            for (size_t k = 0; !f->out_type && k < m->wm.out_types.n; k++)
+                if (strcmp(m->wm.out_types.v[k]->name.local, f->out_q.local) == 0)
+                    f->out_type = m->wm.out_types.v[k];
+            if (!f->out_type)
+                unresolved(m, pv, f->out_loc, "unknown outType '%s' on <data> '%s'",
+                        qname_display(&m->arena, f->out_q), f->name);
+        }
+        if (f->map_name) {
+            f->map = map_get(&pv->map_by_name, f->map_name);
+            if (!f->map)
+                unresolved(m, pv, f->map_loc, "unknown map '%s' on <data> '%s'", f->map_name,
+                        f->name);
+        }
+    }
+}
+
+static void resolve_event(Manifest *m, Provider *pv, Event *ev)
+{
+    Arena *a = &m->arena;
+    if (ev->channel_ref) {
+        ev->channel = find_channel(pv, ev->channel_ref);
+        if (!ev->channel) {
+            Channel *wm = map_get(&m->wm.channel_by_name, ev->channel_ref);
+            if (wm)
+                ev->channel = auto_import(m, pv, wm, ev->channel_loc);
+            else
+                unresolved(m, pv, ev->channel_loc,
+                        "unknown channel '%s' (not a channel, chid or importChannel of provider "
+                        "'%s', nor a built-in channel)",
+                        ev->channel_ref, pv->name);
+        }
+    }
+    if (ev->has_level && !(ev->level = find_level(m, pv, ev->level_q)))
+        unresolved(m, pv, ev->level_loc, "unknown level '%s'", qname_display(a, ev->level_q));
+    if (ev->has_task && !(ev->task = find_task(m, pv, ev->task_q)))
+        unresolved(m, pv, ev->task_loc, "unknown task '%s'", qname_display(a, ev->task_q));
+    if (ev->has_opcode && !(ev->opcode = find_opcode(m, pv, ev->task, ev->opcode_q)))
+        unresolved(m, pv, ev->opcode_loc, "unknown opcode '%s'%s%s%s",
+                qname_display(a, ev->opcode_q), ev->task ? " (in task '" : "",
+                ev->task ? qname_display(a, ev->task->n.name) : "", ev->task ? "')" : "");
+    for (size_t i = 0; i < ev->keyword_qs.n; i++) {
+        Keyword *k = find_keyword(m, pv, ev->keyword_qs.v[i]);
+        if (!k) {
+            unresolved(m, pv, ev->keywords_loc, "unknown keyword '%s'",
+                    qname_display(a, ev->keyword_qs.v[i]));
+            continue;
+        }
+        vec_push(&ev->keywords, k);
+        ev->keyword_mask |= k->mask;
+    }
+    vec_free(&ev->keyword_qs);
+    if (ev->template_ref) {
+        ev->layout = map_get(&pv->layout_by_tid, ev->template_ref);
+        if (!ev->layout)
+            unresolved(m, pv, ev->template_loc, "unknown template '%s'", ev->template_ref);
+    }
+}
+
+/* Every $(string.X) must name a string of some culture; the string of
+ * each culture is kept with the reference. */
+static void check_msg(Manifest *m, MsgRef *r)
+{
+    if (!r->id)
+        return;
+    bool found = false;
+    if (m->cultures.n) {
+        r->text = arena_alloc(&m->arena, m->cultures.n * sizeof *r->text);
+        for (size_t i = 0; i < m->cultures.n; i++)
+            found |= (r->text[i] = map_get(&m->cultures.v[i]->by_id, r->id)) != NULL;
+    }
+    if (found)
+        return;
+    /* A manifest without any <localization> gets its strings from elsewhere
+     * (Windows component manifests ship them as separate resources): the
+     * reference is noted, not refused. */
+    if (!m->cultures.n) {
+        if (!m->warned_no_localization++)
+            diag_at(DIAG_WARNING, r->loc,
+                    "string '%s' is not defined here: the manifest has no <localization> "
+                    "(messages are left without text; further such references not reported)",
+                    r->id);
+        return;
+    }
+    diag_at(DIAG_ERROR, r->loc, "undefined string '%s' in '$(string.%s)'", r->id, r->id);
+}
+
+static void check_named_msgs(Manifest *m, Provider *pv)
+{
+    check_msg(m, &pv->msg);
+    for (size_t i = 0; i < pv->channels.n; i++)
+        check_msg(m, &pv->channels.v[i]->msg);
+    for (size_t i = 0; i < pv->levels.n; i++)
+        check_msg(m, &pv->levels.v[i]->n.msg);
+    for (size_t i = 0; i < pv->tasks.n; i++) {
+        Task *t = pv->tasks.v[i];
+        check_msg(m, &t->n.msg);
+        for (size_t j = 0; j < t->opcodes.n; j++)
+            check_msg(m, &t->opcodes.v[j]->n.msg);
+    }
+    for (size_t i = 0; i < pv->opcodes.n; i++)
+        check_msg(m, &pv->opcodes.v[i]->n.msg);
+    for (size_t i = 0; i < pv->keywords.n; i++)
+        check_msg(m, &pv->keywords.v[i]->n.msg);
+    for (size_t i = 0; i < pv->maps.n; i++)
+        for (size_t j = 0; j < pv->maps.v[i]->items.n; j++)
+            check_msg(m, &pv->maps.v[i]->items.v[j]->msg);
+    for (size_t i = 0; i < pv->events.n; i++)
+        check_msg(m, &pv->events.v[i]->msg);
+    for (size_t i = 0; i < pv->filters.n; i++)
+        check_msg(m, &pv->filters.v[i]->msg);
+}
+
+/* Everything a provider's own references need: run when its element
+ * ends, on the thread that builds the model while the reader thread
+ * parses on. */
+static void resolve_provider(Manifest *m, Provider *pv)
+{
+    resolve_builtin_imports(m, pv);
+    assign_channel_values(pv);
+    for (size_t j = 0; j < pv->layouts.n; j++) {
+        Layout *l = pv->layouts.v[j];
+        resolve_fields(m, pv, l, l->fields.v, l->fields.n);
+    }
+    for (size_t j = 0; j < pv->events.n; j++)
+        resolve_event(m, pv, pv->events.v[j]);
+    for (size_t j = 0; j < pv->filters.n; j++) {
+        Filter *f = pv->filters.v[j];
+        if (f->tid && !(f->layout = map_get(&pv->layout_by_tid, f->tid)))
+            unresolved(m, pv, f->loc, "unknown template '%s' on <filter>", f->tid);
+    }
+}
+
+/* What needs the whole document: imports across providers and the
+ * strings, which come last. */
+static void resolve(Manifest *m)
+{
+    for (size_t i = 0; i < m->providers.n; i++) {
+        link_foreign_imports(m, m->providers.v[i]);
+        check_named_msgs(m, m->providers.v[i]);
+    }
+    for (size_t i = 0; i < m->message_table.n; i++)
+        check_msg(m, &m->message_table.v[i]->msg);
+}
+
+/* ---- entry points ---- */
+
+static Manifest *manifest_new(const char *name)
+{
+    Manifest *m = xcalloc(1, sizeof *m);
+    m->file = arena_strdup(&m->arena, name);
+    return m;
+}
+
+static Manifest *load(Manifest *m, bool (*run)(Manifest *, const XmlHandler *, void *),
+                      void *arg)
+{
+    int errors_before = diag_error_count();
+    if (!winmeta_load(m)) {
+        manifest_free(m);
+        return NULL;
+    }
+    Parser p = {0};
+    p.m = m;
+    push(&p, K_DOC, NULL);
+    XmlHandler h = {&p, on_start, on_end};
+    bool ok = run(m, &h, arg);
+    vec_free(&p.stack);
+    if (ok && !p.saw_root)
+        ok = false;
+    if (ok && !p.failed)
+        resolve(m);
+    if (!ok || p.failed || diag_error_count() != errors_before) {
+        manifest_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+typedef struct MemArg {
+    const void *bytes;
+    size_t len, chunk;
+} MemArg;
+
+static bool run_mem(Manifest *m, const XmlHandler *h, void *arg)
+{
+    MemArg *a = arg;
+    return xml_parse_mem(m->file, a->bytes, a->len, a->chunk, &m->arena, h);
+}
+
+static bool run_file(Manifest *m, const XmlHandler *h, void *arg)
+{
+    (void)arg;
+    return xml_parse_file(m->file, &m->arena, h);
+}
+
+Manifest *manifest_load_mem(const char *name, const void *bytes, size_t len, size_t chunk)
+{
+    MemArg a = {bytes, len, chunk};
+    return load(manifest_new(name), run_mem, &a);
+}
+
+Manifest *manifest_load_file(const char *path)
+{
+    return load(manifest_new(path), run_file, NULL);
+}
+
+static void free_named_maps(Provider *pv)
+{
+    map_free(&pv->level_by_name);
+    map_free(&pv->task_by_name);
+    map_free(&pv->opcode_by_name);
+    map_free(&pv->keyword_by_name);
+    map_free(&pv->map_by_name);
+    map_free(&pv->layout_by_tid);
+    map_free(&pv->warned);
+}
+
+static void free_fields(Field **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free_fields(v[i]->members.v, v[i]->members.n);
+        vec_free(&v[i]->members);
+    }
+}
+
+static void free_xml(XmlNode *n)
+{
+    if (!n)
+        return;
+    for (size_t i = 0; i < n->children.n; i++)
+        free_xml(n->children.v[i]);
+    vec_free(&n->children);
+    vec_free(&n->attrs);
+}
+
+void manifest_free(Manifest *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->providers.n; i++) {
+        Provider *pv = m->providers.v[i];
+        for (size_t j = 0; j < pv->tasks.n; j++) {
+            vec_free(&pv->tasks.v[j]->opcodes);
+            map_free(&pv->tasks.v[j]->opcode_by_name);
+        }
+        for (size_t j = 0; j < pv->maps.n; j++)
+            vec_free(&pv->maps.v[j]->items);
+        for (size_t j = 0; j < pv->layouts.n; j++) {
+            Layout *l = pv->layouts.v[j];
+            free_fields(l->fields.v, l->fields.n);
+            vec_free(&l->fields);
+            free_xml(l->user_data);
+        }
+        for (size_t j = 0; j < pv->events.n; j++) {
+            vec_free(&pv->events.v[j]->keywords);
+            vec_free(&pv->events.v[j]->keyword_qs);
+            vec_free(&pv->events.v[j]->attrs);
+        }
+        vec_free(&pv->channels);
+        vec_free(&pv->levels);
+        vec_free(&pv->tasks);
+        vec_free(&pv->opcodes);
+        vec_free(&pv->keywords);
+        vec_free(&pv->maps);
+        vec_free(&pv->layouts);
+        vec_free(&pv->events);
+        vec_free(&pv->filters);
+        free_named_maps(pv);
+    }
+    for (size_t i = 0; i < m->cultures.n; i++) {
+        vec_free(&m->cultures.v[i]->strings);
+        map_free(&m->cultures.v[i]->by_id);
+    }
+    Winmeta *w = &m->wm;
+    for (size_t i = 0; i < w->in_types.n; i++)
+        vec_free(&w->in_types.v[i]->allowed);
+    vec_free(&w->channels);
+    vec_free(&w->levels);
+    vec_free(&w->tasks);
+    vec_free(&w->opcodes);
+    vec_free(&w->keywords);
+    vec_free(&w->in_types);
+    vec_free(&w->out_types);
+    map_free(&w->channel_by_name);
+    map_free(&w->level_by_name);
+    map_free(&w->task_by_name);
+    map_free(&w->opcode_by_name);
+    map_free(&w->keyword_by_name);
+    map_free(&w->in_by_name);
+    map_free(&w->out_by_name);
+    vec_free(&m->providers);
+    vec_free(&m->message_table);
+    vec_free(&m->cultures);
+    map_free(&m->culture_by_name);
+    map_free(&m->provider_by_name);
+    arena_free(&m->arena);
+    free(m);
+}
