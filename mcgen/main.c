@@ -1,0 +1,78 @@
+/*
+ * main.c - the command line.  Loads the manifest, then writes the outputs
+ * that were asked for.  Exit status: 0 success, 1 errors in the input,
+ * 2 usage or I/O problems.
+ */
+#include "mcgen.h"
+
+#include <string.h>
+
+#ifndef MCGEN_VERSION
+#define MCGEN_VERSION "0.1.0"
+#endif
+
+static void usage(FILE *f)
+{
+    fputs("usage: mcgen [options] MANIFEST\n"
+          "\n"
+          "Compiles a Windows event instrumentation manifest.\n"
+          "\n"
+          "options:\n"
+          "  --json=FILE   write the resolved model as JSON (docs/json-model.md)\n"
+          "  --help        show this help\n"
+          "  --version     show the version\n",
+          f);
+}
+
+static bool write_json(FILE *f, void *ctx)
+{
+    json_write_model(ctx, f);
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    const char *json = NULL, *input = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-?") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--version") == 0) {
+            puts("mcgen " MCGEN_VERSION);
+            return 0;
+        } else if (strncmp(a, "--json=", 7) == 0 && a[7]) {
+            json = a + 7;
+        } else if (strcmp(a, "--json") == 0 && i + 1 < argc) {
+            json = argv[++i];
+        } else if (a[0] == '-' && a[1]) {
+            diag_plain(DIAG_ERROR, "unknown option '%s' (see mcgen --help)", a);
+            return 2;
+        } else if (!input) {
+            input = a;
+        } else {
+            diag_plain(DIAG_ERROR, "more than one manifest given ('%s' and '%s')", input, a);
+            return 2;
+        }
+    }
+    if (!input) {
+        usage(stderr);
+        return 2;
+    }
+    Manifest *m = manifest_load_file(input);
+    if (!m) {
+        diag_reset();
+        return 1;
+    }
+    int status = 0;
+    if (json && !out_write(json, write_json, m))
+        status = 2;
+    /* The process is about to end and take the model with it; freeing a
+     * large model costs time for nothing.  Sanitizer builds free it so that
+     * LeakSanitizer can check that everything is reachable and freed. */
+#if defined(__SANITIZE_ADDRESS__) || defined(MCGEN_FREE_AT_EXIT)
+    manifest_free(m);
+    diag_reset();
+#endif
+    return status;
+}
