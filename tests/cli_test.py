@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Command-line tests of build/mcgen (no reference corpus needed).
+
+Each bad input gives one precise diagnostic, exit status 1, and leaves no
+output file; usage errors exit 2; --json is deterministic and an unchanged
+output keeps its mtime; the binary works from any directory (the schema
+files are embedded).  Prints "N passed, N failed".
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HELLO = os.path.join(ROOT, "examples", "hello", "hello.man")
+results = {"passed": 0, "failed": 0}
+
+
+def check(ok, name, why=""):
+    results["passed" if ok else "failed"] += 1
+    print(("PASS " if ok else "FAIL ") + name + ("" if ok else ": " + why))
+
+
+def run(mcgen, *args, cwd=None):
+    return subprocess.run([mcgen, *args], capture_output=True, text=True, cwd=cwd)
+
+
+MANIFEST_HEAD = ("<instrumentationManifest xmlns='http://schemas.microsoft.com/win/2004/08/events'"
+                 " xmlns:win='http://manifests.microsoft.com/win/2004/08/windows/events'>\n"
+                 "<instrumentation><events>\n"
+                 "<provider name='P' guid='{00000000-0000-0000-0000-000000000001}'>\n")
+MANIFEST_TAIL = "</provider></events></instrumentation></instrumentationManifest>\n"
+
+def diag(where, msg, src=None):
+    """One expected diagnostic: 'file:line:col: msg', the source line, a caret."""
+    out = "%s: %s\n" % (where, msg)
+    if src is not None:
+        col = int(where.rsplit(":", 1)[1])
+        out += "  %s\n  %s^\n" % (src, " " * (col - 1))
+    return out
+
+
+EVENTS_LINE = "<events><event value='1' level='win:Loud'/></events>"
+STRING_LINE = "<events><event value='1' message='$(string.gone)'/></events>"
+LAUGHS_LINE = "<!DOCTYPE x [<!ENTITY a 'aaaa'><!ENTITY b '&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;'>]>"
+
+BAD = {
+    "truncated.man": (MANIFEST_HEAD + "<events><event value='1'",
+                      diag("truncated.man:4:9", "error: malformed XML: unclosed token",
+                           "<events><event value='1'")),
+    "utf16-nobom.man": ((MANIFEST_HEAD + MANIFEST_TAIL).encode("utf-16-le"),
+                        diag("utf16-nobom.man:1:1",
+                             "error: UTF-16 input without a byte-order mark (XML requires a "
+                             "BOM for UTF-16; save the file with one)")),
+    "laughs.man": ("<?xml version='1.0'?>\n" + LAUGHS_LINE + "\n<x>&b;</x>\n",
+                   diag("laughs.man:2:1",
+                        "error: document type declarations are not allowed in a manifest "
+                        "(DTDs and entities are refused)", LAUGHS_LINE)),
+    "level.man": (MANIFEST_HEAD + EVENTS_LINE + "\n" + MANIFEST_TAIL,
+                  diag("level.man:4:26", "error: unknown level 'win:Loud'", EVENTS_LINE)),
+    "string.man": (MANIFEST_HEAD + STRING_LINE + "\n" + MANIFEST_TAIL.replace(
+                       "</instrumentation>", "</instrumentation><localization><resources "
+                       "culture='en-US'><stringTable><string id='here' value='x'/></stringTable>"
+                       "</resources></localization>"),
+                   diag("string.man:4:26", "error: undefined string 'gone' in "
+                        "'$(string.gone)'", STRING_LINE)),
+    "root.man": ("<?xml version='1.0'?>\n<html/>\n",
+                 diag("root.man:2:1", "error: not an instrumentation manifest: the root "
+                      "element is <html>, expected <instrumentationManifest> in namespace "
+                      "'http://schemas.microsoft.com/win/2004/08/events'", "<html/>")),
+}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mcgen", required=True)
+    mcgen = os.path.abspath(ap.parse_args().mcgen)
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (content, want) in sorted(BAD.items()):
+            path = os.path.join(tmp, name)
+            with open(path, "wb") as f:
+                f.write(content if isinstance(content, bytes) else content.encode())
+            out = os.path.join(tmp, name + ".json")
+            r = run(mcgen, "--json=" + out, name, cwd=tmp)
+            leftovers = [f for f in os.listdir(tmp) if f.startswith(name + ".json")]
+            check(r.returncode == 1 and r.stderr == want and not leftovers,
+                  "bad input %s: exit 1, exact diagnostic, no output" % name,
+                  "exit %d, stderr %r, files %r" % (r.returncode, r.stderr, leftovers))
+
+        r = run(mcgen, "--json=" + os.path.join(tmp, "x.json"), "missing.man", cwd=tmp)
+        check(r.returncode == 1 and r.stderr ==
+              "mcgen: error: cannot open 'missing.man': No such file or directory\n"
+              and not os.path.exists(os.path.join(tmp, "x.json")),
+              "missing file: exit 1, strerror text, no output", repr(r.stderr))
+
+        r = run(mcgen, "--frobnicate", HELLO)
+        check(r.returncode == 2 and "unknown option '--frobnicate'" in r.stderr,
+              "unknown option exits 2", "exit %d %r" % (r.returncode, r.stderr))
+        r = run(mcgen)
+        check(r.returncode == 2 and r.stderr.startswith("usage: mcgen"),
+              "no manifest: usage, exit 2", "exit %d" % r.returncode)
+        r = run(mcgen, "--help")
+        check(r.returncode == 0 and "--json=FILE" in r.stdout, "--help", r.stdout)
+        r = run(mcgen, "--version")
+        check(r.returncode == 0 and r.stdout.startswith("mcgen "), "--version", r.stdout)
+
+        # from another directory: the embedded schema files are used
+        out = os.path.join(tmp, "hello.json")
+        r = run(mcgen, "--json=" + out, HELLO, cwd="/")
+        ok = r.returncode == 0 and r.stderr == ""
+        model = json.load(open(out, encoding="utf-8")) if ok else None
+        check(ok and model["providers"][0]["name"] == "Mcgen-Example-Hello",
+              "runs from any directory (embedded winmeta)", r.stderr)
+        if model:
+            ev = model["providers"][0]["events"][0]
+            check(ev["message"]["text"] == {
+                "en-US": "Hello, %1! You are visitor %2 of session %3.",
+                "de-DE": "Hallo, %1! Sie sind Besucher %2 der Sitzung %3."}
+                and ev["level"] == {"name": "win:Informational", "value": 4, "builtin": True}
+                and ev["opcode"]["value"] == 1 and ev["keywordMask"] == "0x0000000000000001",
+                "hello: resolved event values", json.dumps(ev)[:500])
+
+        # deterministic, and an unchanged output is not rewritten
+        first = open(out, "rb").read()
+        past = time.time() - 1000
+        os.utime(out, (past, past))
+        r = run(mcgen, "--json=" + out, HELLO)
+        st = os.stat(out)
+        check(r.returncode == 0 and open(out, "rb").read() == first
+              and abs(st.st_mtime - past) < 1,
+              "second run: same bytes, mtime kept", "mtime %f vs %f" % (st.st_mtime, past))
+        check(not [f for f in os.listdir(tmp) if "mcgen-" in f], "no temporary files left")
+
+        # an output directory that does not exist: exit 2, nothing written
+        r = run(mcgen, "--json=" + os.path.join(tmp, "nodir", "x.json"), HELLO)
+        check(r.returncode == 2 and "cannot create a temporary file for" in r.stderr,
+              "unwritable output: exit 2 with the reason", r.stderr)
+
+    print("%d passed, %d failed" % (results["passed"], results["failed"]))
+    return 1 if results["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

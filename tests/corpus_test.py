@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""Corpus tests: every real manifest in ../shared/corpus loads.
+
+For each manifest (golden/*/input.man and manifests/**):
+  * xmlwf (expat's own checker) decides whether the file is well-formed;
+  * a well-formed file must load: exit 0, --json written, valid JSON, with
+    as many providers and events as an independent parse (ElementTree) finds;
+  * a malformed file must be refused with exit 1, a diagnostic at the
+    position xmlwf names, and no --json file.
+For etk-Large, etk-wpf-etw and etk-TypeMangling the JSON is compared with
+the EVENT_DESCRIPTORs and template-function names of mc.exe's real mc.h:
+event ids, versions, levels, opcodes, tasks, keyword masks (plus the
+channel bit mc adds), and the template field types (through mc's
+type-mangling rules, ../shared/docs/header-api.md section 6).
+
+Prints one line per check and "N passed, N failed, N skipped".
+Skips, saying so, when ../shared/corpus is absent.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
+NS = "{http://schemas.microsoft.com/win/2004/08/events}"
+
+results = {"passed": 0, "failed": 0, "skipped": 0}
+
+
+def report(ok, name, why=""):
+    results["passed" if ok else "failed"] += 1
+    print(("PASS " if ok else "FAIL ") + name + ("" if ok else ": " + why))
+
+
+def manifests():
+    out = []
+    gold = os.path.join(CORPUS, "golden")
+    for case in sorted(os.listdir(gold)):
+        p = os.path.join(gold, case, "input.man")
+        if os.path.exists(p):
+            out.append(p)
+    for dirpath, _, files in sorted(os.walk(os.path.join(CORPUS, "manifests"))):
+        for f in sorted(files):
+            if f.endswith((".man", ".xml", ".manifest")):
+                out.append(os.path.join(dirpath, f))
+    return out
+
+
+def xmlwf_error(path):
+    """(line, col0, message) of the first well-formedness error, or None."""
+    r = subprocess.run(["xmlwf", path], capture_output=True, text=True)
+    m = re.search(r":(\d+):(\d+): (.*)", r.stdout + r.stderr)
+    return (int(m.group(1)), int(m.group(2)), m.group(3)) if m else None
+
+
+def independent_counts(path):
+    root = ET.parse(path).getroot()
+    provs = events = 0
+    # <instrumentation> may sit in another namespace (assembly manifests)
+    for inst in (e for e in root.iter() if e.tag.split("}")[-1] == "instrumentation"):
+        for evs in inst.findall(NS + "events"):
+            for p in evs.findall(NS + "provider"):
+                provs += 1
+                for pe in p.findall(NS + "events"):
+                    events += len(pe.findall(NS + "event"))
+    return provs, events
+
+
+def run_mcgen(mcgen, path, out):
+    return subprocess.run([mcgen, "--json=" + out, path], capture_output=True, text=True)
+
+
+def check_manifest(mcgen, path, tmp):
+    rel = os.path.relpath(path, CORPUS)
+    out = os.path.join(tmp, "model.json")
+    if os.path.exists(out):
+        os.unlink(out)
+    err = xmlwf_error(path)
+    r = run_mcgen(mcgen, path, out)
+    if err:
+        line, col0, msg = err
+        want = "%s:%d:%d: error: malformed XML: %s" % (path, line, col0 + 1, msg)
+        ok = r.returncode == 1 and r.stderr.startswith(want) and not os.path.exists(out)
+        report(ok, "%s refused as xmlwf does (%d:%d %s)" % (rel, line, col0 + 1, msg),
+               "exit %d, stderr %r" % (r.returncode, r.stderr[:300]))
+        return None
+    if r.returncode != 0:
+        report(False, rel, "exit %d: %s" % (r.returncode, r.stderr[:2000]))
+        return None
+    try:
+        with open(out, encoding="utf-8") as f:
+            model = json.load(f)
+    except (OSError, ValueError) as e:
+        report(False, rel, "invalid JSON: %s" % e)
+        return None
+    provs, events = independent_counts(path)
+    got_p = len(model["providers"])
+    got_e = sum(len(p["events"]) for p in model["providers"])
+    report(got_p == provs and got_e == events,
+           "%s loads (%d providers, %d events, valid JSON)" % (rel, got_p, got_e),
+           "ElementTree finds %d providers, %d events" % (provs, events))
+    return model
+
+
+# ---- comparison with mc.h ----
+
+LETTER = {
+    "UnicodeString": "z", "AnsiString": "s", "Int8": "c", "UInt8": "u", "Int16": "l",
+    "UInt16": "h", "Int32": "d", "UInt32": "q", "Int64": "i", "UInt64": "x", "Float": "f",
+    "Double": "g", "Boolean": "t", "Binary": "b", "GUID": "j", "Pointer": "p",
+    "FILETIME": "m", "SYSTEMTIME": "y", "SID": "k", "HexInt32": "d", "HexInt64": "i",
+    "CountedUnicodeString": "w", "CountedAnsiString": "a", "CountedBinary": "e",
+}
+
+
+def qty(q):
+    """('none'|'fixed'|'var', n)"""
+    if q is None:
+        return ("none", 0)
+    if "fixed" in q:
+        return ("fixed", q["fixed"]) if q["fixed"] else ("none", 0)
+    return ("var", q["index"])
+
+
+def mangle_field(f):
+    if f["kind"] == "struct":
+        letter = "n"
+    else:
+        letter = LETTER[f["inType"].split(":", 1)[1]]
+    ck, cn = qty(f["count"])
+    if ck == "fixed" and cn == 1:
+        ck = "none"
+    lk, ln = qty(f["length"])
+    up = letter.upper()
+    if letter not in "zsb":
+        if ck == "none":
+            return letter
+        if ck == "fixed":
+            return up + str(cn)
+        return up + "R" + str(cn)
+    if ck == "none":
+        return letter + ("" if lk == "none" else str(ln) if lk == "fixed" else "r" + str(ln))
+    if ck == "fixed":
+        if lk == "none":
+            return up + "R"
+        if lk == "fixed":
+            return up + str(cn * ln)
+        return up + str(cn) + "r" + str(ln)
+    if lk == "none":
+        return up + "R"
+    if lk == "fixed":
+        return up + str(ln) + "r" + str(cn)
+    return up + "r" + str(ln) + "R" + str(cn)
+
+
+def parse_header(path):
+    text = open(path, encoding="latin-1").read()
+    descs = [(m.group(1), [int(x, 16) for x in m.group(2).split(",")])
+             for m in re.finditer(r"const EVENT_DESCRIPTOR (\w+) = \{([^}]*)\};", text)]
+    calls = {}
+    for m in re.finditer(r"McTemplateU0(\w*)\(&(\w+)_Context, &(\w+)", text):
+        calls.setdefault((m.group(2), m.group(3)), m.group(1))
+    return descs, calls
+
+
+def compare_with_header(case, model):
+    header = os.path.join(CORPUS, "golden", case, "mc.h")
+    descs, calls = parse_header(header)
+    ours = []
+    for p in model["providers"]:
+        for e in p["events"]:
+            if not e["notLogged"]:
+                ours.append((p, e))
+    if len(ours) != len(descs):
+        report(False, "%s: descriptor count" % case, "%d events vs %d descriptors in mc.h"
+               % (len(ours), len(descs)))
+        return
+    bad = []
+    for (p, e), (sym, d) in zip(ours, descs):
+        kw = int(e["keywordMask"], 16)
+        chan = 0
+        if e["channel"]:
+            kw |= 1 << (63 - e["channel"]["index"])
+            chan = e["channel"]["value"]
+        elif p["controlGuid"]:
+            chan = 0xC  # header-api.md section 2: mc's header quirk
+        want = [e["value"], e["version"], chan,
+                e["level"]["value"] if e["level"] else 0,
+                e["opcode"]["value"] if e["opcode"] else 0,
+                e["task"]["value"] if e["task"] else 0, kw]
+        if e["symbol"] and e["symbol"] != sym:
+            bad.append("event %d: symbol %s vs %s" % (e["value"], e["symbol"], sym))
+        if want != d:
+            bad.append("%s: ours %s, mc.h %s" % (sym, [hex(x) for x in want],
+                                                  [hex(x) for x in d]))
+        tmpl = None
+        if e["template"]:
+            tmpl = next(t for t in p["templates"] if t["tid"] == e["template"])
+        mangle = "".join(mangle_field(f) for f in tmpl["fields"]) if tmpl else ""
+        call = calls.get((p["symbol"], sym))
+        if call is None:
+            bad.append("%s: no McTemplateU0 call in mc.h" % sym)
+        elif call != mangle:
+            bad.append("%s: template types %s, mc.h McTemplateU0%s" % (sym, mangle, call))
+    report(not bad, "%s: %d descriptors and template types match mc.h" % (case, len(descs)),
+           "; ".join(bad[:10]))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mcgen", required=True)
+    args = ap.parse_args()
+    mcgen = os.path.abspath(args.mcgen)
+    if not os.path.isdir(CORPUS):
+        print("skipped: ../shared/corpus absent (corpus tests need the reference corpus)")
+        print("0 passed, 0 failed, 1 skipped")
+        return 0
+    models = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in manifests():
+            model = check_manifest(mcgen, path, tmp)
+            if model and path.endswith("input.man"):
+                models[os.path.basename(os.path.dirname(path))] = model
+    for case in ("etk-Large", "etk-wpf-etw", "etk-TypeMangling"):
+        if case in models:
+            compare_with_header(case, models[case])
+        else:
+            report(False, "%s: compare with mc.h" % case, "manifest did not load")
+    print("%d passed, %d failed, %d skipped" % (results["passed"], results["failed"],
+                                               results["skipped"]))
+    return 1 if results["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

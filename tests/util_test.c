@@ -1,0 +1,151 @@
+/* util_test.c - the domain-free helpers. */
+#include <string.h>
+
+#include "unit.h"
+
+START_TEST(test_util_buf_invariants)
+{
+    Buf b = {0};
+    buf_adds(&b, "ab");
+    buf_addc(&b, 'c');
+    buf_printf(&b, "%d-%s", 42, "x");
+    ck_assert_uint_eq(b.len, 7);
+    ck_assert_str_eq(b.s, "abc42-x");
+    ck_assert_int_eq(b.s[b.len], 0);
+    /* longer than the printf fast path */
+    char big[600];
+    memset(big, 'y', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    buf_printf(&b, "%s", big);
+    ck_assert_uint_eq(b.len, 7 + 599);
+    ck_assert_int_eq(b.s[b.len], 0);
+    buf_reset(&b);
+    ck_assert_uint_eq(b.len, 0);
+    ck_assert_str_eq(b.s, "");
+    buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_util_buf_little_endian)
+{
+    Buf b = {0};
+    buf_u8(&b, 0x01);
+    buf_u16le(&b, 0x0302);
+    buf_u32le(&b, 0x07060504);
+    buf_u64le(&b, 0x0f0e0d0c0b0a0908ULL);
+    ck_assert_uint_eq(b.len, 15);
+    for (int i = 0; i < 15; i++)
+        ck_assert_int_eq((unsigned char)b.s[i], i + 1);
+    buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_util_map_put_get_grow)
+{
+    Map m = {0};
+    Arena a = {0};
+    for (int i = 0; i < 5000; i++)
+        map_put(&m, arena_printf(&a, "key%d", i), (void *)(intptr_t)(i + 1), false);
+    ck_assert_uint_eq(m.n, 5000);
+    for (int i = 0; i < 5000; i++) {
+        char k[32];
+        snprintf(k, sizeof k, "key%d", i);
+        ck_assert_ptr_eq(map_get(&m, k), (void *)(intptr_t)(i + 1));
+    }
+    ck_assert_ptr_null(map_get(&m, "nope"));
+    /* keep_old keeps the first value and reports it */
+    void *old = map_put(&m, "key7", (void *)99, true);
+    ck_assert_ptr_eq(old, (void *)8);
+    ck_assert_ptr_eq(map_get(&m, "key7"), (void *)8);
+    map_free(&m);
+    arena_free(&a);
+}
+END_TEST
+
+START_TEST(test_util_arena_zeroed_aligned)
+{
+    Arena a = {0};
+    for (int i = 1; i < 2000; i++) {
+        unsigned char *p = arena_alloc(&a, (size_t)i);
+        ck_assert_uint_eq((uintptr_t)p % 8, 0);
+        for (int j = 0; j < i; j++)
+            ck_assert_int_eq(p[j], 0);
+        memset(p, 0xAB, (size_t)i);
+    }
+    void *big = arena_alloc(&a, 10 * 1024 * 1024);
+    ck_assert_ptr_nonnull(big);
+    ck_assert_str_eq(arena_printf(&a, "%s=%u", "x", 5u), "x=5");
+    arena_free(&a);
+}
+END_TEST
+
+START_TEST(test_util_parse_uint)
+{
+    uint64_t v;
+    ck_assert(parse_uint("0", 255, &v) && v == 0);
+    ck_assert(parse_uint(" 0x1F ", 255, &v) && v == 31);
+    ck_assert(parse_uint("0xFFFFFFFFFFFFFFFF", UINT64_MAX, &v) && v == UINT64_MAX);
+    ck_assert(!parse_uint("0x10000000000000000", UINT64_MAX, &v));
+    ck_assert(!parse_uint("256", 255, &v));
+    ck_assert(!parse_uint("", 255, &v));
+    ck_assert(!parse_uint("0x", 255, &v));
+    ck_assert(!parse_uint("-1", 255, &v));
+    ck_assert(!parse_uint("12a", 255, &v));
+    bool b;
+    ck_assert(parse_bool("true", &b) && b);
+    ck_assert(parse_bool(" 0 ", &b) && !b);
+    ck_assert(!parse_bool("yes", &b));
+}
+END_TEST
+
+START_TEST(test_util_utf_round_trip)
+{
+    const char *s = "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"; /* a e-acute euro emoji */
+    Buf w = {0}, back = {0};
+    utf8_to_utf16le(&w, s, strlen(s));
+    ck_assert_uint_eq(w.len, 2 * 5); /* a, e, euro, surrogate pair */
+    utf16_to_utf8(&back, (const unsigned char *)w.s, w.len, false);
+    ck_assert_str_eq(back.s, s);
+    uint32_t c;
+    ck_assert_uint_eq(utf8_get("\xff", 1, &c), 1);
+    ck_assert_uint_eq(c, 0xFFFD);
+    ck_assert_uint_eq(utf8_get("\xe2\x82", 2, &c), 1); /* truncated */
+    ck_assert_uint_eq(c, 0xFFFD);
+    buf_free(&w);
+    buf_free(&back);
+}
+END_TEST
+
+START_TEST(test_util_guid_parse_format)
+{
+    Guid g;
+    ck_assert(guid_parse("{716EFEF7-5AC2-4EE0-8277-D9226411A155}", &g));
+    ck_assert_uint_eq(g.d1, 0x716EFEF7);
+    ck_assert_uint_eq(g.d2, 0x5AC2);
+    ck_assert_uint_eq(g.d3, 0x4EE0);
+    ck_assert_uint_eq(g.d4[0], 0x82);
+    ck_assert_uint_eq(g.d4[7], 0x55);
+    char out[39];
+    guid_format(&g, out);
+    ck_assert_str_eq(out, "{716EFEF7-5AC2-4EE0-8277-D9226411A155}");
+    ck_assert(guid_parse("c651f5f6-1c0d-492e-8ae1-b4efd7c9d503", &g));
+    ck_assert(!guid_parse("{716EFEF7-5AC2-4EE0-8277-D9226411A15}", &g));
+    ck_assert(!guid_parse("{716EFEF7x5AC2-4EE0-8277-D9226411A155}", &g));
+    ck_assert(!guid_parse("{716EFEF7-5AC2-4EE0-8277-D9226411A15G}", &g));
+}
+END_TEST
+
+Suite *util_suite(void)
+{
+    Suite *s = suite_create("util");
+    TCase *tc = tcase_create("util");
+    tcase_add_test(tc, test_util_buf_invariants);
+    tcase_add_test(tc, test_util_buf_little_endian);
+    tcase_add_test(tc, test_util_map_put_get_grow);
+    tcase_add_test(tc, test_util_arena_zeroed_aligned);
+    tcase_add_test(tc, test_util_parse_uint);
+    tcase_add_test(tc, test_util_utf_round_trip);
+    tcase_add_test(tc, test_util_guid_parse_format);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,247 @@
+/*
+ * xml_test.c - the XML layer: positions (1-based, elements and attributes),
+ * encodings, QName resolution through namespace scopes, refusal of DTDs,
+ * and identical results for every chunk size.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit.h"
+
+/* Records every callback as one line of text. */
+typedef struct Rec {
+    Buf out;
+} Rec;
+
+static void rec_start(void *ctx, XmlReader *r, const XmlElem *e)
+{
+    Rec *rec = ctx;
+    buf_printf(&rec->out, "<%s%s%s %u:%u", e->ns, e->ns[0] ? "|" : "", e->local, e->loc.line,
+               e->loc.col);
+    for (size_t i = 0; i < e->nattrs; i++)
+        buf_printf(&rec->out, " %s=%s@%u:%u", e->attrs[i].local, e->attrs[i].value,
+                   e->attrs[i].loc.line, e->attrs[i].loc.col);
+    const char *ref = xml_attr(e, "ref");
+    if (ref) {
+        QName q;
+        if (xml_qname(r, ref, &q))
+            buf_printf(&rec->out, " ref={%s}%s", q.ns, q.local);
+        else
+            buf_adds(&rec->out, " ref=undeclared");
+    }
+    buf_addc(&rec->out, '\n');
+}
+
+static void rec_end(void *ctx, XmlReader *r, const XmlElem *e, const char *text, size_t len)
+{
+    (void)r;
+    Rec *rec = ctx;
+    size_t n;
+    char *t = strndup(text, len);
+    const char *s = trim_span(t, &n);
+    buf_printf(&rec->out, ">%s '%.*s'\n", e->local, (int)n, s);
+    free(t);
+}
+
+/* Parses `bytes` with every chunk size; all must give `want`. */
+static void expect_events(const void *bytes, size_t len, const char *want)
+{
+    for (int i = 0; i < 5; i++) {
+        Rec rec = {0};
+        Arena a = {0};
+        XmlHandler h = {&rec, rec_start, rec_end};
+        bool ok = xml_parse_mem("t.xml", bytes, len, unit_chunks[i], &a, &h);
+        ck_assert_msg(ok, "parse failed with chunk %zu", unit_chunks[i]);
+        ck_assert_str_eq(rec.out.s, want);
+        buf_free(&rec.out);
+        arena_free(&a);
+    }
+    diag_reset();
+}
+
+/* Parses and expects failure with exactly `want` on the diagnostic stream. */
+static void expect_error(const void *bytes, size_t len, const char *want)
+{
+    for (int i = 0; i < 5; i++) {
+        Rec rec = {0};
+        Arena a = {0};
+        Buf diag = {0};
+        diag_set_capture(&diag);
+        XmlHandler h = {&rec, rec_start, rec_end};
+        bool ok = xml_parse_mem("t.xml", bytes, len, unit_chunks[i], &a, &h);
+        diag_set_capture(NULL);
+        ck_assert_msg(!ok, "parse succeeded with chunk %zu", unit_chunks[i]);
+        ck_assert_str_eq(diag.s, want);
+        buf_free(&diag);
+        buf_free(&rec.out);
+        arena_free(&a);
+    }
+    diag_reset();
+}
+
+static const char positions_doc[] =
+    "<?xml version=\"1.0\"?>\n"
+    "<root xmlns=\"urn:a\" one=\"1\"\n"
+    "      two='2'>\n"
+    "\t<child  x=\"y\"\r\n"
+    "   z=\"multi\nline\" w=\"\xc3\xa9\" v=\"after\"/>text\n"
+    "</root>\n";
+
+static const char positions_want[] =
+    "<urn:a|root 2:1 one=1@2:21 two=2@3:7\n"
+    "<urn:a|child 4:2 x=y@4:10 z=multi line@5:4 w=\xc3\xa9@6:7 v=after@6:13\n"
+    ">child ''\n"
+    ">root 'text'\n";
+
+START_TEST(test_xml_positions_are_one_based)
+{
+    expect_events(positions_doc, strlen(positions_doc), positions_want);
+}
+END_TEST
+
+START_TEST(test_xml_utf8_bom)
+{
+    Buf b = {0};
+    buf_add(&b, "\xef\xbb\xbf", 3);
+    buf_adds(&b, positions_doc);
+    expect_events(b.s, b.len, positions_want);
+    buf_free(&b);
+}
+END_TEST
+
+static void to_utf16(Buf *out, const char *s, bool be)
+{
+    Buf le = {0};
+    buf_add(out, be ? "\xfe\xff" : "\xff\xfe", 2);
+    utf8_to_utf16le(&le, s, strlen(s));
+    for (size_t i = 0; i + 1 < le.len; i += 2) {
+        char x[2] = {le.s[i], le.s[i + 1]};
+        if (be) {
+            char t = x[0];
+            x[0] = x[1];
+            x[1] = t;
+        }
+        buf_add(out, x, 2);
+    }
+    buf_free(&le);
+}
+
+START_TEST(test_xml_utf16le_and_be_with_bom)
+{
+    /* the XML declaration must name an encoding compatible with UTF-16 */
+    const char *doc = positions_doc + strlen("<?xml version=\"1.0\"?>\n");
+    Buf src = {0};
+    buf_adds(&src, "<?xml version=\"1.0\" encoding=\"utf-16\"?>\n");
+    buf_adds(&src, doc);
+    for (int be = 0; be < 2; be++) {
+        Buf b = {0};
+        to_utf16(&b, src.s, be);
+        expect_events(b.s, b.len, positions_want);
+        buf_free(&b);
+    }
+    buf_free(&src);
+}
+END_TEST
+
+START_TEST(test_xml_utf16_without_bom_is_refused)
+{
+    Buf b = {0};
+    to_utf16(&b, "<root/>", false);
+    expect_error(b.s + 2, b.len - 2,
+                 "t.xml:1:1: error: UTF-16 input without a byte-order mark (XML requires a "
+                 "BOM for UTF-16; save the file with one)\n");
+    buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_xml_qname_uses_scopes)
+{
+    static const char doc[] =
+        "<r xmlns='urn:d' xmlns:p='urn:p1'>\n"
+        "<a ref='p:x'/>\n"
+        "<b xmlns:p='urn:p2' ref='p:y'><c ref='z'/></b>\n"
+        "<d ref='p:w' xmlns='urn:other'/>\n"
+        "<e ref='q:v'/>\n"
+        "</r>";
+    expect_events(doc, strlen(doc),
+                  "<urn:d|r 1:1\n"
+                  "<urn:d|a 2:1 ref=p:x@2:4 ref={urn:p1}x\n>a ''\n"
+                  "<urn:d|b 3:1 ref=p:y@3:21 ref={urn:p2}y\n"
+                  "<urn:d|c 3:31 ref=z@3:34 ref={urn:d}z\n>c ''\n>b ''\n"
+                  "<urn:other|d 4:1 ref=p:w@4:4 ref={urn:p1}w\n>d ''\n"
+                  "<urn:d|e 5:1 ref=q:v@5:4 ref=undeclared\n>e ''\n"
+                  ">r ''\n");
+}
+END_TEST
+
+START_TEST(test_xml_billion_laughs_refused)
+{
+    static const char doc[] = "<?xml version=\"1.0\"?>\n"
+                              "<!DOCTYPE lolz [\n"
+                              " <!ENTITY lol \"lol\">\n"
+                              " <!ENTITY lol2 \"&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;\">\n"
+                              " <!ENTITY lol3 \"&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;\">\n"
+                              "]>\n"
+                              "<lolz>&lol3;</lolz>\n";
+    expect_error(doc, strlen(doc),
+                 "t.xml:2:1: error: document type declarations are not allowed in a manifest "
+                 "(DTDs and entities are refused)\n"
+                 "  <!DOCTYPE lolz [\n"
+                 "  ^\n");
+}
+END_TEST
+
+START_TEST(test_xml_external_entity_refused)
+{
+    static const char doc[] = "<!DOCTYPE r SYSTEM \"file:///etc/passwd\">\n<r/>";
+    expect_error(doc, strlen(doc),
+                 "t.xml:1:1: error: document type declarations are not allowed in a manifest "
+                 "(DTDs and entities are refused)\n"
+                 "  <!DOCTYPE r SYSTEM \"file:///etc/passwd\">\n"
+                 "  ^\n");
+}
+END_TEST
+
+START_TEST(test_xml_truncated_reports_position)
+{
+    static const char doc[] = "<r>\n  <a>\n  </a>\n  <b x='1'";
+    expect_error(doc, strlen(doc),
+                 "t.xml:4:3: error: malformed XML: unclosed token\n"
+                 "    <b x='1'\n"
+                 "    ^\n");
+}
+END_TEST
+
+START_TEST(test_xml_mismatched_tag)
+{
+    static const char doc[] = "<r>\n<a></b>\n</r>\n";
+    expect_error(doc, strlen(doc),
+                 "t.xml:2:6: error: malformed XML: mismatched tag\n"
+                 "  <a></b>\n"
+                 "       ^\n");
+}
+END_TEST
+
+START_TEST(test_xml_empty_input)
+{
+    expect_error("", 0, "t.xml:1:1: error: malformed XML: no element found\n");
+}
+END_TEST
+
+Suite *xml_suite(void)
+{
+    Suite *s = suite_create("xml");
+    TCase *tc = tcase_create("xml");
+    tcase_add_test(tc, test_xml_positions_are_one_based);
+    tcase_add_test(tc, test_xml_utf8_bom);
+    tcase_add_test(tc, test_xml_utf16le_and_be_with_bom);
+    tcase_add_test(tc, test_xml_utf16_without_bom_is_refused);
+    tcase_add_test(tc, test_xml_qname_uses_scopes);
+    tcase_add_test(tc, test_xml_billion_laughs_refused);
+    tcase_add_test(tc, test_xml_external_entity_refused);
+    tcase_add_test(tc, test_xml_truncated_reports_position);
+    tcase_add_test(tc, test_xml_mismatched_tag);
+    tcase_add_test(tc, test_xml_empty_input);
+    suite_add_tcase(s, tc);
+    return s;
+}
