@@ -880,6 +880,86 @@ START_TEST(test_parse_unresolved_references)
 }
 END_TEST
 
+/* mc accepts an outType by its local name in either namespace. */
+static const char outtype_doc[] =
+    HEAD PROV_OPEN
+    "<templates><template tid='T'><data name='p' inType='win:Pointer' outType='xs:HexInt64'/>"
+    "</template></templates>\n" PROV_CLOSE TAIL_NOSTR;
+
+static void check_outtype(Manifest *m)
+{
+    Field *f = prov0(m)->layouts.v[0]->fields.v[0];
+    ck_assert_str_eq(f->out_type->display, "win:HexInt64");
+    ck_assert_uint_eq(f->out_type->value, 19);
+}
+
+START_TEST(test_parse_outtype_by_local_name)
+{
+    load_all(outtype_doc, check_outtype);
+}
+END_TEST
+
+/* Without any <localization>, strings come from elsewhere: one warning. */
+START_TEST(test_parse_no_localization_warns_once)
+{
+    static const char doc[] = HEAD PROV_OPEN
+        "<events><event value='1' message='$(string.a)'/><event value='2' message='$(string.b)'/>"
+        "</events>\n" PROV_CLOSE TAIL_NOSTR;
+    Buf diag = {0};
+    diag_set_capture(&diag);
+    Manifest *m = manifest_load_mem("t.man", doc, strlen(doc), 0);
+    diag_set_capture(NULL);
+    ck_assert_ptr_nonnull(m);
+    Buf w = {0};
+    want(&w, 7, 26,
+         "warning: string 'a' is not defined here: the manifest has no <localization> "
+         "(messages are left without text; further such references not reported)",
+         "<events><event value='1' message='$(string.a)'/><event value='2' message='$(string.b)'/></events>");
+    ck_assert_str_eq(diag.s, w.s);
+    ck_assert_ptr_null(prov0(m)->events.v[0]->msg.text);
+    manifest_free(m);
+    buf_free(&diag);
+    buf_free(&w);
+    diag_reset();
+}
+END_TEST
+
+/* A provider with source= (a decompiled manifest) is read leniently:
+ * undeclared prefixes are taken literally and what does not resolve is
+ * one warning per name. */
+START_TEST(test_parse_decompiled_provider_is_lenient)
+{
+    static const char doc[] = HEAD
+        "<provider name='P' guid='{00000000-0000-0000-0000-000000000001}' source='Xml'>\n"
+        "<keywords><keyword name='ut:Send' mask='0x1'/></keywords>\n"
+        "<events><event value='1' level='win:Always' keywords='ut:Send'/>\n"
+        "<event value='2' level='win:Always'/></events>\n"
+        PROV_CLOSE TAIL_NOSTR;
+    Buf diag = {0};
+    diag_set_capture(&diag);
+    Manifest *m = manifest_load_mem("t.man", doc, strlen(doc), 0);
+    diag_set_capture(NULL);
+    ck_assert_ptr_nonnull(m);
+    Provider *p = prov0(m);
+    ck_assert_ptr_eq(p->events.v[0]->keywords.v[0], p->keywords.v[0]);
+    ck_assert_ptr_null(p->events.v[0]->level);
+    Buf w = {0};
+    want(&w, 6, 20,
+         "warning: name 'ut:Send' has an undeclared namespace prefix; taken literally "
+         "(decompiled manifest: provider has source='Xml')",
+         "<keywords><keyword name='ut:Send' mask='0x1'/></keywords>");
+    want(&w, 7, 26,
+         "warning: unknown level 'win:Always'; left unresolved (decompiled manifest: provider "
+         "has source='Xml'; further uses not reported)",
+         "<events><event value='1' level='win:Always' keywords='ut:Send'/>");
+    ck_assert_str_eq(diag.s, w.s);
+    manifest_free(m);
+    buf_free(&diag);
+    buf_free(&w);
+    diag_reset();
+}
+END_TEST
+
 /* JSON is deterministic and carries the resolved values. */
 START_TEST(test_parse_json_deterministic)
 {
@@ -933,6 +1013,9 @@ Suite *parse_suite(void)
     tcase_add_test(bad, test_parse_bad_attribute_values);
     tcase_add_test(bad, test_parse_unresolved_references);
     tcase_add_test(bad, test_parse_json_deterministic);
+    tcase_add_test(bad, test_parse_outtype_by_local_name);
+    tcase_add_test(bad, test_parse_no_localization_warns_once);
+    tcase_add_test(bad, test_parse_decompiled_provider_is_lenient);
     suite_add_tcase(s, bad);
     return s;
 }
