@@ -231,17 +231,24 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
     const char *ctx = XML_GetInputContext(pr->p, &off, &size);
     int count = XML_GetCurrentByteCount(pr->p);
     size_t rawlen = ctx && count > 0 && off >= 0 && off + count <= size ? (size_t)count : 0;
+    /* lengths of the first attribute names and values, measured once */
+    enum { KNOWN = 64 };
+    size_t lens[KNOWN];
     size_t nlen = strlen(name), payload = 16 + nlen + 1 + rawlen, n = 0;
-    for (; atts[2 * n]; n++)
-        payload += strlen(atts[2 * n]) + strlen(atts[2 * n + 1]) + 2;
+    for (; atts[n]; n++) {
+        size_t l = strlen(atts[n]);
+        if (n < KNOWN)
+            lens[n] = l;
+        payload += l + 1;
+    }
     unsigned char *p = rec_begin(pr, R_START, payload);
     p = put_u32(p, line);
     p = put_u32(p, col);
-    p = put_u32(p, (uint32_t)n);
+    p = put_u32(p, (uint32_t)(n / 2));
     p = put_u32(p, (uint32_t)rawlen);
     p = put_str(p, name, nlen);
-    for (size_t i = 0; i < 2 * n; i++)
-        p = put_str(p, atts[i], strlen(atts[i]));
+    for (size_t i = 0; i < n; i++)
+        p = put_str(p, atts[i], i < KNOWN ? lens[i] : strlen(atts[i]));
     if (rawlen)
         memcpy(p, ctx + off, rawlen);
 }
