@@ -733,14 +733,14 @@ typedef struct Render {
 
 /* Renders parts until none is left to start; the writer (`write` set)
  * also writes finished parts in order. */
-static void render_loop(Render *r, FILE *write)
+static void render_loop(Render *r, Out *write)
 {
     mtx_lock(&r->lock);
     for (;;) {
         if (write && r->written < r->n && r->parts[r->written].done) {
             Part *p = &r->parts[r->written];
             mtx_unlock(&r->lock);
-            fwrite(p->out.s ? p->out.s : "", 1, p->out.len, write);
+            out_put(write, p->out.s, p->out.len);
             buf_free(&p->out);
             mtx_lock(&r->lock);
             r->written++;
@@ -792,7 +792,7 @@ static void plan(const Manifest *m, PartVec *parts)
     add_part(parts, P_END, 0, 0, 0);
 }
 
-void json_write_model(const Manifest *m, FILE *f)
+void json_write_model(const Manifest *m, Out *f)
 {
     PartVec parts = {0};
     plan(m, &parts);
@@ -806,7 +806,7 @@ void json_write_model(const Manifest *m, FILE *f)
     } else {
         for (size_t i = 0; i < parts.n; i++) {
             render(m, &parts.v[i]);
-            fwrite(parts.v[i].out.s ? parts.v[i].out.s : "", 1, parts.v[i].out.len, f);
+            out_put(f, parts.v[i].out.s, parts.v[i].out.len);
             buf_free(&parts.v[i].out);
         }
     }

@@ -24,12 +24,6 @@ static void usage(FILE *f)
           f);
 }
 
-static bool write_json(FILE *f, void *ctx)
-{
-    json_write_model(ctx, f);
-    return true;
-}
-
 int main(int argc, char **argv)
 {
     const char *json = NULL, *input = NULL;
@@ -65,8 +59,12 @@ int main(int argc, char **argv)
         return 1;
     }
     int status = 0;
-    if (json && !out_write(json, write_json, m))
-        status = 2;
+    if (json) {
+        Out *o = out_open(json);
+        json_write_model(m, o);
+        if (!out_commit(o, true))
+            status = 2;
+    }
     /* The process is about to end and take the model with it; freeing a
      * large model costs time for nothing.  Sanitizer builds free it so that
      * LeakSanitizer can check that everything is reachable and freed. */

@@ -102,6 +102,8 @@ const XmlAttr *xml_attr_full(const XmlElem *e, const char *local);
  * model
  * ==================================================================== */
 
+typedef struct Out Out; /* out.c */
+
 typedef struct Guid {
     uint32_t d1;
     uint16_t d2, d3;
@@ -448,18 +450,21 @@ void manifest_free(Manifest *m);
  * json.c
  * ==================================================================== */
 
-void json_write_model(const Manifest *m, FILE *f);
+void json_write_model(const Manifest *m, Out *out);
 void json_model_to_buf(const Manifest *m, Buf *b);
 
 /* ======================================================================
  * out.c
  * ==================================================================== */
 
-/* Writes through a temporary file in the same directory, renamed over
- * `path` only when `write` returns true and every write succeeded.  An
- * unchanged file is left alone (its mtime stays).  false after a
- * diagnostic. */
-bool out_write(const char *path, bool (*write)(FILE *f, void *ctx), void *ctx);
+/* An output file being written (see out.c): content that equals the
+ * existing file leaves it untouched; otherwise a temporary file in the
+ * same directory is renamed over the target by out_commit(o, true).
+ * out_commit(o, false) discards.  Errors are diagnosed once; out_commit
+ * returns false then. */
+Out *out_open(const char *path);
+void out_put(Out *o, const void *p, size_t n);
+bool out_commit(Out *o, bool ok);
 
 /* ======================================================================
  * embedded files (generated at build time from schema/ and templates/)

@@ -134,6 +134,18 @@ def main():
               "second run: same bytes, mtime kept", "mtime %f vs %f" % (st.st_mtime, past))
         check(not [f for f in os.listdir(tmp) if "mcgen-" in f], "no temporary files left")
 
+        # an existing output that differs is replaced: different bytes, a
+        # prefix of the new content, the new content plus more
+        for name, old in (("differs", b"{}"), ("prefix", first[: len(first) // 2]),
+                          ("longer", first + b"trailing")):
+            with open(out, "wb") as f:
+                f.write(old)
+            r = run(mcgen, "--json=" + out, HELLO)
+            check(r.returncode == 0 and open(out, "rb").read() == first,
+                  "existing output (%s) is replaced by the new content" % name, r.stderr)
+        check(not [f for f in os.listdir(tmp) if "mcgen-" in f],
+              "no temporary files left after replacing")
+
         # an output directory that does not exist: exit 2, nothing written
         r = run(mcgen, "--json=" + os.path.join(tmp, "nodir", "x.json"), HELLO)
         check(r.returncode == 2 and "cannot create a temporary file for" in r.stderr,
