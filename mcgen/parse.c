@@ -11,9 +11,12 @@
  * keyword names and references, inType/outType) are resolved through the
  * namespace declarations in scope at the element, when the element is
  * read.  References by name (an event's level, a data field's map, ...)
- * can point forward in the document, so they are resolved in a second pass
- * over the finished model (resolve_*), which also fills in what mc derives:
- * channel values left to the compiler, auto-imported winmeta channels.
+ * can point forward within a provider, so a provider's references are
+ * resolved when its element ends (resolve_provider), which also fills in
+ * what mc derives: channel values left to the compiler, auto-imported
+ * winmeta channels.  This runs while the reader thread parses on (xml.c).
+ * What needs the whole document, imports across providers and the string
+ * tables that come last, is resolved at the end (resolve).
  */
 #include "mcgen.h"
 

@@ -1,4 +1,5 @@
 /* util_test.c - the domain-free helpers. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "unit.h"
@@ -135,6 +136,17 @@ START_TEST(test_util_guid_parse_format)
 }
 END_TEST
 
+/* Allocation failure is reported, and the process ends with status 1
+ * (runs in Check's forked child). */
+START_TEST(test_util_out_of_memory_exits_1)
+{
+    util_fail_after(3);
+    for (int i = 0; i < 10; i++)
+        free(xmalloc(16));
+    ck_abort_msg("the fourth allocation should have failed");
+}
+END_TEST
+
 Suite *util_suite(void)
 {
     Suite *s = suite_create("util");
@@ -146,6 +158,10 @@ Suite *util_suite(void)
     tcase_add_test(tc, test_util_parse_uint);
     tcase_add_test(tc, test_util_utf_round_trip);
     tcase_add_test(tc, test_util_guid_parse_format);
+    /* an exit test needs Check's fork mode (CK_FORK=no runs in-process) */
+    const char *fork = getenv("CK_FORK");
+    if (!fork || strcmp(fork, "no") != 0)
+        tcase_add_exit_test(tc, test_util_out_of_memory_exits_1, 1);
     suite_add_tcase(s, tc);
     return s;
 }
