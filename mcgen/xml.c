@@ -468,9 +468,7 @@ static int producer_main(void *arg)
             if (!feed(pr, pr->bytes + i, n, i + n == pr->len))
                 break;
             i += n;
-        } while (i < pr->len);
-        if (pr->len == 0)
-            feed(pr, "", 0, true);
+        } while (i < pr->len); /* an empty input is fed once, as final */
     }
     if (pr->cur && pr->cur->used)
         queue_push(pr->q, pr->cur);

@@ -228,6 +228,40 @@ START_TEST(test_xml_empty_input)
 }
 END_TEST
 
+/* Records larger than a queue block (a 200 KB attribute, 300 KB of text)
+ * and many blocks' worth of elements arrive whole and in order. */
+START_TEST(test_xml_large_records_and_many_blocks)
+{
+    Buf doc = {0};
+    buf_adds(&doc, "<r a='");
+    for (int i = 0; i < 200 * 1024; i++)
+        buf_addc(&doc, (char)('a' + i % 26));
+    buf_adds(&doc, "'>");
+    for (int i = 0; i < 300 * 1024; i++)
+        buf_addc(&doc, (char)('0' + i % 10));
+    for (int i = 0; i < 20000; i++)
+        buf_printf(&doc, "<e n='%d'/>", i);
+    buf_adds(&doc, "</r>");
+    Rec rec = {0};
+    Arena a = {0};
+    XmlHandler h = {&rec, rec_start, rec_end};
+    ck_assert(xml_parse_mem("t.xml", doc.s, doc.len, 4096, &a, &h));
+    /* the root's start line carries the whole attribute; then 20000 child
+     * elements, each a start and an end line; then the root's end with its
+     * 300 KB of text */
+    const char *first_nl = strchr(rec.out.s, '\n');
+    ck_assert_uint_eq((size_t)(first_nl - rec.out.s), strlen("<r 1:1 a=") + 200 * 1024 + 4);
+    ck_assert_ptr_nonnull(strstr(rec.out.s, "<e 1:780885 n=19999@1:780888\n>e ''\n"));
+    const char *last = strstr(rec.out.s, ">r '0123456789");
+    ck_assert_ptr_nonnull(last);
+    ck_assert_uint_eq(strlen(last), strlen(">r ''\n") + 300 * 1024);
+    buf_free(&rec.out);
+    buf_free(&doc);
+    arena_free(&a);
+    diag_reset();
+}
+END_TEST
+
 Suite *xml_suite(void)
 {
     Suite *s = suite_create("xml");
@@ -242,6 +276,7 @@ Suite *xml_suite(void)
     tcase_add_test(tc, test_xml_truncated_reports_position);
     tcase_add_test(tc, test_xml_mismatched_tag);
     tcase_add_test(tc, test_xml_empty_input);
+    tcase_add_test(tc, test_xml_large_records_and_many_blocks);
     suite_add_tcase(s, tc);
     return s;
 }
