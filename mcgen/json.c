@@ -11,7 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <threads.h>
+#include <pthread.h>
 
 typedef struct JW {
     Buf b;
@@ -203,13 +203,6 @@ static void kloc(JW *w, Loc loc)
     putc_(w, ',');
     num(w, loc.col);
     putc_(w, ']');
-}
-
-static const char *qn(JW *w, QName q)
-{
-    /* display names of manifest items are the local name unless the item
-     * lives in another namespace than the manifest's own */
-    return qname_display((Arena *)&w->m->arena, q);
 }
 
 /* "message": {"id": ..., "text": {"culture": text, ...}} */
@@ -601,7 +594,7 @@ static void provider_tail(JW *w, const Provider *p)
     for (size_t i = 0; i < p->filters.n; i++) {
         const Filter *f = p->filters.v[i];
         obj_begin(w, NULL);
-        kstr(w, "name", qn(w, f->name));
+        kstr(w, "name", f->display);
         knum(w, "value", f->value);
         knum(w, "version", f->version);
         kstr(w, "symbol", f->symbol);
@@ -727,46 +720,46 @@ typedef struct Render {
     size_t n;
     size_t next;    /* first part nobody has started */
     size_t written; /* parts before this are written and freed */
-    mtx_t lock;
-    cnd_t changed;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
 } Render;
 
 /* Renders parts until none is left to start; the writer (`write` set)
  * also writes finished parts in order. */
 static void render_loop(Render *r, Out *write)
 {
-    mtx_lock(&r->lock);
+    pthread_mutex_lock(&r->lock);
     for (;;) {
         if (write && r->written < r->n && r->parts[r->written].done) {
             Part *p = &r->parts[r->written];
-            mtx_unlock(&r->lock);
+            pthread_mutex_unlock(&r->lock);
             out_put(write, p->out.s, p->out.len);
             buf_free(&p->out);
-            mtx_lock(&r->lock);
+            pthread_mutex_lock(&r->lock);
             r->written++;
-            cnd_broadcast(&r->changed);
+            pthread_cond_broadcast(&r->changed);
             continue;
         }
         if (r->next < r->n && r->next < r->written + WINDOW) {
             Part *p = &r->parts[r->next++];
-            mtx_unlock(&r->lock);
+            pthread_mutex_unlock(&r->lock);
             render(r->m, p);
-            mtx_lock(&r->lock);
+            pthread_mutex_lock(&r->lock);
             p->done = true;
-            cnd_broadcast(&r->changed);
+            pthread_cond_broadcast(&r->changed);
             continue;
         }
         if (write ? r->written == r->n : r->next == r->n)
             break;
-        cnd_wait(&r->changed, &r->lock);
+        pthread_cond_wait(&r->changed, &r->lock);
     }
-    mtx_unlock(&r->lock);
+    pthread_mutex_unlock(&r->lock);
 }
 
-static int render_thread(void *arg)
+static void *render_thread(void *arg)
 {
     render_loop(arg, NULL);
-    return 0;
+    return NULL;
 }
 
 static void plan(const Manifest *m, PartVec *parts)
@@ -797,10 +790,9 @@ void json_write_model(const Manifest *m, Out *f)
     PartVec parts = {0};
     plan(m, &parts);
     Render r = {.m = m, .parts = parts.v, .n = parts.n};
-    bool sync = mtx_init(&r.lock, mtx_plain) == thrd_success &&
-                cnd_init(&r.changed) == thrd_success;
-    thrd_t t;
-    bool threaded = sync && parts.n > 4 && thrd_create(&t, render_thread, &r) == thrd_success;
+    bool sync = pthread_mutex_init(&r.lock, NULL) == 0 && pthread_cond_init(&r.changed, NULL) == 0;
+    pthread_t t;
+    bool threaded = sync && parts.n > 4 && pthread_create(&t, NULL, render_thread, &r) == 0;
     if (sync) {
         render_loop(&r, f);
     } else {
@@ -811,10 +803,10 @@ void json_write_model(const Manifest *m, Out *f)
         }
     }
     if (threaded)
-        thrd_join(t, NULL);
+        pthread_join(t, NULL);
     if (sync) {
-        mtx_destroy(&r.lock);
-        cnd_destroy(&r.changed);
+        pthread_mutex_destroy(&r.lock);
+        pthread_cond_destroy(&r.changed);
     }
     vec_free(&parts);
 }

@@ -329,6 +329,7 @@ typedef struct Event {
 
 typedef struct Filter {
     QName name;
+    const char *display; /* name as written in the manifest's terms */
     uint8_t value, version;
     const char *symbol;
     const char *tid;

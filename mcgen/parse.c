@@ -657,6 +657,7 @@ static void read_filter(Parser *p, XmlReader *r, const XmlElem *e)
         f->name.local = "";
     if (!f->name.local)
         f->name.local = "", f->name.ns = "";
+    f->display = qname_display(A(p), f->name);
     uint64_t v;
     if (need_num(p, e, "value", 255, &v))
         f->value = (uint8_t)v;

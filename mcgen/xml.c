@@ -31,7 +31,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <threads.h>
+#include <pthread.h>
 
 #define NS_SEP '\x01'
 #define BLOCK_SIZE (64 * 1024)
@@ -65,8 +65,8 @@ typedef struct Block {
 } Block;
 
 typedef struct Queue {
-    mtx_t lock;
-    cnd_t changed;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
     Block *head, *tail; /* full blocks, in order */
     size_t count;
     Block *spare;       /* empty blocks to reuse */
@@ -87,9 +87,9 @@ static Block *block_new(size_t cap)
 /* Called by the reader thread. */
 static void queue_push(Queue *q, Block *b)
 {
-    mtx_lock(&q->lock);
+    pthread_mutex_lock(&q->lock);
     while (q->count >= QUEUE_BLOCKS && !q->unbounded && !atomic_load(&q->stop))
-        cnd_wait(&q->changed, &q->lock);
+        pthread_cond_wait(&q->changed, &q->lock);
     b->next = NULL;
     if (q->tail)
         q->tail->next = b;
@@ -97,19 +97,19 @@ static void queue_push(Queue *q, Block *b)
         q->head = b;
     q->tail = b;
     q->count++;
-    cnd_broadcast(&q->changed);
-    mtx_unlock(&q->lock);
+    pthread_cond_broadcast(&q->changed);
+    pthread_mutex_unlock(&q->lock);
 }
 
 static Block *queue_spare(Queue *q, size_t need)
 {
     Block *b = NULL;
     if (need <= BLOCK_SIZE) {
-        mtx_lock(&q->lock);
+        pthread_mutex_lock(&q->lock);
         b = q->spare;
         if (b)
             q->spare = b->next;
-        mtx_unlock(&q->lock);
+        pthread_mutex_unlock(&q->lock);
     }
     if (!b)
         b = block_new(need > BLOCK_SIZE ? need : BLOCK_SIZE);
@@ -120,18 +120,18 @@ static Block *queue_spare(Queue *q, size_t need)
 /* Called by the consumer: the next full block, or NULL at the end. */
 static Block *queue_pop(Queue *q)
 {
-    mtx_lock(&q->lock);
+    pthread_mutex_lock(&q->lock);
     while (!q->head && !q->done)
-        cnd_wait(&q->changed, &q->lock);
+        pthread_cond_wait(&q->changed, &q->lock);
     Block *b = q->head;
     if (b) {
         q->head = b->next;
         if (!q->head)
             q->tail = NULL;
         q->count--;
-        cnd_broadcast(&q->changed);
+        pthread_cond_broadcast(&q->changed);
     }
-    mtx_unlock(&q->lock);
+    pthread_mutex_unlock(&q->lock);
     return b;
 }
 
@@ -141,10 +141,10 @@ static void queue_recycle(Queue *q, Block *b)
         free(b);
         return;
     }
-    mtx_lock(&q->lock);
+    pthread_mutex_lock(&q->lock);
     b->next = q->spare;
     q->spare = b;
-    mtx_unlock(&q->lock);
+    pthread_mutex_unlock(&q->lock);
 }
 
 /* ======================================================================
@@ -443,7 +443,7 @@ static bool feed(Producer *pr, const void *data, size_t len, bool final)
     return !pr->failed;
 }
 
-static int producer_main(void *arg)
+static void *producer_main(void *arg)
 {
     Producer *pr = arg;
     if (pr->f) {
@@ -475,11 +475,11 @@ static int producer_main(void *arg)
     else if (pr->cur)
         queue_recycle(pr->q, pr->cur);
     pr->cur = NULL;
-    mtx_lock(&pr->q->lock);
+    pthread_mutex_lock(&pr->q->lock);
     pr->q->done = true;
-    cnd_broadcast(&pr->q->changed);
-    mtx_unlock(&pr->q->lock);
-    return 0;
+    pthread_cond_broadcast(&pr->q->changed);
+    pthread_mutex_unlock(&pr->q->lock);
+    return NULL;
 }
 
 /* ======================================================================
@@ -528,9 +528,9 @@ void xml_stop(XmlReader *r)
 {
     r->failed = true;
     atomic_store(&r->q->stop, true);
-    mtx_lock(&r->q->lock);
-    cnd_broadcast(&r->q->changed);
-    mtx_unlock(&r->q->lock);
+    pthread_mutex_lock(&r->q->lock);
+    pthread_cond_broadcast(&r->q->changed);
+    pthread_mutex_unlock(&r->q->lock);
 }
 
 /* Interns the `n` bytes at s, of any length. */
@@ -940,7 +940,7 @@ const char *xml_attr(const XmlElem *e, const char *local)
 static bool run(const char *file, Arena *arena, const XmlHandler *h, Producer *pr)
 {
     Queue q = {0};
-    if (mtx_init(&q.lock, mtx_plain) != thrd_success || cnd_init(&q.changed) != thrd_success) {
+    if (pthread_mutex_init(&q.lock, NULL) != 0 || pthread_cond_init(&q.changed, NULL) != 0) {
         diag_plain(DIAG_ERROR, "cannot create a lock");
         return false;
     }
@@ -966,8 +966,8 @@ static bool run(const char *file, Arena *arena, const XmlHandler *h, Producer *p
     XML_SetEntityDeclHandler(pr->p, on_entity);
     XML_SetParamEntityParsing(pr->p, XML_PARAM_ENTITY_PARSING_NEVER);
 
-    thrd_t t;
-    bool threaded = thrd_create(&t, producer_main, pr) == thrd_success;
+    pthread_t t;
+    bool threaded = pthread_create(&t, NULL, producer_main, pr) == 0;
     if (!threaded) {
         /* no thread to be had: read everything first, then replay */
         q.unbounded = true;
@@ -979,7 +979,7 @@ static bool run(const char *file, Arena *arena, const XmlHandler *h, Producer *p
         queue_recycle(&q, b);
     }
     if (threaded)
-        thrd_join(t, NULL);
+        pthread_join(t, NULL);
 
     bool ok = !r.failed && !pr->failed;
     XML_ParserFree(pr->p);
@@ -988,8 +988,8 @@ static bool run(const char *file, Arena *arena, const XmlHandler *h, Producer *p
         free(q.spare);
         q.spare = next;
     }
-    mtx_destroy(&q.lock);
-    cnd_destroy(&q.changed);
+    pthread_mutex_destroy(&q.lock);
+    pthread_cond_destroy(&q.changed);
     map_free(&r.interned);
     vec_free(&r.ns);
     vec_free(&r.stack);
