@@ -983,6 +983,8 @@ static bool run(const char *file, Arena *arena, const XmlHandler *h, Producer *p
 
     bool ok = !r.failed && !pr->failed;
     XML_ParserFree(pr->p);
+    pr->p = NULL;
+    pr->q = NULL; /* the queue lives in this frame */
     while (q.spare) {
         Block *next = q.spare->next;
         free(q.spare);
