@@ -212,6 +212,8 @@ static void kmsg(JW *w, const char *k, const MsgRef *r, const char *builtin,
     if (builtin) {
         obj_begin(w, k);
         kstr(w, "id", builtin_id);
+        if (r->has_msgid)
+            knum(w, "messageId", r->msgid);
         kbool(w, "builtin", true);
         obj_begin(w, "text");
         kstr(w, "neutral", builtin);
@@ -225,6 +227,8 @@ static void kmsg(JW *w, const char *k, const MsgRef *r, const char *builtin,
     }
     obj_begin(w, k);
     kstr(w, "id", r->id);
+    if (r->has_msgid)
+        knum(w, "messageId", r->msgid);
     obj_begin(w, "text");
     for (size_t i = 0; r->text && i < w->m->cultures.n; i++)
         if (r->text[i])

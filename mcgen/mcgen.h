@@ -117,6 +117,10 @@ typedef struct MsgRef {
     const char *id; /* NULL: no message attribute */
     const String **text; /* after resolution: the string in each culture
                           * (Manifest.cultures order), NULL where missing */
+    uint32_t msgid;      /* mc's message id (msgid.c), valid when has_msgid;
+                          * built-in items and imported winmeta channels
+                          * have one without a string id */
+    bool has_msgid;
     Loc loc;
 } MsgRef;
 
@@ -417,6 +421,7 @@ typedef struct Manifest {
     VEC(Culture *) cultures;
     Map culture_by_name;
     Map provider_by_name; /* for importChannel across providers */
+    Map msgid_by_string; /* string id -> uint32_t* (msgid.c) */
     size_t skipped_counter_sections;
     int warned_no_localization;
 } Manifest;
@@ -446,6 +451,14 @@ Manifest *manifest_load_file(const char *path);
 /* The same from bytes in memory fed in chunks of `chunk` bytes (0: all). */
 Manifest *manifest_load_mem(const char *name, const void *bytes, size_t len, size_t chunk);
 void manifest_free(Manifest *m);
+
+/* ======================================================================
+ * msgid.c
+ * ==================================================================== */
+
+/* Gives every message its id as mc.exe 10.0.18362 does
+ * (../shared/docs/message-ids.md); run on a resolved model. */
+void msgid_assign(Manifest *m);
 
 /* ======================================================================
  * json.c

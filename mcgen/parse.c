@@ -1409,6 +1409,8 @@ static Manifest *load(Manifest *m, bool (*run)(Manifest *, const XmlHandler *, v
         ok = false;
     if (ok && !p.failed)
         resolve(m);
+    if (ok && !p.failed && diag_error_count() == errors_before)
+        msgid_assign(m);
     if (!ok || p.failed || diag_error_count() != errors_before) {
         manifest_free(m);
         return NULL;
@@ -1533,6 +1535,7 @@ void manifest_free(Manifest *m)
     vec_free(&m->cultures);
     map_free(&m->culture_by_name);
     map_free(&m->provider_by_name);
+    map_free(&m->msgid_by_string);
     arena_free(&m->arena);
     free(m);
 }

@@ -216,6 +216,43 @@ def compare_with_header(case, model):
     report(not bad, "%s: %d %s match mc.h" % (case, len(descs), what), "; ".join(bad[:10]))
 
 
+def message_ids(model):
+    """{string id: message id} over every message object of the model."""
+    out = {}
+
+    def walk(x):
+        if isinstance(x, dict):
+            if "messageId" in x and "id" in x and not x.get("builtin"):
+                out.setdefault(x["id"], set()).add(x["messageId"])
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+    walk(model["providers"])
+    walk(model["messageTable"])
+    return out
+
+
+def compare_message_ids(case, model):
+    """message-ids.md 6: one '#define MSG_<id> 0x...L' per string that got an
+    id, <id> with every character outside [A-Za-z0-9_] replaced by '_'."""
+    text = open(os.path.join(CORPUS, "golden", case, "mc.h"), encoding="latin-1").read()
+    theirs = {m.group(1): int(m.group(2), 16)
+              for m in re.finditer(r"^#define MSG_(\w+)\s+0x([0-9A-Fa-f]+)L", text, re.M)}
+    ours, bad = {}, []
+    for sid, ids in message_ids(model).items():
+        if len(ids) != 1:
+            bad.append("string %s has ids %s" % (sid, sorted(hex(i) for i in ids)))
+        ours[re.sub(r"[^A-Za-z0-9_]", "_", sid)] = min(ids)
+    for name in sorted(set(ours) | set(theirs)):
+        if ours.get(name) != theirs.get(name):
+            bad.append("MSG_%s: ours %s, mc.h %s" % (
+                name, hex(ours[name]) if name in ours else "none",
+                hex(theirs[name]) if name in theirs else "none"))
+    report(not bad, "%s: %d MSG_ ids equal mc.h's" % (case, len(theirs)), "; ".join(bad[:8]))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mcgen", required=True)
@@ -237,6 +274,7 @@ def main():
             continue
         if case in models:
             compare_with_header(case, models[case])
+            compare_message_ids(case, models[case])
         else:
             report(False, "%s: compare with mc.h" % case, "manifest did not load")
     print("%d passed, %d failed, %d skipped" % (results["passed"], results["failed"],

@@ -13,6 +13,7 @@ int main(void)
     SRunner *sr = srunner_create(util_suite());
     srunner_add_suite(sr, xml_suite());
     srunner_add_suite(sr, parse_suite());
+    srunner_add_suite(sr, msgid_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

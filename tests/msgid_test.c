@@ -1,0 +1,113 @@
+/*
+ * msgid_test.c - message ids by mc's formula (../shared/docs/message-ids.md):
+ * every kind of element, the counters, shared strings, explicit
+ * <messageTable> ids, the tag-0 form for events on imported System/
+ * Application/Security channels, built-in items, and a second provider.
+ * Expected values are worked out from the document's formula, by hand.
+ */
+#include <string.h>
+
+#include "unit.h"
+
+#define NS "xmlns='" NS_EVENTS "' xmlns:win='" NS_WIN "'"
+
+static const char doc[] =
+    "<instrumentationManifest " NS "><instrumentation><events>\n"
+    "<provider name='A' guid='{00000000-0000-0000-0000-000000000001}' message='$(string.p)'>\n"
+    " <channels>\n"
+    "  <channel name='A/Op' type='Operational' message='$(string.c1)'/>\n"
+    "  <channel name='A/Dbg' type='Debug'/>\n"
+    "  <importChannel name='System' chid='Sys'/>\n"
+    "  <channel name='A/Adm' type='Admin' message='$(string.c2)'/>\n"
+    " </channels>\n"
+    " <levels><level name='L' value='16' message='$(string.l)'/></levels>\n"
+    " <tasks><task name='T' value='0x11' message='$(string.t)'>\n"
+    "   <opcodes><opcode name='TO' value='102' message='$(string.to)'/></opcodes></task></tasks>\n"
+    " <opcodes><opcode name='O' value='11' message='$(string.o)'/></opcodes>\n"
+    " <keywords><keyword name='K' mask='0x400000000000' message='$(string.k)'/></keywords>\n"
+    " <maps>\n"
+    "  <valueMap name='V'><map value='7' message='$(string.v1)'/><map value='8'/>\n"
+    "   <map value='9' message='$(string.v2)'/></valueMap>\n"
+    "  <bitMap name='B'><map value='1' message='$(string.b1)'/></bitMap>\n"
+    " </maps>\n"
+    " <events>\n"
+    "  <event value='5' version='1' message='$(string.e)'/>\n"
+    "  <event value='6' channel='Sys' message='$(string.sys)'/>\n"
+    "  <event value='7' channel='Application' message='$(string.app)' level='win:Error'/>\n"
+    "  <event value='8' message='$(string.shared)'/>\n"
+    "  <event value='9' message='$(string.shared)'/>\n"
+    "  <event value='10' message='$(string.explicit)'/>\n"
+    " </events>\n"
+    " <filters><filter name='F' value='0xFE' version='2' message='$(string.f)'/></filters>\n"
+    "</provider>\n"
+    "<provider name='B' guid='{00000000-0000-0000-0000-000000000002}' message='$(string.p2)'>\n"
+    " <events><event value='1' message='$(string.e2)'/></events>\n"
+    "</provider>\n"
+    "<messageTable><message value='0x12345' message='$(string.explicit)'/></messageTable>\n"
+    "</events></instrumentation>\n"
+    "<localization><resources culture='en-US'><stringTable>\n"
+    " <string id='p' value='x'/><string id='c1' value='x'/><string id='c2' value='x'/>\n"
+    " <string id='l' value='x'/><string id='t' value='x'/><string id='to' value='x'/>\n"
+    " <string id='o' value='x'/><string id='k' value='x'/><string id='v1' value='x'/>\n"
+    " <string id='v2' value='x'/><string id='b1' value='x'/><string id='e' value='x'/>\n"
+    " <string id='sys' value='x'/><string id='app' value='x'/><string id='shared' value='x'/>\n"
+    " <string id='explicit' value='x'/><string id='f' value='x'/><string id='p2' value='x'/>\n"
+    " <string id='e2' value='x'/>\n"
+    "</stringTable></resources></localization></instrumentationManifest>\n";
+
+static uint32_t id_of(const MsgRef *r)
+{
+    ck_assert_msg(r->has_msgid, "no message id for '%s'", r->id ? r->id : "(none)");
+    return r->msgid;
+}
+
+START_TEST(test_msgid_formula_for_every_kind)
+{
+    Manifest *m = manifest_load_mem("t.man", doc, strlen(doc), 0);
+    ck_assert_ptr_nonnull(m);
+    Provider *a = m->providers.v[0], *b = m->providers.v[1];
+    /* 0x9 counter: the provider, then channels that have a message, in
+     * channel order; an imported winmeta channel always has one */
+    ck_assert_uint_eq(id_of(&a->msg), 0x90000001);
+    ck_assert_uint_eq(id_of(&a->channels.v[0]->msg), 0x90000002);
+    ck_assert(!a->channels.v[1]->msg.has_msgid);
+    ck_assert_uint_eq(id_of(&a->channels.v[2]->msg), 0x90000003);
+    ck_assert_uint_eq(id_of(&a->channels.v[3]->msg), 0x90000004);
+    ck_assert_uint_eq(id_of(&a->channels.v[4]->msg), 0x90000005); /* auto-imported Application */
+    ck_assert_uint_eq(id_of(&a->levels.v[0]->n.msg), 0x50000010);
+    ck_assert_uint_eq(id_of(&a->tasks.v[0]->n.msg), 0x70000011);
+    ck_assert_uint_eq(id_of(&a->tasks.v[0]->opcodes.v[0]->n.msg), 0x30110066);
+    ck_assert_uint_eq(id_of(&a->opcodes.v[0]->n.msg), 0x3000000B);
+    ck_assert_uint_eq(id_of(&a->keywords.v[0]->n.msg), 0x1000002F);
+    /* value-map and bit-map items count separately; no message, no number */
+    ck_assert_uint_eq(id_of(&a->maps.v[0]->items.v[0]->msg), 0xD0000001);
+    ck_assert(!a->maps.v[0]->items.v[1]->msg.has_msgid);
+    ck_assert_uint_eq(id_of(&a->maps.v[0]->items.v[2]->msg), 0xD0000002);
+    ck_assert_uint_eq(id_of(&a->maps.v[1]->items.v[0]->msg), 0xF0000001);
+    ck_assert_uint_eq(id_of(&a->events.v[0]->msg), 0xB0010005);
+    ck_assert_uint_eq(id_of(&a->events.v[1]->msg), 0x00000006); /* on imported System */
+    ck_assert_uint_eq(id_of(&a->events.v[2]->msg), 0x00000007); /* on auto-imported Application */
+    /* a shared string keeps the id of its first user */
+    ck_assert_uint_eq(id_of(&a->events.v[3]->msg), 0xB0000008);
+    ck_assert_uint_eq(id_of(&a->events.v[4]->msg), 0xB0000008);
+    /* <messageTable> wins over the formula */
+    ck_assert_uint_eq(id_of(&a->events.v[5]->msg), 0x12345);
+    ck_assert_uint_eq(id_of(&a->filters.v[0]->msg), 0x508002FE);
+    /* built-in items keep winmeta's id (position 0) */
+    ck_assert_uint_eq(id_of(&a->events.v[2]->level->n.msg), 0x50000002);
+    /* the second provider: position 1 */
+    ck_assert_uint_eq(id_of(&b->msg), 0x91000001);
+    ck_assert_uint_eq(id_of(&b->events.v[0]->msg), 0xB1000001);
+    manifest_free(m);
+    diag_reset();
+}
+END_TEST
+
+Suite *msgid_suite(void)
+{
+    Suite *s = suite_create("msgid");
+    TCase *tc = tcase_create("msgid");
+    tcase_add_test(tc, test_msgid_formula_for_every_kind);
+    suite_add_tcase(s, tc);
+    return s;
+}
