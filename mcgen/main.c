@@ -19,6 +19,9 @@ static void usage(FILE *f)
           "\n"
           "options:\n"
           "  --json=FILE   write the resolved model as JSON (docs/json-model.md)\n"
+          "  --message-tables=DIR\n"
+          "                write the message table of each culture as mc.exe does:\n"
+          "                DIR/MSG00001.bin for the first culture, MSG00002.bin, ...\n"
           "  --help        show this help\n"
           "  --version     show the version\n",
           f);
@@ -26,7 +29,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    const char *json = NULL, *input = NULL;
+    const char *json = NULL, *tables = NULL, *input = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-?") == 0) {
@@ -39,6 +42,8 @@ int main(int argc, char **argv)
             json = a + 7;
         } else if (strcmp(a, "--json") == 0 && i + 1 < argc) {
             json = argv[++i];
+        } else if (strncmp(a, "--message-tables=", 17) == 0 && a[17]) {
+            tables = a + 17;
         } else if (a[0] == '-' && a[1]) {
             diag_plain(DIAG_ERROR, "unknown option '%s' (see mcgen --help)", a);
             return 2;
@@ -64,6 +69,21 @@ int main(int argc, char **argv)
         json_write_model(m, o);
         if (!out_commit(o, true))
             status = 2;
+    }
+    /* one table per culture; a culture without any message gets none,
+     * as mc writes no file for a manifest without messages */
+    for (size_t i = 0; tables && i < m->cultures.n; i++) {
+        if (!msgtable_count(m, i))
+            continue;
+        Buf path = {0}, bin = {0};
+        buf_printf(&path, "%s/MSG%05zX.bin", tables, i + 1);
+        msgtable_build(m, i, &bin);
+        Out *o = out_open(path.s);
+        out_put(o, bin.s, bin.len);
+        if (!out_commit(o, true))
+            status = 2;
+        buf_free(&path);
+        buf_free(&bin);
     }
     /* The process is about to end and take the model with it; freeing a
      * large model costs time for nothing.  Sanitizer builds free it so that

@@ -461,6 +461,16 @@ void manifest_free(Manifest *m);
 void msgid_assign(Manifest *m);
 
 /* ======================================================================
+ * msgtable.c
+ * ==================================================================== */
+
+/* The message table of culture number `culture` (Manifest.cultures
+ * order), appended to `out` as mc writes MSG0000N.bin. */
+void msgtable_build(const Manifest *m, size_t culture, Buf *out);
+/* How many messages that table holds (0: mc writes no file). */
+size_t msgtable_count(const Manifest *m, size_t culture);
+
+/* ======================================================================
  * json.c
  * ==================================================================== */
 

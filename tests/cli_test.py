@@ -146,6 +146,17 @@ def main():
         check(not [f for f in os.listdir(tmp) if "mcgen-" in f],
               "no temporary files left after replacing")
 
+        # message tables: one per culture, MSG00001.bin (en-US), MSG00002.bin (de-DE)
+        tables = os.path.join(tmp, "tables")
+        os.mkdir(tables)
+        r = run(mcgen, "--message-tables=" + tables, HELLO)
+        names = sorted(os.listdir(tables))
+        de = open(os.path.join(tables, "MSG00002.bin"), "rb").read() if "MSG00002.bin" in names else b""
+        check(r.returncode == 0 and names == ["MSG00001.bin", "MSG00002.bin"]
+              and "Hallo, %1!".encode("utf-16-le") in de
+              and "Begrüßung\r\n\0".encode("utf-16-le") in de,
+              "--message-tables writes one table per culture", "%r %r" % (names, r.stderr))
+
         # an output directory that does not exist: exit 2, nothing written
         r = run(mcgen, "--json=" + os.path.join(tmp, "nodir", "x.json"), HELLO)
         check(r.returncode == 2 and "cannot create a temporary file for" in r.stderr,

@@ -13,6 +13,9 @@ tasks, keyword masks (plus the bit mc adds for a declared channel); where the he
 user-mode template helpers (-um) also the template field types, through
 mc's type-mangling rules (../shared/docs/header-api.md section 6).
 
+The message tables mcgen writes (--message-tables) are compared byte for
+byte with every golden MSG00001.bin (and mc 8.1's where the case has it).
+
 Prints one line per check and "N passed, N failed, N skipped".
 Skips, saying so, when ../shared/corpus is absent.
 """
@@ -253,6 +256,30 @@ def compare_message_ids(case, model):
     report(not bad, "%s: %d MSG_ ids equal mc.h's" % (case, len(theirs)), "; ".join(bad[:8]))
 
 
+def compare_message_table(mcgen, case, tmp):
+    """Byte-exact MSG00001.bin (msgtable.md), and mc 8.1's where present."""
+    gold = os.path.join(CORPUS, "golden", case)
+    out = os.path.join(tmp, "tables-" + case)
+    os.makedirs(out, exist_ok=True)
+    r = subprocess.run([mcgen, "--message-tables=" + out, os.path.join(gold, "input.man")],
+                       capture_output=True, text=True)
+    ours = os.path.join(out, "MSG00001.bin")
+    if r.returncode != 0 or not os.path.exists(ours):
+        report(False, "%s: MSG00001.bin" % case, "exit %d %s" % (r.returncode, r.stderr[:300]))
+        return
+    mine = open(ours, "rb").read()
+    for name in ("MSG00001.bin", "MSG00001.mc-8.1.bin"):
+        path = os.path.join(gold, name)
+        if not os.path.exists(path):
+            continue
+        want = open(path, "rb").read()
+        diff = next((i for i in range(min(len(mine), len(want))) if mine[i] != want[i]),
+                    None if len(mine) == len(want) else min(len(mine), len(want)))
+        report(diff is None, "%s: %s byte-identical (%d bytes)" % (case, name, len(want)),
+               "first difference at 0x%x (ours %d bytes, mc %d bytes)"
+               % (diff or 0, len(mine), len(want)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mcgen", required=True)
@@ -268,6 +295,9 @@ def main():
             model = check_manifest(mcgen, path, tmp)
             if model and path.endswith("input.man"):
                 models[os.path.basename(os.path.dirname(path))] = model
+        for case in sorted(os.listdir(os.path.join(CORPUS, "golden"))):
+            if os.path.exists(os.path.join(CORPUS, "golden", case, "MSG00001.bin")):
+                compare_message_table(mcgen, case, tmp)
     gold = os.path.join(CORPUS, "golden")
     for case in sorted(os.listdir(gold)):
         if not os.path.exists(os.path.join(gold, case, "mc.h")):

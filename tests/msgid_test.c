@@ -103,11 +103,59 @@ START_TEST(test_msgid_formula_for_every_kind)
 }
 END_TEST
 
+/* The worked example of ../shared/docs/msgtable.md section 5 (mc's
+ * EventAttributes.msg.bin, 168 bytes), rebuilt from an equivalent manifest. */
+START_TEST(test_msgtable_worked_example)
+{
+    static const char man[] =
+        "<instrumentationManifest " NS "><instrumentation><events>\n"
+        "<provider name='P' guid='{00000000-0000-0000-0000-000000000001}' message='$(string.p)'>\n"
+        " <channels><channel name='C' type='Operational' message='$(string.c)'/></channels>\n"
+        " <events><event value='1' level='win:Error'/><event value='2' level='win:Warning'/>\n"
+        "  <event value='3' level='win:Informational'/></events>\n"
+        "</provider></events></instrumentation>\n"
+        "<localization><resources culture='en-US'><stringTable>\n"
+        " <string id='p' value='Provider.1'/><string id='c' value='Channel.1.1'/>\n"
+        "</stringTable></resources></localization></instrumentationManifest>\n";
+    Manifest *m = manifest_load_mem("t.man", man, strlen(man), 0);
+    ck_assert_ptr_nonnull(m);
+    Buf b = {0};
+    msgtable_build(m, 0, &b);
+    const unsigned char *u = (const unsigned char *)b.s;
+    ck_assert_uint_eq(b.len, 168);
+    static const unsigned char head[28] = {
+        0x02, 0, 0, 0,
+        0x02, 0, 0, 0x50, 0x04, 0, 0, 0x50, 0x1c, 0, 0, 0,
+        0x01, 0, 0, 0x90, 0x02, 0, 0, 0x90, 0x68, 0, 0, 0};
+    ck_assert_mem_eq(u, head, sizeof head);
+    static const struct { size_t at; unsigned len; const char *text; } e[] = {
+        {0x1c, 20, "Error"}, {0x30, 24, "Warning"}, {0x48, 32, "Information"},
+        {0x68, 32, "Provider.1"}, {0x88, 32, "Channel.1.1"}};
+    for (size_t i = 0; i < 5; i++) {
+        ck_assert_uint_eq(u[e[i].at] | u[e[i].at + 1] << 8, e[i].len);
+        ck_assert_uint_eq(u[e[i].at + 2] | u[e[i].at + 3] << 8, 1); /* Unicode */
+        size_t n = strlen(e[i].text);
+        for (size_t k = 0; k < n; k++) {
+            ck_assert_uint_eq(u[e[i].at + 4 + 2 * k], (unsigned char)e[i].text[k]);
+            ck_assert_uint_eq(u[e[i].at + 5 + 2 * k], 0);
+        }
+        static const unsigned char crlfnul[6] = {'\r', 0, '\n', 0, 0, 0};
+        ck_assert_mem_eq(u + e[i].at + 4 + 2 * n, crlfnul, 6);
+        for (size_t k = e[i].at + 10 + 2 * n; k < e[i].at + e[i].len; k++)
+            ck_assert_uint_eq(u[k], 0); /* padding */
+    }
+    buf_free(&b);
+    manifest_free(m);
+    diag_reset();
+}
+END_TEST
+
 Suite *msgid_suite(void)
 {
     Suite *s = suite_create("msgid");
     TCase *tc = tcase_create("msgid");
     tcase_add_test(tc, test_msgid_formula_for_every_kind);
+    tcase_add_test(tc, test_msgtable_worked_example);
     suite_add_tcase(s, tc);
     return s;
 }
