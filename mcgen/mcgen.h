@@ -471,6 +471,26 @@ void msgtable_build(const Manifest *m, size_t culture, Buf *out);
 size_t msgtable_count(const Manifest *m, size_t culture);
 
 /* ======================================================================
+ * msgtable_read.c
+ * ==================================================================== */
+
+typedef struct MsgTableEntry {
+    uint32_t id;
+    bool unicode;
+    char *text; /* UTF-8, heap */
+} MsgTableEntry;
+
+typedef struct MsgTable {
+    VEC(MsgTableEntry) entries; /* in id order */
+} MsgTable;
+
+/* Reads a MESSAGE_RESOURCE_DATA.  false with `err` set to
+ * "offset 0x..: what is wrong" on the first inconsistency; `out` then holds
+ * what was read before it (free it either way). */
+bool msgtable_read(const void *bytes, size_t n, MsgTable *out, Buf *err);
+void msgtable_free(MsgTable *t);
+
+/* ======================================================================
  * json.c
  * ==================================================================== */
 
