@@ -19,6 +19,10 @@ static void usage(FILE *f)
           "\n"
           "options:\n"
           "  --json=FILE   write the resolved model as JSON (docs/json-model.md)\n"
+          "  --wevt=FILE   write the WEVT_TEMPLATE resource (TEMP.BIN) as mc.exe does\n"
+          "  --mc-compat=VERSION\n"
+          "                binary format of that mc.exe: 10.0.18362 (default, CRIM 5.1),\n"
+          "                10.0.15063 (CRIM 3.1) or 8.1 (CRIM 3.1, MD5 template ids)\n"
           "  --message-tables=DIR\n"
           "                write the message table of each culture as mc.exe does:\n"
           "                DIR/MSG00001.bin for the first culture, MSG00002.bin, ...\n"
@@ -29,7 +33,8 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    const char *json = NULL, *tables = NULL, *input = NULL;
+    const char *json = NULL, *tables = NULL, *wevt = NULL, *input = NULL;
+    WevtFormat format = WEVT_V5;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-?") == 0) {
@@ -42,6 +47,21 @@ int main(int argc, char **argv)
             json = a + 7;
         } else if (strcmp(a, "--json") == 0 && i + 1 < argc) {
             json = argv[++i];
+        } else if (strncmp(a, "--wevt=", 7) == 0 && a[7]) {
+            wevt = a + 7;
+        } else if (strncmp(a, "--mc-compat=", 12) == 0) {
+            if (strcmp(a + 12, "10.0.18362") == 0)
+                format = WEVT_V5;
+            else if (strcmp(a + 12, "10.0.15063") == 0)
+                format = WEVT_V3;
+            else if (strcmp(a + 12, "8.1") == 0)
+                format = WEVT_V3_MC81;
+            else {
+                diag_plain(DIAG_ERROR,
+                           "unknown --mc-compat version '%s' (10.0.18362, 10.0.15063 or 8.1)",
+                           a + 12);
+                return 2;
+            }
         } else if (strncmp(a, "--message-tables=", 17) == 0 && a[17]) {
             tables = a + 17;
         } else if (a[0] == '-' && a[1]) {
@@ -69,6 +89,15 @@ int main(int argc, char **argv)
         json_write_model(m, o);
         if (!out_commit(o, true))
             status = 2;
+    }
+    if (wevt) {
+        Buf bin = {0};
+        wevt_build(m, format, &bin);
+        Out *o = out_open(wevt);
+        out_put(o, bin.s, bin.len);
+        if (!out_commit(o, true))
+            status = 2;
+        buf_free(&bin);
     }
     /* one table per culture; a culture without any message gets none,
      * as mc writes no file for a manifest without messages */

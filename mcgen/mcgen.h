@@ -131,12 +131,14 @@ typedef struct Task Task;
 typedef struct Named {
     QName name;
     const char *display; /* name as the manifest would write it: "win:Error" */
+    const char *written; /* the name attribute as written ("ns1:Level1"), trimmed */
     const char *symbol; /* NULL when absent */
     MsgRef msg;
     const char *builtin_msg; /* winmeta item: its message text */
     const char *builtin_msgid; /* winmeta item: its string id (level.Error) */
     bool builtin;            /* from winmeta */
     struct Named *homonym;   /* next item of the same kind and local name */
+    uint32_t wevt;           /* wevt.c: offset of its entry in TEMP.BIN */
     Loc loc;
 } Named;
 
@@ -211,6 +213,7 @@ typedef struct Channel {
     struct Channel *import_of; /* the imported channel (winmeta or another provider's) */
     Provider *owner;
     uint32_t index; /* position in the provider's channel list (CHAN order) */
+    uint32_t wevt;  /* wevt.c: offset of its CHAN entry */
     ChannelLogging logging;
     ChannelPublishing publishing;
     Loc loc;
@@ -232,6 +235,7 @@ typedef struct ValueMap {
     const char *name; /* maps are named by plain strings, not QNames */
     const char *symbol;
     const char *format; /* patternMap */
+    uint32_t wevt;      /* wevt.c: offset of its VMAP/BMAP entry */
     VEC(MapItem *) items;
     Loc loc;
 } ValueMap;
@@ -300,6 +304,7 @@ typedef struct Layout {
     const char *name; /* name= attribute, optional */
     VEC(Field *) fields;
     XmlNode *user_data;
+    uint32_t wevt; /* wevt.c: offset of its TEMP entry */
     Loc loc;
 } Layout;
 
@@ -334,6 +339,7 @@ typedef struct Event {
 typedef struct Filter {
     QName name;
     const char *display; /* name as written in the manifest's terms */
+    const char *written; /* the name attribute as written, trimmed */
     uint8_t value, version;
     const char *symbol;
     const char *tid;
@@ -489,6 +495,20 @@ typedef struct MsgTable {
  * what was read before it (free it either way). */
 bool msgtable_read(const void *bytes, size_t n, MsgTable *out, Buf *err);
 void msgtable_free(MsgTable *t);
+
+/* ======================================================================
+ * wevt.c
+ * ==================================================================== */
+
+typedef enum {
+    WEVT_V5,      /* CRIM 5.1, mc 10.0.18362 (and later) */
+    WEVT_V3,      /* CRIM 3.1, mc 10.0.15063 */
+    WEVT_V3_MC81, /* CRIM 3.1 with mc 8.1's template ids */
+} WevtFormat;
+
+/* The WEVT_TEMPLATE resource (<base>TEMP.BIN), appended to `out`.
+ * Annotates the model with entry offsets. */
+void wevt_build(Manifest *m, WevtFormat format, Buf *out);
 
 /* ======================================================================
  * json.c

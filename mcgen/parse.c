@@ -277,6 +277,18 @@ static void push(Parser *p, Kind k, void *obj)
     vec_push(&p->stack, f);
 }
 
+/* The name= attribute exactly as written (trimmed), prefix included:
+ * the binary outputs store names that way. */
+static const char *written_name(Parser *p, const XmlElem *e)
+{
+    const char *v = xml_attr(e, "name");
+    if (!v)
+        return "";
+    size_t n;
+    const char *t = trim_span(v, &n);
+    return arena_strndup(A(p), t, n);
+}
+
 static void named(Parser *p, XmlReader *r, const XmlElem *e, Named *n)
 {
     n->loc = e->loc;
@@ -285,6 +297,7 @@ static void named(Parser *p, XmlReader *r, const XmlElem *e, Named *n)
     if (!n->name.local)
         n->name.local = "", n->name.ns = "";
     n->display = qname_display(A(p), n->name);
+    n->written = written_name(p, e);
     n->symbol = dup(p, xml_attr(e, "symbol"));
     msg_attr(p, e, "message", &n->msg);
 }
@@ -658,6 +671,7 @@ static void read_filter(Parser *p, XmlReader *r, const XmlElem *e)
     if (!f->name.local)
         f->name.local = "", f->name.ns = "";
     f->display = qname_display(A(p), f->name);
+    f->written = written_name(p, e);
     uint64_t v;
     if (need_num(p, e, "value", 255, &v))
         f->value = (uint8_t)v;

@@ -131,6 +131,13 @@ bool is_xml_space(int c);
  * pointer into s and stores the new length. */
 const char *trim_span(const char *s, size_t *len);
 
+/* SHA-256 of n bytes. */
+void sha256(const void *data, size_t n, unsigned char out[32]);
+/* MD5 of n bytes; md5_from starts from a given chaining state (the
+ * padding then counts only these n bytes). */
+void md5(const void *data, size_t n, unsigned char out[16]);
+void md5_from(const uint32_t init[4], const void *data, size_t n, unsigned char out[16]);
+
 /* Reads a whole file; NULL with errno set on failure. */
 char *read_file(const char *path, size_t *len);
 

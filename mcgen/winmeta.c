@@ -42,6 +42,7 @@ static void wm_named(WmParser *w, const XmlElem *e, Named *n)
     n->name.ns = NS_WIN;
     n->name.local = arena_strdup(a, wm_attr(w, e, "name"));
     n->display = arena_printf(a, "win:%s", n->name.local);
+    n->written = n->display;
     n->symbol = arena_strdup(a, wm_attr(w, e, "symbol"));
     n->builtin_msg = arena_strdup(a, wm_attr(w, e, "message"));
     n->builtin_msgid = arena_strdup(a, wm_attr(w, e, "msgId"));

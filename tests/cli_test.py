@@ -157,6 +157,19 @@ def main():
               and "Begrüßung\r\n\0".encode("utf-16-le") in de,
               "--message-tables writes one table per culture", "%r %r" % (names, r.stderr))
 
+        # the WEVT_TEMPLATE resource: CRIM 5.1 by default, 3.1 on request
+        r = run(mcgen, "--wevt=" + os.path.join(tmp, "helloTEMP.BIN"), HELLO)
+        b = open(os.path.join(tmp, "helloTEMP.BIN"), "rb").read() if r.returncode == 0 else b""
+        size = int.from_bytes(b[4:8], "little") if b else -1
+        check(b[:4] == b"CRIM" and b[8:12] == b"\x05\x00\x01\x00" and size + 2 == len(b)
+              and b[-2:] == b"\0\0", "--wevt writes CRIM 5.1 with the 2-byte trailer", r.stderr)
+        r = run(mcgen, "--mc-compat=10.0.15063", "--wevt=" + os.path.join(tmp, "v3.BIN"), HELLO)
+        b = open(os.path.join(tmp, "v3.BIN"), "rb").read() if r.returncode == 0 else b""
+        check(b[8:12] == b"\x03\x00\x01\x00", "--mc-compat=10.0.15063 writes CRIM 3.1", r.stderr)
+        r = run(mcgen, "--mc-compat=7", "--wevt=" + os.path.join(tmp, "x.BIN"), HELLO)
+        check(r.returncode == 2 and "unknown --mc-compat version '7'" in r.stderr,
+              "unknown --mc-compat version exits 2", r.stderr)
+
         # an output directory that does not exist: exit 2, nothing written
         r = run(mcgen, "--json=" + os.path.join(tmp, "nodir", "x.json"), HELLO)
         check(r.returncode == 2 and "cannot create a temporary file for" in r.stderr,

@@ -14,7 +14,9 @@ user-mode template helpers (-um) also the template field types, through
 mc's type-mangling rules (../shared/docs/header-api.md section 6).
 
 The message tables mcgen writes (--message-tables) are compared byte for
-byte with every golden MSG00001.bin (and mc 8.1's where the case has it).
+byte with every golden MSG00001.bin (and mc 8.1's where the case has it),
+and its WEVT_TEMPLATE (--wevt) with every golden TEMP.BIN, in the format of
+each mc version the case has (10.0.18362, 10.0.15063, 8.1).
 
 Prints one line per check and "N passed, N failed, N skipped".
 Skips, saying so, when ../shared/corpus is absent.
@@ -273,11 +275,39 @@ def compare_message_table(mcgen, case, tmp):
         if not os.path.exists(path):
             continue
         want = open(path, "rb").read()
-        diff = next((i for i in range(min(len(mine), len(want))) if mine[i] != want[i]),
-                    None if len(mine) == len(want) else min(len(mine), len(want)))
+        diff = first_difference(mine, want)
         report(diff is None, "%s: %s byte-identical (%d bytes)" % (case, name, len(want)),
                "first difference at 0x%x (ours %d bytes, mc %d bytes)"
                % (diff or 0, len(mine), len(want)))
+
+
+def first_difference(a, b):
+    i = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), None)
+    if i is None and len(a) != len(b):
+        i = min(len(a), len(b))
+    return i
+
+
+def compare_wevt(mcgen, case, tmp):
+    """Byte-exact TEMP.BIN (wevt-template.md) for each mc version the case has."""
+    gold = os.path.join(CORPUS, "golden", case)
+    for name, compat in (("TEMP.BIN", "10.0.18362"), ("TEMP.mc-10.0.15063.BIN", "10.0.15063"),
+                         ("TEMP.mc-8.1.BIN", "8.1")):
+        path = os.path.join(gold, name)
+        if not os.path.exists(path):
+            continue
+        ours = os.path.join(tmp, "%s-%s" % (case, name))
+        r = subprocess.run([mcgen, "--mc-compat=" + compat, "--wevt=" + ours,
+                            os.path.join(gold, "input.man")], capture_output=True, text=True)
+        if r.returncode != 0 or not os.path.exists(ours):
+            report(False, "%s: %s" % (case, name), "exit %d %s" % (r.returncode, r.stderr[:300]))
+            continue
+        mine, want = open(ours, "rb").read(), open(path, "rb").read()
+        diff = first_difference(mine, want)
+        report(diff is None, "%s: %s byte-identical (%d bytes, --mc-compat=%s)"
+               % (case, name, len(want), compat),
+               "first difference at 0x%x (ours %d bytes, mc %d bytes); "
+               "python3 ../shared/tools/wevtdump.py shows both" % (diff or 0, len(mine), len(want)))
 
 
 def main():
@@ -298,6 +328,7 @@ def main():
         for case in sorted(os.listdir(os.path.join(CORPUS, "golden"))):
             if os.path.exists(os.path.join(CORPUS, "golden", case, "MSG00001.bin")):
                 compare_message_table(mcgen, case, tmp)
+            compare_wevt(mcgen, case, tmp)
     gold = os.path.join(CORPUS, "golden")
     for case in sorted(os.listdir(gold)):
         if not os.path.exists(os.path.join(gold, case, "mc.h")):

@@ -10,6 +10,7 @@ Suite *util_suite(void);
 Suite *xml_suite(void);
 Suite *parse_suite(void);
 Suite *msgid_suite(void);
+Suite *wevt_suite(void);
 
 /* The chunk sizes every in-memory parse is run with (0 = all at once). */
 extern const size_t unit_chunks[5];
