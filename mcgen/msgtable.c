@@ -102,7 +102,7 @@ static void collect(const Manifest *m, Collect *c)
         add(c, &m->message_table.v[i]->msg, NULL);
     /* one entry per id: a shared string or a built-in item used by several
      * events is collected more than once, always with the same text */
-    qsort(c->v.v, c->v.n, sizeof *c->v.v, by_id);
+    sort_stable(c->v.v, c->v.n, sizeof *c->v.v, by_id);
     size_t n = 0;
     for (size_t i = 0; i < c->v.n; i++)
         if (n == 0 || c->v.v[n - 1].id != c->v.v[i].id)

@@ -641,3 +641,37 @@ void md5(const void *data, size_t n, unsigned char out[16])
     static const uint32_t init[4] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476};
     md5_from(init, data, n, out);
 }
+
+/* ---- stable sort (merge sort): equal elements keep their order, so the
+ * result is the same with every C library ---- */
+
+static void merge_pass(char *a, char *tmp, size_t n, size_t size,
+                       int (*cmp)(const void *, const void *))
+{
+    if (n < 2)
+        return;
+    size_t half = n / 2;
+    merge_pass(a, tmp, half, size, cmp);
+    merge_pass(a + half * size, tmp, n - half, size, cmp);
+    size_t i = 0, j = half, k = 0;
+    while (i < half && j < n) {
+        if (cmp(a + j * size, a + i * size) < 0)
+            memcpy(tmp + k++ * size, a + j++ * size, size);
+        else
+            memcpy(tmp + k++ * size, a + i++ * size, size);
+    }
+    while (i < half)
+        memcpy(tmp + k++ * size, a + i++ * size, size);
+    while (j < n)
+        memcpy(tmp + k++ * size, a + j++ * size, size);
+    memcpy(a, tmp, n * size);
+}
+
+void sort_stable(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n < 2)
+        return;
+    char *tmp = xmalloc(n * size);
+    merge_pass(base, tmp, n, size, cmp);
+    free(tmp);
+}

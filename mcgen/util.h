@@ -138,6 +138,10 @@ void sha256(const void *data, size_t n, unsigned char out[32]);
 void md5(const void *data, size_t n, unsigned char out[16]);
 void md5_from(const uint32_t init[4], const void *data, size_t n, unsigned char out[16]);
 
+/* Sorts like qsort, but stably (equal elements keep their order), so the
+ * result does not depend on the C library; n == 0 with base NULL is fine. */
+void sort_stable(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+
 /* Reads a whole file; NULL with errno set on failure. */
 char *read_file(const char *path, size_t *len);
 

@@ -255,8 +255,9 @@ static void write_maps(W *w, ValueMap **maps, size_t n)
 {
     size_t at = list_begin(w, "MAPS");
     ValueMap **sorted = xmalloc((n ? n : 1) * sizeof *sorted);
-    memcpy(sorted, maps, n * sizeof *sorted);
-    qsort(sorted, n, sizeof *sorted, cmp_map_name);
+    if (n)
+        memcpy(sorted, maps, n * sizeof *sorted);
+    sort_stable(sorted, n, sizeof *sorted, cmp_map_name);
     size_t offsets = pos(w);
     for (size_t i = 0; i < n; i++)
         buf_u32le(&w->b, 0);
@@ -270,14 +271,9 @@ static void write_maps(W *w, ValueMap **maps, size_t n)
         buf_u32le(&w->b, m->kind == MAP_BIT ? 1 : 0);
         buf_u32le(&w->b, (uint32_t)m->items.n);
         MapItem **items = xmalloc((m->items.n ? m->items.n : 1) * sizeof *items);
-        memcpy(items, m->items.v, m->items.n * sizeof *items);
-        /* sorted by value; stable for equal values */
-        for (size_t a = 1; a < m->items.n; a++)
-            for (size_t b = a; b > 0 && cmp_item(&items[b - 1], &items[b]) > 0; b--) {
-                MapItem *t = items[b];
-                items[b] = items[b - 1];
-                items[b - 1] = t;
-            }
+        if (m->items.n)
+            memcpy(items, m->items.v, m->items.n * sizeof *items);
+        sort_stable(items, m->items.n, sizeof *items, cmp_item); /* by value */
         for (size_t k = 0; k < m->items.n; k++) {
             buf_u32le(&w->b, items[k]->value);
             buf_u32le(&w->b, msg(&items[k]->msg));
@@ -683,9 +679,7 @@ static void write_prva(W *w, Provider *pv)
 static int cmp_event(const void *a, const void *b)
 {
     const Event *x = *(Event *const *)a, *y = *(Event *const *)b;
-    if (x->value != y->value)
-        return x->value < y->value ? -1 : 1;
-    return x < y ? -1 : x > y; /* manifest order: events are allocated in order */
+    return x->value < y->value ? -1 : x->value > y->value; /* ties: manifest order */
 }
 
 static uint64_t event_keywords(const Event *e)
@@ -729,7 +723,7 @@ static void write_evnt(W *w, Event **ev, size_t n)
         patch32(w, arrays.v[i], (uint32_t)pos(w));
         Keyword **k = xmalloc(e->keywords.n * sizeof *k);
         memcpy(k, e->keywords.v, e->keywords.n * sizeof *k);
-        qsort(k, e->keywords.n, sizeof *k, cmp_keyword);
+        sort_stable(k, e->keywords.n, sizeof *k, cmp_keyword);
         for (size_t j = 0; j < e->keywords.n; j++)
             buf_u32le(&w->b, k[j]->n.wevt);
         free(k);
@@ -792,7 +786,7 @@ static void write_evta(W *w, Event **ev, size_t n, Arena *ar)
     StrVec pool = {0};
     for (size_t i = 0; i < tags.n; i++)
         vec_push(&pool, tags.v[i].text);
-    qsort(pool.v, pool.n, sizeof *pool.v, cmp_str);
+    sort_stable(pool.v, pool.n, sizeof *pool.v, cmp_str);
     size_t np = 0;
     for (size_t i = 0; i < pool.n; i++)
         if (!np || strcmp(pool.v[np - 1], pool.v[i]) != 0)
@@ -903,9 +897,9 @@ static void write_provider(W *w, Provider *pv, Arena *ar)
                 vec_push(&keywords, kw);
         }
     }
-    qsort(opcodes.v, opcodes.n, sizeof *opcodes.v, cmp_opcode);
-    qsort(levels.v, levels.n, sizeof *levels.v, cmp_level);
-    qsort(keywords.v, keywords.n, sizeof *keywords.v, cmp_keyword);
+    sort_stable(opcodes.v, opcodes.n, sizeof *opcodes.v, cmp_opcode);
+    sort_stable(levels.v, levels.n, sizeof *levels.v, cmp_level);
+    sort_stable(keywords.v, keywords.n, sizeof *keywords.v, cmp_keyword);
     VEC(ValueMap *) maps = {0}, queries = {0};
     for (size_t i = 0; i < pv->maps.n; i++) {
         if (pv->maps.v[i]->kind == MAP_PATTERN)
@@ -914,8 +908,9 @@ static void write_provider(W *w, Provider *pv, Arena *ar)
             vec_push(&maps, pv->maps.v[i]);
     }
     Event **events = xmalloc((pv->events.n ? pv->events.n : 1) * sizeof *events);
-    memcpy(events, pv->events.v, pv->events.n * sizeof *events);
-    qsort(events, pv->events.n, sizeof *events, cmp_event);
+    if (pv->events.n)
+        memcpy(events, pv->events.v, pv->events.n * sizeof *events);
+    sort_stable(events, pv->events.n, sizeof *events, cmp_event);
 
     /* which lists, in their fixed order (section 3) */
     int lists[12], nl = 0;
