@@ -4,7 +4,8 @@
 Starting from examples/hello/hello.man (and, when ../shared/corpus is
 there, a UTF-8 and a UTF-16 corpus manifest), each run flips, deletes,
 inserts or duplicates a few bytes (deterministic seed) and runs mcgen with
---json.  Every run must end with exit status 0 or 1, with no sanitizer
+--json, --wevt and --message-tables.  Every run must end with exit status
+0 or 1, with no sanitizer
 report, and an output file only on success.  Prints one line per source
 and "N passed, N failed".
 """
@@ -63,7 +64,8 @@ def main():
                     f.write(mutate(rng, data))
                 if os.path.exists(out):
                     os.unlink(out)
-                r = subprocess.run([mcgen, "--json=" + out, man], capture_output=True)
+                r = subprocess.run([mcgen, "--json=" + out, "--wevt=" + out + ".bin",
+                                    "--message-tables=" + tmp, man], capture_output=True)
                 err = r.stderr.decode("utf-8", "replace")
                 if (r.returncode not in (0, 1) or "Sanitizer" in err or "runtime error" in err
                         or os.path.exists(out) != (r.returncode == 0)):
