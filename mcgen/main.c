@@ -5,6 +5,8 @@
  */
 #include "mcgen.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifndef MCGEN_VERSION
@@ -23,6 +25,9 @@ static void usage(FILE *f)
           "  --mc-compat=VERSION\n"
           "                binary format of that mc.exe: 10.0.18362 (default, CRIM 5.1),\n"
           "                10.0.15063 (CRIM 3.1) or 8.1 (CRIM 3.1, MD5 template ids)\n"
+          "  --check-wevt=FILE\n"
+          "                read a TEMP.BIN (mc's or mcgen's) strictly and summarise it;\n"
+          "                with --explain=OFFSET, name the field at that offset\n"
           "  --message-tables=DIR\n"
           "                write the message table of each culture as mc.exe does:\n"
           "                DIR/MSG00001.bin for the first culture, MSG00002.bin, ...\n"
@@ -31,9 +36,42 @@ static void usage(FILE *f)
           f);
 }
 
+/* --check-wevt: 0 when the file reads cleanly, 1 when it does not. */
+static int check_wevt(const char *path, const char *explain)
+{
+    size_t n;
+    char *bytes = read_file(path, &n);
+    if (!bytes) {
+        diag_plain(DIAG_ERROR, "cannot open '%s': %s", path, strerror(errno));
+        return 2;
+    }
+    WevtFile f;
+    Buf err = {0};
+    bool ok = wevt_read(bytes, n, &f, &err);
+    if (ok) {
+        size_t events = 0;
+        for (size_t i = 0; i < f.providers.n; i++)
+            events += f.providers.v[i].events.n;
+        printf("%s: CRIM %u.%u, %zu providers, %zu events\n", path, f.major, f.minor,
+               f.providers.n, events);
+    } else {
+        diag_plain(DIAG_ERROR, "%s: %s", path, err.s);
+    }
+    if (explain) {
+        uint64_t at = 0;
+        if (parse_uint(explain, UINT32_MAX, &at))
+            printf("0x%llx: %s\n", (unsigned long long)at, wevt_explain(&f, (uint32_t)at));
+    }
+    wevt_free(&f);
+    buf_free(&err);
+    free(bytes);
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
-    const char *json = NULL, *tables = NULL, *wevt = NULL, *input = NULL;
+    const char *json = NULL, *tables = NULL, *wevt = NULL, *input = NULL, *check = NULL;
+    const char *explain = NULL;
     WevtFormat format = WEVT_V5;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -47,6 +85,10 @@ int main(int argc, char **argv)
             json = a + 7;
         } else if (strcmp(a, "--json") == 0 && i + 1 < argc) {
             json = argv[++i];
+        } else if (strncmp(a, "--check-wevt=", 13) == 0 && a[13]) {
+            check = a + 13;
+        } else if (strncmp(a, "--explain=", 10) == 0 && a[10]) {
+            explain = a + 10;
         } else if (strncmp(a, "--wevt=", 7) == 0 && a[7]) {
             wevt = a + 7;
         } else if (strncmp(a, "--mc-compat=", 12) == 0) {
@@ -74,6 +116,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (check)
+        return check_wevt(check, explain);
     if (!input) {
         usage(stderr);
         return 2;

@@ -511,6 +511,43 @@ typedef enum {
 void wevt_build(Manifest *m, WevtFormat format, Buf *out);
 
 /* ======================================================================
+ * wevt_read.c
+ * ==================================================================== */
+
+typedef struct WevtSpan {
+    uint32_t at, len;
+    char *what; /* "provider 0, EVNT[3] message id" (heap) */
+} WevtSpan;
+
+typedef struct WevtEvent {
+    uint16_t id;
+    uint8_t version, channel, level, opcode;
+    uint16_t task;
+    uint64_t keywords;
+    uint32_t message;
+} WevtEvent;
+
+typedef struct WevtProvider {
+    Guid guid;
+    uint32_t message;
+    uint32_t channels, opcodes, levels, tasks, keywords, templates;
+    VEC(WevtEvent) events;
+} WevtProvider;
+
+typedef struct WevtFile {
+    uint16_t major, minor;
+    VEC(WevtProvider) providers;
+    VEC(WevtSpan) spans; /* where each field lives */
+} WevtFile;
+
+/* Reads a TEMP.BIN strictly.  false with `err` set to "offset 0x..: what
+ * is wrong"; `out` holds what was read before (free it either way). */
+bool wevt_read(const void *bytes, size_t n, WevtFile *out, Buf *err);
+/* The name of the field at `offset`, as recorded by wevt_read. */
+const char *wevt_explain(const WevtFile *f, uint32_t offset);
+void wevt_free(WevtFile *f);
+
+/* ======================================================================
  * json.c
  * ==================================================================== */
 

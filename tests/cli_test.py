@@ -170,6 +170,18 @@ def main():
         check(r.returncode == 2 and "unknown --mc-compat version '7'" in r.stderr,
               "unknown --mc-compat version exits 2", r.stderr)
 
+        # reading a TEMP.BIN back: ours reads cleanly, a damaged one does not
+        r = run(mcgen, "--check-wevt=" + os.path.join(tmp, "helloTEMP.BIN"))
+        check(r.returncode == 0 and "CRIM 5.1, 1 providers, 2 events" in r.stdout,
+              "--check-wevt reads mcgen's TEMP.BIN", r.stdout + r.stderr)
+        damaged = os.path.join(tmp, "damaged.BIN")
+        with open(damaged, "wb") as f:
+            f.write(open(os.path.join(tmp, "helloTEMP.BIN"), "rb").read()[:100])
+        r = run(mcgen, "--check-wevt=" + damaged, "--explain=0x4")
+        check(r.returncode == 1 and "mcgen: error: " + damaged + ": offset 0x4: CRIM size" in r.stderr
+              and "0x4: CRIM header (size " in r.stdout,
+              "--check-wevt refuses a truncated file and names fields", r.stdout + r.stderr)
+
         # an output directory that does not exist: exit 2, nothing written
         r = run(mcgen, "--json=" + os.path.join(tmp, "nodir", "x.json"), HELLO)
         check(r.returncode == 2 and "cannot create a temporary file for" in r.stderr,

@@ -304,10 +304,19 @@ def compare_wevt(mcgen, case, tmp):
             continue
         mine, want = open(ours, "rb").read(), open(path, "rb").read()
         diff = first_difference(mine, want)
+        where = ""
+        if diff is not None:  # name the field through the strict reader
+            x = subprocess.run([mcgen, "--check-wevt=" + path, "--explain=%d" % diff],
+                               capture_output=True, text=True)
+            where = x.stdout.strip().splitlines()[-1] if x.stdout.strip() else ""
         report(diff is None, "%s: %s byte-identical (%d bytes, --mc-compat=%s)"
                % (case, name, len(want), compat),
-               "first difference at 0x%x (ours %d bytes, mc %d bytes); "
-               "python3 ../shared/tools/wevtdump.py shows both" % (diff or 0, len(mine), len(want)))
+               "first difference at 0x%x (ours %d bytes, mc %d bytes): %s"
+               % (diff or 0, len(mine), len(want), where))
+        # the strict reader accepts mc's file
+        x = subprocess.run([mcgen, "--check-wevt=" + path], capture_output=True, text=True)
+        report(x.returncode == 0, "%s: %s reads cleanly (%s)" % (case, name, x.stdout.strip()),
+               x.stderr.strip())
 
 
 def main():
