@@ -25,6 +25,9 @@ static void usage(FILE *f)
           "  --mc-compat=VERSION\n"
           "                binary format of that mc.exe: 10.0.18362 (default, CRIM 5.1),\n"
           "                10.0.15063 (CRIM 3.1) or 8.1 (CRIM 3.1, MD5 template ids)\n"
+          "  --rc=FILE     write the resource script that includes the message tables\n"
+          "                (MSG00001.bin, ... as --message-tables names them) and the\n"
+          "                --wevt file (its file name), as mc.exe writes it\n"
           "  --check-wevt=FILE\n"
           "                read a TEMP.BIN (mc's or mcgen's) strictly and summarise it;\n"
           "                with --explain=OFFSET, name the field at that offset\n"
@@ -71,7 +74,7 @@ static int check_wevt(const char *path, const char *explain)
 int main(int argc, char **argv)
 {
     const char *json = NULL, *tables = NULL, *wevt = NULL, *input = NULL, *check = NULL;
-    const char *explain = NULL;
+    const char *explain = NULL, *rc = NULL;
     WevtFormat format = WEVT_V5;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -85,6 +88,8 @@ int main(int argc, char **argv)
             json = a + 7;
         } else if (strcmp(a, "--json") == 0 && i + 1 < argc) {
             json = argv[++i];
+        } else if (strncmp(a, "--rc=", 5) == 0 && a[5]) {
+            rc = a + 5;
         } else if (strncmp(a, "--check-wevt=", 13) == 0 && a[13]) {
             check = a + 13;
         } else if (strncmp(a, "--explain=", 10) == 0 && a[10]) {
@@ -142,6 +147,37 @@ int main(int argc, char **argv)
         if (!out_commit(o, true))
             status = 2;
         buf_free(&bin);
+    }
+    if (rc) {
+        /* the names the binaries get: MSG0000N.bin per culture with
+         * messages, and the --wevt file's own name */
+        char **names = xcalloc(m->cultures.n + 1, sizeof *names);
+        for (size_t i = 0; i < m->cultures.n; i++) {
+            if (!msgtable_count(m, i))
+                continue;
+            Buf b = {0};
+            buf_printf(&b, "MSG%05zX.bin", i + 1);
+            names[i] = b.s;
+        }
+        const char *wname = NULL;
+        if (wevt) {
+            const char *slash = strrchr(wevt, '/');
+            wname = slash ? slash + 1 : wevt;
+        }
+        Buf text = {0};
+        bool ok = rc_build(m, (const char *const *)names, wname, &text);
+        if (ok) {
+            Out *o = out_open(rc);
+            out_put(o, text.s, text.len);
+            if (!out_commit(o, true))
+                status = 2;
+        } else {
+            status = 1;
+        }
+        for (size_t i = 0; i < m->cultures.n; i++)
+            free(names[i]);
+        free(names);
+        buf_free(&text);
     }
     /* one table per culture; a culture without any message gets none,
      * as mc writes no file for a manifest without messages */

@@ -319,6 +319,29 @@ def compare_wevt(mcgen, case, tmp):
                x.stderr.strip())
 
 
+def compare_rc(mcgen, case, tmp):
+    """The .rc, modulo line endings (the golden copies were stored with LF).
+    mc names the files after -z; without mcgen's mc command line (a later
+    issue) only cases whose .rc uses the plain MSG00001.bin are compared."""
+    gold = os.path.join(CORPUS, "golden", case)
+    want = open(os.path.join(gold, "mc.rc"), "rb").read().replace(b"\r\n", b"\n")
+    m = re.search(rb'WEVT_TEMPLATE "([^"]+)"', want)
+    if b'"MSG00001.bin"' not in want or not m:
+        results["skipped"] += 1
+        print("SKIP %s: mc.rc names its files after -z (needs the mc command line)" % case)
+        return
+    out = os.path.join(tmp, "rc-" + case)
+    os.makedirs(out, exist_ok=True)
+    r = subprocess.run([mcgen, "--rc=" + os.path.join(out, "x.rc"),
+                        "--wevt=" + os.path.join(out, m.group(1).decode()),
+                        "--message-tables=" + out, os.path.join(gold, "input.man")],
+                       capture_output=True, text=True)
+    got = open(os.path.join(out, "x.rc"), "rb").read() if r.returncode == 0 else b""
+    report(r.returncode == 0 and got.replace(b"\r\n", b"\n") == want and b"\r\n" in got,
+           "%s: mc.rc equal (CRLF written, compared modulo line endings)" % case,
+           "%r vs %r %s" % (got, want, r.stderr))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mcgen", required=True)
@@ -338,6 +361,8 @@ def main():
             if os.path.exists(os.path.join(CORPUS, "golden", case, "MSG00001.bin")):
                 compare_message_table(mcgen, case, tmp)
             compare_wevt(mcgen, case, tmp)
+            if os.path.exists(os.path.join(CORPUS, "golden", case, "mc.rc")):
+                compare_rc(mcgen, case, tmp)
     gold = os.path.join(CORPUS, "golden")
     for case in sorted(os.listdir(gold)):
         if not os.path.exists(os.path.join(gold, case, "mc.h")):
