@@ -6,6 +6,7 @@
 #include "mcgen.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,19 @@ static void usage(FILE *f)
           "  --help        show this help\n"
           "  --version     show the version\n",
           f);
+}
+
+typedef struct WevtJob {
+    Manifest *m;
+    WevtFormat format;
+    Buf bin;
+} WevtJob;
+
+static void *wevt_thread(void *arg)
+{
+    WevtJob *j = arg;
+    wevt_build(j->m, j->format, &j->bin);
+    return NULL;
 }
 
 /* --check-wevt: 0 when the file reads cleanly, 1 when it does not. */
@@ -133,20 +147,19 @@ int main(int argc, char **argv)
         return 1;
     }
     int status = 0;
+    /* TEMP.BIN is built in a thread of its own while the JSON and the
+     * message tables are written (wevt.c reads the model and writes only
+     * its own offset annotations) */
+    WevtJob job = {m, format, {0}};
+    pthread_t wt;
+    bool threaded = wevt && pthread_create(&wt, NULL, wevt_thread, &job) == 0;
+    if (wevt && !threaded)
+        wevt_thread(&job);
     if (json) {
         Out *o = out_open(json);
         json_write_model(m, o);
         if (!out_commit(o, true))
             status = 2;
-    }
-    if (wevt) {
-        Buf bin = {0};
-        wevt_build(m, format, &bin);
-        Out *o = out_open(wevt);
-        out_put(o, bin.s, bin.len);
-        if (!out_commit(o, true))
-            status = 2;
-        buf_free(&bin);
     }
     if (rc) {
         /* the names the binaries get: MSG0000N.bin per culture with
@@ -193,6 +206,15 @@ int main(int argc, char **argv)
             status = 2;
         buf_free(&path);
         buf_free(&bin);
+    }
+    if (threaded)
+        pthread_join(wt, NULL);
+    if (wevt) {
+        Out *o = out_open(wevt);
+        out_put(o, job.bin.s, job.bin.len);
+        if (!out_commit(o, true))
+            status = 2;
+        buf_free(&job.bin);
     }
     /* The process is about to end and take the model with it; freeing a
      * large model costs time for nothing.  Sanitizer builds free it so that

@@ -168,7 +168,7 @@ void buf_grow(Buf *b, size_t extra)
     b->cap = cap;
 }
 
-void buf_add(Buf *b, const void *p, size_t n)
+void buf_add_slow(Buf *b, const void *p, size_t n)
 {
     buf_grow(b, n);
     if (n)
@@ -411,7 +411,15 @@ void utf16_to_utf8(Buf *out, const unsigned char *p, size_t nbytes, bool big_end
 void utf8_to_utf16le(Buf *out, const char *s, size_t n)
 {
     size_t i = 0;
+    buf_grow(out, 2 * n);
     while (i < n) {
+        unsigned char a = (unsigned char)s[i];
+        if (a < 0x80) { /* ASCII: most of every manifest */
+            out->s[out->len++] = (char)a;
+            out->s[out->len++] = 0;
+            i++;
+            continue;
+        }
         uint32_t c;
         i += utf8_get(s + i, n - i, &c);
         if (c >= 0x10000) {
@@ -422,6 +430,8 @@ void utf8_to_utf16le(Buf *out, const char *s, size_t n)
             buf_u16le(out, (uint16_t)c);
         }
     }
+    if (out->s)
+        out->s[out->len] = '\0';
 }
 
 bool is_xml_space(int c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #if defined(__GNUC__)
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
@@ -63,7 +64,18 @@ typedef struct Buf {
 } Buf;
 
 void buf_grow(Buf *b, size_t extra);
-void buf_add(Buf *b, const void *p, size_t n);
+void buf_add_slow(Buf *b, const void *p, size_t n);
+/* Appends n bytes; the common case (room enough) inline. */
+static inline void buf_add(Buf *b, const void *p, size_t n)
+{
+    if (b->len + n + 1 > b->cap || !n) {
+        buf_add_slow(b, p, n);
+        return;
+    }
+    memcpy(b->s + b->len, p, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
 void buf_adds(Buf *b, const char *s);
 void buf_addc(Buf *b, char c);
 void buf_printf(Buf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);

@@ -10,6 +10,8 @@
  * (Named.wevt, Channel.wevt, ValueMap.wevt, Layout.wevt); they are valid
  * for the provider being written.  Sizes and counts are written as
  * placeholders and patched when the list is complete; nothing is guessed.
+ * It only reads the model besides those annotations, so it can run in a
+ * thread next to the JSON and message-table writers (main.c does).
  */
 #include "mcgen.h"
 
@@ -68,16 +70,11 @@ static uint32_t msg(const MsgRef *r) { return r->has_msgid ? r->msgid : NO_MESSA
  * size includes everything. */
 static void cstr(W *w, const char *s)
 {
-    Buf u = {0};
-    utf8_to_utf16le(&u, s, strlen(s));
-    size_t size = 4 + u.len + 2;
-    size += (4 - size % 4) % 4;
-    buf_u32le(&w->b, (uint32_t)size);
-    buf_add(&w->b, u.s, u.len);
+    size_t at = placeholder(w);
+    utf8_to_utf16le(&w->b, s, strlen(s));
     buf_u16le(&w->b, 0);
-    for (size_t i = 4 + u.len + 2; i < size; i++)
-        buf_u8(&w->b, 0);
-    buf_free(&u);
+    pad4(w);
+    patch32(w, at, (uint32_t)(pos(w) - at));
 }
 
 /* UTF-16LE + NUL, no length, no padding. */
@@ -457,9 +454,15 @@ static void bx_subst(Buf *b, uint16_t index, uint8_t type)
 /* Canonical XML text (section 10.4) alongside the BinXml. */
 static void xml_open(Buf *x, const char *name, const BxAttr *attrs, size_t n)
 {
-    buf_printf(x, "<%s", name);
-    for (size_t i = 0; i < n; i++)
-        buf_printf(x, " %s=\"%s\"", attrs[i].name, attrs[i].value);
+    buf_addc(x, '<');
+    buf_adds(x, name);
+    for (size_t i = 0; i < n; i++) {
+        buf_addc(x, ' ');
+        buf_adds(x, attrs[i].name);
+        buf_adds(x, "=\"");
+        buf_adds(x, attrs[i].value);
+        buf_addc(x, '"');
+    }
     buf_addc(x, '>');
 }
 
@@ -485,7 +488,11 @@ static void bx_eventdata(const Layout *l, Buf *bx, Buf *x)
         bx_subst(bx, (uint16_t)i, subst_type(f));
         bx_end(bx, d);
         xml_open(x, el, &a, 1);
-        buf_printf(x, "%%%zu</%s>", i + 1, el);
+        char num[24];
+        snprintf(num, sizeof num, "%%%zu</", i + 1);
+        buf_adds(x, num);
+        buf_adds(x, el);
+        buf_addc(x, '>');
     }
     bx_end(bx, at);
     if (l->fields.n)
@@ -859,7 +866,7 @@ static void write_fltr(W *w, Provider *pv)
 enum { L_LEVL = 0, L_TASK = 1, L_OPCO = 2, L_KEYW = 3, L_EVNT = 4, L_CHAN = 5, L_MAPS = 6,
        L_TTBL = 7, L_QTAB = 8, L_FLTR = 9, L_EVTA = 12, L_PRVA = 13 };
 
-static void write_provider(W *w, Provider *pv, Arena *ar)
+static void write_provider(W *w, Provider *pv, Arena *ar)  /* ar: wevt_build's own */
 {
     /* the lists' contents */
     VEC(Opcode *) opcodes = {0};
@@ -992,10 +999,15 @@ void wevt_build(Manifest *m, WevtFormat format, Buf *out)
         guid(&w, &m->providers.v[i]->guid);
         buf_u32le(&w.b, 0);
     }
+    /* scratch strings live in an arena of our own: wevt_build may run in a
+     * thread beside other writers, and touches no shared allocator state
+     * but malloc's */
+    Arena scratch = {0};
     for (size_t i = 0; i < m->providers.n; i++) {
         patch32(&w, table + 20 * i + 16, (uint32_t)pos(&w));
-        write_provider(&w, m->providers.v[i], &m->arena);
+        write_provider(&w, m->providers.v[i], &scratch);
     }
+    arena_free(&scratch);
     patch32(&w, size_at, (uint32_t)pos(&w));
     buf_u16le(&w.b, 0); /* two bytes after the counted size (section 2) */
     buf_add(out, w.b.s, w.b.len);
