@@ -140,98 +140,102 @@ static void list_end(W *w, size_t at, uint32_t count, bool empty_size_zero)
     patch32(w, at + 8, count);
 }
 
+/* Entry lists put all entries first, then the entries' names in entry
+ * order (section 4): each entry leaves a slot for its name's offset, and
+ * names_write fills the slots as it writes the names. */
+typedef struct Names {
+    VEC(size_t) slot;
+    VEC(const char *) text;
+} Names;
+
+static void name_later(W *w, Names *n, const char *text)
+{
+    vec_push(&n->slot, placeholder(w));
+    vec_push(&n->text, text);
+}
+
+static void names_write(W *w, Names *n)
+{
+    for (size_t i = 0; i < n->slot.n; i++) {
+        patch32(w, n->slot.v[i], (uint32_t)pos(w));
+        cstr(w, n->text.v[i]);
+    }
+    vec_free(&n->slot);
+    vec_free(&n->text);
+}
+
 static void write_chan(W *w, Provider *pv)
 {
     size_t at = list_begin(w, "CHAN");
-    VEC(size_t) names = {0};
+    Names names = {0};
     for (size_t i = 0; i < pv->channels.n; i++) {
         Channel *c = pv->channels.v[i];
         c->wevt = (uint32_t)pos(w);
         buf_u32le(&w->b, c->imported ? 1 : 0);
-        vec_push(&names, placeholder(w));
+        name_later(w, &names, c->name);
         buf_u32le(&w->b, c->value);
         buf_u32le(&w->b, msg(&c->msg));
     }
-    for (size_t i = 0; i < pv->channels.n; i++) {
-        patch32(w, names.v[i], (uint32_t)pos(w));
-        cstr(w, pv->channels.v[i]->name);
-    }
-    vec_free(&names);
+    names_write(w, &names);
     list_end(w, at, (uint32_t)pv->channels.n, false);
 }
 
 static void write_opco(W *w, Opcode **v, size_t n)
 {
     size_t at = list_begin(w, "OPCO");
-    VEC(size_t) names = {0};
+    Names names = {0};
     for (size_t i = 0; i < n; i++) {
         v[i]->n.wevt = (uint32_t)pos(w);
         buf_u16le(&w->b, (uint16_t)opcode_task(v[i]));
         buf_u16le(&w->b, v[i]->value);
         buf_u32le(&w->b, msg(&v[i]->n.msg));
-        vec_push(&names, placeholder(w));
+        name_later(w, &names, v[i]->n.written);
     }
-    for (size_t i = 0; i < n; i++) {
-        patch32(w, names.v[i], (uint32_t)pos(w));
-        cstr(w, v[i]->n.written);
-    }
-    vec_free(&names);
+    names_write(w, &names);
     list_end(w, at, (uint32_t)n, true);
 }
 
 static void write_levl(W *w, Level **v, size_t n)
 {
     size_t at = list_begin(w, "LEVL");
-    VEC(size_t) names = {0};
+    Names names = {0};
     for (size_t i = 0; i < n; i++) {
         v[i]->n.wevt = (uint32_t)pos(w);
         buf_u32le(&w->b, v[i]->value);
         buf_u32le(&w->b, msg(&v[i]->n.msg));
-        vec_push(&names, placeholder(w));
+        name_later(w, &names, v[i]->n.written);
     }
-    for (size_t i = 0; i < n; i++) {
-        patch32(w, names.v[i], (uint32_t)pos(w));
-        cstr(w, v[i]->n.written);
-    }
-    vec_free(&names);
+    names_write(w, &names);
     list_end(w, at, (uint32_t)n, true);
 }
 
 static void write_task(W *w, Task **v, size_t n)
 {
     size_t at = list_begin(w, "TASK");
-    VEC(size_t) names = {0};
+    Names names = {0};
     static const Guid zero;
     for (size_t i = 0; i < n; i++) {
         v[i]->n.wevt = (uint32_t)pos(w);
         buf_u32le(&w->b, v[i]->value);
         buf_u32le(&w->b, msg(&v[i]->n.msg));
         guid(w, v[i]->has_guid ? &v[i]->event_guid : &zero);
-        vec_push(&names, placeholder(w));
+        name_later(w, &names, v[i]->n.written);
     }
-    for (size_t i = 0; i < n; i++) {
-        patch32(w, names.v[i], (uint32_t)pos(w));
-        cstr(w, v[i]->n.written);
-    }
-    vec_free(&names);
+    names_write(w, &names);
     list_end(w, at, (uint32_t)n, true);
 }
 
 static void write_keyw(W *w, Keyword **v, size_t n)
 {
     size_t at = list_begin(w, "KEYW");
-    VEC(size_t) names = {0};
+    Names names = {0};
     for (size_t i = 0; i < n; i++) {
         v[i]->n.wevt = (uint32_t)pos(w);
         buf_u64le(&w->b, v[i]->mask);
         buf_u32le(&w->b, msg(&v[i]->n.msg));
-        vec_push(&names, placeholder(w));
+        name_later(w, &names, v[i]->n.written);
     }
-    for (size_t i = 0; i < n; i++) {
-        patch32(w, names.v[i], (uint32_t)pos(w));
-        cstr(w, v[i]->n.written);
-    }
-    vec_free(&names);
+    names_write(w, &names);
     list_end(w, at, (uint32_t)n, true);
 }
 
@@ -603,7 +607,7 @@ static void write_temp(W *w, Layout *l)
     buf_u32le(&w->b, l->user_data ? 2 : 1);
     buf_add(&w->b, id, 16);
     buf_add(&w->b, bx.s, bx.len);
-    VEC(size_t) names = {0};
+    Names names = {0};
     for (size_t i = 0; i < order.n; i++) {
         Field *f = order.v[i];
         uint32_t flags = quantity_flags(f, &f->count, false) | quantity_flags(f, &f->length, true);
@@ -624,14 +628,10 @@ static void write_temp(W *w, Layout *l)
         }
         buf_u16le(&w->b, quantity_value(&f->count, &order));
         buf_u16le(&w->b, quantity_value(&f->length, &order));
-        vec_push(&names, placeholder(w));
+        name_later(w, &names, f->name);
     }
-    for (size_t i = 0; i < order.n; i++) {
-        patch32(w, names.v[i], (uint32_t)pos(w));
-        cstr(w, order.v[i]->name);
-    }
+    names_write(w, &names);
     patch32(w, size_at, (uint32_t)(pos(w) - at));
-    vec_free(&names);
     vec_free(&order);
     buf_free(&bx);
     buf_free(&x);
@@ -843,21 +843,17 @@ static void write_fltr(W *w, Provider *pv)
     /* mc writes the template offset of the last filter here */
     Filter *last = pv->filters.v[pv->filters.n - 1];
     buf_u32le(&w->b, last->layout ? last->layout->wevt : 0);
-    VEC(size_t) names = {0};
+    Names names = {0};
     for (size_t i = 0; i < pv->filters.n; i++) {
         Filter *f = pv->filters.v[i];
         buf_u8(&w->b, f->value);
         buf_u8(&w->b, f->version);
         buf_u16le(&w->b, 0);
         buf_u32le(&w->b, msg(&f->msg));
-        vec_push(&names, placeholder(w));
+        name_later(w, &names, f->written);
         buf_u32le(&w->b, f->layout ? f->layout->wevt : 0);
     }
-    for (size_t i = 0; i < pv->filters.n; i++) {
-        patch32(w, names.v[i], (uint32_t)pos(w));
-        cstr(w, pv->filters.v[i]->written);
-    }
-    vec_free(&names);
+    names_write(w, &names);
     patch32(w, at + 4, (uint32_t)(pos(w) - at));
 }
 

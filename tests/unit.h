@@ -12,6 +12,13 @@ Suite *parse_suite(void);
 Suite *msgid_suite(void);
 Suite *wevt_suite(void);
 
+/* Feeds `read` the bytes of `b` truncated at every length, then 10,000
+ * copies with 1 to 4 random bytes changed (seeded): every call must give
+ * a clean answer (true, or false with a message); ASan and UBSan watch
+ * the reads. */
+void unit_corrupt(const Buf *b, bool (*read)(const char *bytes, size_t n, Buf *err),
+                  uint32_t seed);
+
 /* The chunk sizes every in-memory parse is run with (0 = all at once). */
 extern const size_t unit_chunks[5];
 

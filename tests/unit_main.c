@@ -3,10 +3,35 @@
  * ("100%: Checks: N, Failures: 0, Errors: 0") is what CI reads.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "unit.h"
 
 const size_t unit_chunks[5] = {1, 2, 3, 7, 0};
+
+void unit_corrupt(const Buf *b, bool (*read)(const char *bytes, size_t n, Buf *err),
+                  uint32_t seed)
+{
+    Buf err = {0};
+    for (size_t n = 0; n < b->len; n++) {
+        buf_reset(&err);
+        ck_assert_msg(!read(b->s, n, &err), "truncated at %zu: accepted", n);
+        ck_assert_uint_gt(err.len, 0);
+    }
+    char *copy = xmalloc(b->len);
+    for (int i = 0; i < 10000; i++) {
+        memcpy(copy, b->s, b->len);
+        for (int k = 0; k < 1 + i % 4; k++) {
+            seed = seed * 1103515245u + 12345u;
+            copy[(seed >> 8) % b->len] = (char)(seed >> 24);
+        }
+        buf_reset(&err);
+        bool ok = read(copy, b->len, &err);
+        ck_assert(ok || err.len > 0);
+    }
+    free(copy);
+    buf_free(&err);
+}
 
 int main(void)
 {

@@ -194,35 +194,20 @@ START_TEST(test_wevt_read_exact_errors)
 }
 END_TEST
 
-/* Truncated at every offset, and 10,000 random byte changes: a clean
- * answer every time, under ASan and UBSan. */
+static bool read_wevt(const char *bytes, size_t n, Buf *err)
+{
+    WevtFile f;
+    bool ok = wevt_read(bytes, n, &f, err);
+    wevt_free(&f);
+    return ok;
+}
+
 START_TEST(test_wevt_read_corrupted_never_crashes)
 {
-    Buf b = {0}, err = {0};
+    Buf b = {0};
     rich_wevt(&b);
-    WevtFile f;
-    for (size_t n = 0; n < b.len; n++) {
-        buf_reset(&err);
-        ck_assert(!wevt_read(b.s, n, &f, &err));
-        ck_assert_uint_gt(err.len, 0);
-        wevt_free(&f);
-    }
-    uint32_t seed = 99;
-    char *copy = xmalloc(b.len);
-    for (int i = 0; i < 10000; i++) {
-        memcpy(copy, b.s, b.len);
-        for (int k = 0; k < 1 + i % 4; k++) {
-            seed = seed * 1103515245u + 12345u;
-            copy[(seed >> 8) % b.len] = (char)(seed >> 24);
-        }
-        buf_reset(&err);
-        bool ok = wevt_read(copy, b.len, &f, &err);
-        ck_assert(ok || err.len > 0);
-        wevt_free(&f);
-    }
-    free(copy);
+    unit_corrupt(&b, read_wevt, 99);
     buf_free(&b);
-    buf_free(&err);
 }
 END_TEST
 
