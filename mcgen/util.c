@@ -514,6 +514,21 @@ char *read_file(const char *path, size_t *len)
     return b.s;
 }
 
+/* The last one or two 64-byte blocks of SHA-256 and MD5: the `left` (< 64)
+ * remaining bytes, 0x80, zeros, and the message length in bits (big-endian
+ * for SHA-256, little-endian for MD5).  Returns 64 or 128. */
+static size_t md_pad(unsigned char tail[128], const unsigned char *p, size_t left, uint64_t bits,
+                     bool big_endian)
+{
+    memset(tail, 0, 128);
+    memcpy(tail, p, left);
+    tail[left] = 0x80;
+    size_t tn = left + 9 <= 64 ? 64 : 128;
+    for (int i = 0; i < 8; i++)
+        tail[big_endian ? tn - 1 - (size_t)i : tn - 8 + (size_t)i] = (unsigned char)(bits >> (8 * i));
+    return tn;
+}
+
 /* ---- SHA-256 (FIPS 180-4) ---- */
 
 static const uint32_t sha_k[64] = {
@@ -561,13 +576,8 @@ void sha256(const void *data, size_t n, unsigned char out[32])
         sha256_block(h, p);
         p += 64, left -= 64;
     }
-    unsigned char tail[128] = {0};
-    memcpy(tail, p, left);
-    tail[left] = 0x80;
-    size_t tn = left + 9 <= 64 ? 64 : 128;
-    uint64_t bits = (uint64_t)n * 8;
-    for (int i = 0; i < 8; i++)
-        tail[tn - 1 - i] = (unsigned char)(bits >> (8 * i));
+    unsigned char tail[128];
+    size_t tn = md_pad(tail, p, left, (uint64_t)n * 8, true);
     sha256_block(h, tail);
     if (tn == 128)
         sha256_block(h, tail + 64);
@@ -631,13 +641,8 @@ void md5_from(const uint32_t init[4], const void *data, size_t n, unsigned char 
         md5_block(st, p);
         p += 64, left -= 64;
     }
-    unsigned char tail[128] = {0};
-    memcpy(tail, p, left);
-    tail[left] = 0x80;
-    size_t tn = left + 9 <= 64 ? 64 : 128;
-    uint64_t bits = (uint64_t)n * 8;
-    for (int i = 0; i < 8; i++)
-        tail[tn - 8 + (size_t)i] = (unsigned char)(bits >> (8 * i));
+    unsigned char tail[128];
+    size_t tn = md_pad(tail, p, left, (uint64_t)n * 8, false);
     md5_block(st, tail);
     if (tn == 128)
         md5_block(st, tail + 64);

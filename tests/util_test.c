@@ -136,6 +136,58 @@ START_TEST(test_util_guid_parse_format)
 }
 END_TEST
 
+/* Test vectors of FIPS 180-4 (SHA-256) and RFC 1321 (MD5). */
+static void hex(const unsigned char *d, size_t n, char *out)
+{
+    for (size_t i = 0; i < n; i++)
+        snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+START_TEST(test_util_sha256_md5_vectors)
+{
+    unsigned char d[32];
+    char h[65];
+    sha256("abc", 3, d);
+    hex(d, 32, h);
+    ck_assert_str_eq(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    static const char two[] = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    sha256(two, strlen(two), d);
+    hex(d, 32, h);
+    ck_assert_str_eq(h, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    sha256("", 0, d);
+    hex(d, 32, h);
+    ck_assert_str_eq(h, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    md5("", 0, d);
+    hex(d, 16, h);
+    ck_assert_str_eq(h, "d41d8cd98f00b204e9800998ecf8427e");
+    md5("abc", 3, d);
+    hex(d, 16, h);
+    ck_assert_str_eq(h, "900150983cd24fb0d6963f7d28e17f72");
+    static const char digits[] =
+        "12345678901234567890123456789012345678901234567890123456789012345678901234567890";
+    md5(digits, strlen(digits), d);
+    hex(d, 16, h);
+    ck_assert_str_eq(h, "57edf4a22be3c955ac49da2e2107b67a");
+}
+END_TEST
+
+/* A stable sort keeps equal elements in order. */
+static int cmp_first(const void *a, const void *b)
+{
+    return ((const int *)a)[0] - ((const int *)b)[0];
+}
+
+START_TEST(test_util_sort_stable)
+{
+    int v[8][2] = {{3, 0}, {1, 1}, {3, 2}, {2, 3}, {1, 4}, {3, 5}, {0, 6}, {2, 7}};
+    sort_stable(v, 8, sizeof v[0], cmp_first);
+    static const int order[8] = {6, 1, 4, 3, 7, 0, 2, 5};
+    for (int i = 0; i < 8; i++)
+        ck_assert_int_eq(v[i][1], order[i]);
+    sort_stable(NULL, 0, sizeof v[0], cmp_first);
+}
+END_TEST
+
 /* Allocation failure is reported, and the process ends with status 1
  * (runs in Check's forked child). */
 START_TEST(test_util_out_of_memory_exits_1)
@@ -158,6 +210,8 @@ Suite *util_suite(void)
     tcase_add_test(tc, test_util_parse_uint);
     tcase_add_test(tc, test_util_utf_round_trip);
     tcase_add_test(tc, test_util_guid_parse_format);
+    tcase_add_test(tc, test_util_sha256_md5_vectors);
+    tcase_add_test(tc, test_util_sort_stable);
     /* an exit test needs Check's fork mode (CK_FORK=no runs in-process) */
     const char *fork = getenv("CK_FORK");
     if (!fork || strcmp(fork, "no") != 0)
