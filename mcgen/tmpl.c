@@ -1,0 +1,1466 @@
+/*
+ * tmpl.c - the template engine (see tmpl.h for the language).
+ *
+ * Parsing runs in two steps.  The scanner cuts the source into text and
+ * tags ({{ }}, {% %}, {# #}) and applies the white-space rules: "-" inside
+ * a tag trims the neighbouring text; a block tag or comment alone on its
+ * line loses the indentation before it and the newline after it.  The
+ * parser then reads each tag's inside with a small tokenizer and builds a
+ * tree (Node for statements, Expr for expressions) by recursive descent.
+ * Rendering walks the tree with a chain of variable scopes; values made
+ * while rendering live in an arena freed when rendering ends.
+ */
+#include "tmpl.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- values ---- */
+
+static TValue *tv_new(Arena *a, TValueKind k)
+{
+    TValue *v = arena_alloc(a, sizeof *v);
+    v->kind = k;
+    return v;
+}
+
+TValue *tv_none(Arena *a) { return tv_new(a, TV_NONE); }
+
+TValue *tv_bool(Arena *a, bool b)
+{
+    TValue *v = tv_new(a, TV_BOOL);
+    v->b = b;
+    return v;
+}
+
+TValue *tv_int(Arena *a, int64_t i)
+{
+    TValue *v = tv_new(a, TV_INT);
+    v->i = i;
+    return v;
+}
+
+static TValue *tv_strn(Arena *a, const char *s, size_t n)
+{
+    TValue *v = tv_new(a, TV_STR);
+    v->s = arena_strndup(a, s, n);
+    v->n = n;
+    return v;
+}
+
+TValue *tv_str(Arena *a, const char *s) { return tv_strn(a, s, strlen(s)); }
+TValue *tv_list(Arena *a) { return tv_new(a, TV_LIST); }
+TValue *tv_dict(Arena *a) { return tv_new(a, TV_DICT); }
+
+static void tv_grow(Arena *a, TValue *c)
+{
+    if (c->n < c->cap)
+        return;
+    size_t cap = c->cap ? 2 * c->cap : 8;
+    TValue **items = arena_alloc(a, cap * sizeof *items);
+    if (c->n)
+        memcpy(items, c->items, c->n * sizeof *items);
+    c->items = items;
+    if (c->kind == TV_DICT) {
+        const char **keys = arena_alloc(a, cap * sizeof *keys);
+        if (c->n)
+            memcpy(keys, c->keys, c->n * sizeof *keys);
+        c->keys = keys;
+    }
+    c->cap = cap;
+}
+
+void tv_push(Arena *a, TValue *list, TValue *v)
+{
+    tv_grow(a, list);
+    list->items[list->n++] = v;
+}
+
+TValue *tv_get(const TValue *dict, const char *key)
+{
+    if (!dict || dict->kind != TV_DICT)
+        return NULL;
+    for (size_t i = dict->n; i-- > 0;)
+        if (strcmp(dict->keys[i], key) == 0)
+            return dict->items[i];
+    return NULL;
+}
+
+void tv_set(Arena *a, TValue *dict, const char *key, TValue *v)
+{
+    for (size_t i = 0; i < dict->n; i++)
+        if (strcmp(dict->keys[i], key) == 0) {
+            dict->items[i] = v;
+            return;
+        }
+    tv_grow(a, dict);
+    dict->keys[dict->n] = arena_strdup(a, key);
+    dict->items[dict->n++] = v;
+}
+
+/* ---- the tree ---- */
+
+typedef enum { E_LIT, E_NAME, E_ATTR, E_INDEX, E_CALL, E_FILTER, E_BIN, E_NOT, E_NEG } ExprKind;
+
+typedef struct Expr Expr;
+struct Expr {
+    ExprKind kind;
+    int op;          /* E_BIN: token kind of the operator */
+    const char *name; /* E_NAME, E_ATTR, E_FILTER */
+    TValue *lit;
+    Expr *a, *b;
+    VEC(Expr *) args; /* E_CALL, E_FILTER */
+    uint32_t line, col;
+};
+
+typedef enum { N_TEXT, N_OUTPUT, N_IF, N_FOR, N_SET, N_MACRO, N_INCLUDE } NodeKind;
+
+typedef struct Node Node;
+typedef VEC(Node *) NodeList;
+struct Node {
+    NodeKind kind;
+    const char *text; /* N_TEXT (len n), N_FOR variable, N_SET/N_MACRO name, N_INCLUDE name */
+    size_t n;
+    Expr *expr;              /* N_OUTPUT, N_FOR iterable, N_SET value */
+    VEC(Expr *) conds;       /* N_IF: one per branch with a condition */
+    VEC(NodeList) branches;  /* N_IF: conds.n bodies, plus else */
+    NodeList body, orelse;   /* N_FOR, N_MACRO (body) */
+    VEC(const char *) params; /* N_MACRO */
+    uint32_t line, col;
+};
+
+struct Tmpl {
+    Arena arena;
+    const char *name;
+    NodeList top;
+    /* every node and expression made, pushed or not, so that a parse that
+     * fails half way frees their lists too */
+    NodeList nodes;
+    VEC(Expr *) exprs;
+};
+
+/* ---- scanning ---- */
+
+typedef enum { S_TEXT, S_VAR, S_BLOCK, S_COMMENT } SegKind;
+
+typedef struct Seg {
+    SegKind kind;
+    const char *p; /* inside of the tag, or the text */
+    size_t n;
+    uint32_t line, col;
+    bool trim_before, trim_after; /* "-" at the tag's start / end */
+} Seg;
+
+typedef struct P {
+    Tmpl *t;
+    const char *src;
+    size_t len;
+    VEC(Seg) segs;
+    size_t si; /* next segment */
+    uint32_t end_line, end_col; /* position of the end of the template */
+    Buf *err;
+    bool failed;
+    /* expression tokenizer state, over one tag */
+    const char *tp, *tend;
+    uint32_t tline, tcol;
+    int tok;
+    const char *tokp;
+    size_t tokn;
+    uint32_t tokcol;
+} P;
+
+static bool perr(P *p, uint32_t line, uint32_t col, const char *fmt, ...) PRINTF_LIKE(4, 5);
+static bool perr(P *p, uint32_t line, uint32_t col, const char *fmt, ...)
+{
+    if (p->failed)
+        return false;
+    p->failed = true;
+    buf_printf(p->err, "%s:%u:%u: error: ", p->t->name, line, col);
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(p->err, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+static void advance_pos(const char *s, size_t n, uint32_t *line, uint32_t *col)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\n')
+            (*line)++, *col = 1;
+        else if (((unsigned char)s[i] & 0xC0) != 0x80)
+            (*col)++;
+    }
+}
+
+static bool scan(P *p)
+{
+    const char *s = p->src, *end = s + p->len;
+    uint32_t line = 1, col = 1;
+    const char *text = s;
+    uint32_t tline = 1, tcol = 1;
+    while (s < end) {
+        const char *o = s;
+        while (o + 1 < end && !(o[0] == '{' && (o[1] == '{' || o[1] == '%' || o[1] == '#')))
+            o++;
+        if (o + 1 >= end)
+            break;
+        /* text before the tag */
+        advance_pos(s, (size_t)(o - s), &line, &col);
+        Seg txt = {S_TEXT, text, (size_t)(o - text), tline, tcol, false, false};
+        vec_push(&p->segs, txt);
+        char c = o[1];
+        const char *close = c == '{' ? "}}" : c == '%' ? "%}" : "#}";
+        const char *q = o + 2;
+        while (q + 1 < end && !(q[0] == close[0] && q[1] == close[1]))
+            q++;
+        if (q + 1 >= end)
+            return perr(p, line, col, "'%s' expected (to close '{%c' at line %u)", close, c, line);
+        Seg g = {c == '{' ? S_VAR : c == '%' ? S_BLOCK : S_COMMENT, o + 2, (size_t)(q - o - 2),
+                 line, col, false, false};
+        if (g.n && g.p[0] == '-')
+            g.trim_before = true, g.p++, g.n--;
+        if (g.n && g.p[g.n - 1] == '-')
+            g.trim_after = true, g.n--;
+        vec_push(&p->segs, g);
+        advance_pos(o, (size_t)(q + 2 - o), &line, &col);
+        s = text = q + 2;
+        tline = line, tcol = col;
+    }
+    Seg txt = {S_TEXT, text, (size_t)(end - text), tline, tcol, false, false};
+    vec_push(&p->segs, txt);
+    p->end_line = tline, p->end_col = tcol;
+    advance_pos(text, (size_t)(end - text), &p->end_line, &p->end_col);
+    /* white space: "-" trims, block tags and comments take their line */
+    for (size_t i = 0; i < p->segs.n; i++) {
+        Seg *g = &p->segs.v[i];
+        if (g->kind == S_TEXT)
+            continue;
+        Seg *before = &p->segs.v[i - 1], *after = &p->segs.v[i + 1];
+        bool block = g->kind != S_VAR;
+        if (g->trim_before) {
+            while (before->n && is_xml_space((unsigned char)before->p[before->n - 1]))
+                before->n--;
+        } else if (block) {
+            /* lstrip_blocks: only blanks between the line start and the tag */
+            size_t k = before->n;
+            while (k && (before->p[k - 1] == ' ' || before->p[k - 1] == '\t'))
+                k--;
+            bool line_start = k > 0 ? before->p[k - 1] == '\n' : i == 1;
+            if (line_start)
+                before->n = k;
+        }
+        if (g->trim_after) {
+            while (after->n && is_xml_space((unsigned char)after->p[0]))
+                after->p++, after->n--, after->col++;
+        } else if (block && after->n && after->p[0] == '\n') {
+            after->p++, after->n--;
+            after->line++, after->col = 1;
+        } else if (block && after->n >= 2 && after->p[0] == '\r' && after->p[1] == '\n') {
+            after->p += 2, after->n -= 2;
+            after->line++, after->col = 1;
+        }
+    }
+    return true;
+}
+
+/* ---- the expression tokenizer ---- */
+
+enum {
+    T_END = 256, T_NAME, T_INT, T_STR, T_EQ, T_NE, T_LE, T_GE, /* single chars as themselves */
+};
+
+static void next(P *p)
+{
+    while (p->tp < p->tend && is_xml_space((unsigned char)*p->tp))
+        p->tp++, p->tcol++;
+    p->tokp = p->tp;
+    p->tokcol = p->tcol;
+    if (p->tp >= p->tend) {
+        p->tok = T_END;
+        p->tokn = 0;
+        return;
+    }
+    char c = *p->tp;
+    const char *s = p->tp;
+    if (c == '_' || ((c | 32) >= 'a' && (c | 32) <= 'z')) {
+        while (p->tp < p->tend &&
+               (*p->tp == '_' || ((*p->tp | 32) >= 'a' && (*p->tp | 32) <= 'z') ||
+                (*p->tp >= '0' && *p->tp <= '9')))
+            p->tp++;
+        p->tok = T_NAME;
+    } else if (c >= '0' && c <= '9') {
+        while (p->tp < p->tend && ((*p->tp >= '0' && *p->tp <= '9') || (*p->tp | 32) == 'x' ||
+                                   ((*p->tp | 32) >= 'a' && (*p->tp | 32) <= 'f')))
+            p->tp++;
+        p->tok = T_INT;
+    } else if (c == '\'' || c == '"') {
+        p->tp++;
+        while (p->tp < p->tend && *p->tp != c)
+            p->tp += (*p->tp == '\\' && p->tp + 1 < p->tend) ? 2 : 1;
+        if (p->tp >= p->tend) {
+            perr(p, p->tline, p->tokcol, "unterminated string");
+            p->tok = T_END;
+            return;
+        }
+        p->tp++;
+        p->tok = T_STR;
+    } else if (p->tp + 1 < p->tend && p->tp[1] == '=' && strchr("=!<>", c)) {
+        p->tp += 2;
+        p->tok = c == '=' ? T_EQ : c == '!' ? T_NE : c == '<' ? T_LE : T_GE;
+    } else if (strchr(".[](),|+-<>=:~", c)) {
+        p->tp++;
+        p->tok = c;
+    } else {
+        perr(p, p->tline, p->tcol, "unexpected character '%c'", c);
+        p->tok = T_END;
+        p->tp = p->tend;
+        return;
+    }
+    p->tokn = (size_t)(p->tp - s);
+    p->tcol += (uint32_t)p->tokn;
+}
+
+static bool is_word(const P *p, const char *w)
+{
+    return p->tok == T_NAME && p->tokn == strlen(w) && memcmp(p->tokp, w, p->tokn) == 0;
+}
+
+static const char *tok_text(P *p) { return arena_strndup(&p->t->arena, p->tokp, p->tokn); }
+
+static bool expect(P *p, int tok, const char *what)
+{
+    if (p->tok == tok) {
+        next(p);
+        return true;
+    }
+    return perr(p, p->tline, p->tokcol, "%s expected", what);
+}
+
+static Expr *new_expr(P *p, ExprKind k)
+{
+    Expr *e = arena_alloc(&p->t->arena, sizeof *e);
+    e->kind = k;
+    e->line = p->tline;
+    e->col = p->tokcol;
+    vec_push(&p->t->exprs, e);
+    return e;
+}
+
+static Expr *parse_expr(P *p);
+
+/* string literal body with \n \t \\ \' \" escapes */
+static TValue *string_lit(P *p)
+{
+    Buf b = {0};
+    for (size_t i = 1; i + 1 < p->tokn; i++) {
+        char c = p->tokp[i];
+        if (c == '\\' && i + 2 < p->tokn) {
+            c = p->tokp[++i];
+            c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c;
+        }
+        buf_addc(&b, c);
+    }
+    TValue *v = tv_strn(&p->t->arena, b.s ? b.s : "", b.len);
+    buf_free(&b);
+    return v;
+}
+
+static void call_args(P *p, Expr *e)
+{
+    next(p); /* ( */
+    if (p->tok != ')') {
+        for (;;) {
+            Expr *a = parse_expr(p);
+            if (!a)
+                return;
+            vec_push(&e->args, a);
+            if (p->tok != ',')
+                break;
+            next(p);
+        }
+    }
+    expect(p, ')', "')'");
+}
+
+/* primary: literal | name | ( expr ), then .name [expr] (args) */
+static Expr *parse_primary(P *p)
+{
+    Expr *e = NULL;
+    if (p->tok == T_INT) {
+        e = new_expr(p, E_LIT);
+        uint64_t v = 0;
+        char tmp[32];
+        snprintf(tmp, sizeof tmp, "%.*s", (int)(p->tokn < 31 ? p->tokn : 31), p->tokp);
+        if (!parse_uint(tmp, INT64_MAX, &v)) {
+            perr(p, p->tline, p->tokcol, "invalid number '%s'", tmp);
+            return NULL;
+        }
+        e->lit = tv_int(&p->t->arena, (int64_t)v);
+        next(p);
+    } else if (p->tok == T_STR) {
+        e = new_expr(p, E_LIT);
+        e->lit = string_lit(p);
+        next(p);
+    } else if (p->tok == T_NAME) {
+        e = new_expr(p, E_LIT);
+        if (is_word(p, "true") || is_word(p, "false"))
+            e->lit = tv_bool(&p->t->arena, is_word(p, "true"));
+        else if (is_word(p, "none"))
+            e->lit = tv_none(&p->t->arena);
+        else
+            e->kind = E_NAME, e->name = tok_text(p);
+        next(p);
+    } else if (p->tok == '(') {
+        next(p);
+        e = parse_expr(p);
+        if (!e || !expect(p, ')', "')'"))
+            return NULL;
+    } else {
+        perr(p, p->tline, p->tokcol, "expression expected");
+        return NULL;
+    }
+    for (;;) {
+        if (p->tok == '.') {
+            next(p);
+            if (p->tok != T_NAME) {
+                perr(p, p->tline, p->tokcol, "attribute name expected after '.'");
+                return NULL;
+            }
+            Expr *x = new_expr(p, E_ATTR);
+            x->a = e;
+            x->name = tok_text(p);
+            next(p);
+            e = x;
+        } else if (p->tok == '[') {
+            next(p);
+            Expr *x = new_expr(p, E_INDEX);
+            x->a = e;
+            x->b = parse_expr(p);
+            if (!x->b || !expect(p, ']', "']'"))
+                return NULL;
+            e = x;
+        } else if (p->tok == '(') {
+            Expr *x = new_expr(p, E_CALL);
+            x->a = e;
+            call_args(p, x);
+            e = x;
+        } else {
+            return p->failed ? NULL : e;
+        }
+    }
+}
+
+/* filtered: primary ( '|' name [ (args) ] )* */
+static Expr *parse_filtered(P *p)
+{
+    Expr *e = parse_primary(p);
+    while (e && p->tok == '|') {
+        next(p);
+        if (p->tok != T_NAME) {
+            perr(p, p->tline, p->tokcol, "filter name expected after '|'");
+            return NULL;
+        }
+        Expr *f = new_expr(p, E_FILTER);
+        f->name = tok_text(p);
+        f->a = e;
+        next(p);
+        if (p->tok == '(')
+            call_args(p, f);
+        e = p->failed ? NULL : f;
+    }
+    return e;
+}
+
+static Expr *parse_unary(P *p)
+{
+    if (p->tok == '-') {
+        Expr *e = new_expr(p, E_NEG);
+        next(p);
+        e->a = parse_unary(p);
+        return e->a ? e : NULL;
+    }
+    return parse_filtered(p);
+}
+
+static Expr *bin(P *p, int op, Expr *a, Expr *b)
+{
+    if (!a || !b)
+        return NULL;
+    Expr *e = new_expr(p, E_BIN);
+    e->op = op;
+    e->a = a;
+    e->b = b;
+    e->line = a->line, e->col = a->col;
+    return e;
+}
+
+static Expr *parse_sum(P *p)
+{
+    Expr *e = parse_unary(p);
+    while (e && (p->tok == '+' || p->tok == '-' || p->tok == '~')) {
+        int op = p->tok;
+        next(p);
+        e = bin(p, op, e, parse_unary(p));
+    }
+    return e;
+}
+
+enum { OP_IN = 300, OP_NOTIN, OP_AND, OP_OR };
+
+static Expr *parse_compare(P *p)
+{
+    Expr *e = parse_sum(p);
+    while (e) {
+        int op = p->tok;
+        if (op == T_EQ || op == T_NE || op == T_LE || op == T_GE || op == '<' || op == '>') {
+            next(p);
+        } else if (is_word(p, "in")) {
+            op = OP_IN;
+            next(p);
+        } else if (is_word(p, "not")) {
+            /* "not in" */
+            next(p);
+            if (!is_word(p, "in")) {
+                perr(p, p->tline, p->tokcol, "'in' expected after 'not'");
+                return NULL;
+            }
+            op = OP_NOTIN;
+            next(p);
+        } else {
+            break;
+        }
+        e = bin(p, op, e, parse_sum(p));
+    }
+    return e;
+}
+
+static Expr *parse_not(P *p)
+{
+    if (is_word(p, "not")) {
+        Expr *e = new_expr(p, E_NOT);
+        next(p);
+        e->a = parse_not(p);
+        return e->a ? e : NULL;
+    }
+    return parse_compare(p);
+}
+
+static Expr *parse_and(P *p)
+{
+    Expr *e = parse_not(p);
+    while (e && is_word(p, "and")) {
+        next(p);
+        e = bin(p, OP_AND, e, parse_not(p));
+    }
+    return e;
+}
+
+static Expr *parse_expr(P *p)
+{
+    Expr *e = parse_and(p);
+    while (e && is_word(p, "or")) {
+        next(p);
+        e = bin(p, OP_OR, e, parse_and(p));
+    }
+    return e;
+}
+
+/* Starts tokenizing the inside of segment g. */
+static void tag_begin(P *p, const Seg *g)
+{
+    p->tp = g->p;
+    p->tend = g->p + g->n;
+    p->tline = g->line;
+    p->tcol = g->col + 2 + (g->trim_before ? 1 : 0);
+    next(p);
+}
+
+static bool tag_end(P *p)
+{
+    if (p->tok != T_END)
+        return perr(p, p->tline, p->tokcol, "end of tag expected, found '%.*s'", (int)p->tokn,
+                    p->tokp);
+    return true;
+}
+
+/* ---- statements ---- */
+
+static Node *new_node(P *p, NodeKind k, const Seg *g)
+{
+    Node *n = arena_alloc(&p->t->arena, sizeof *n);
+    n->kind = k;
+    n->line = g->line;
+    n->col = g->col;
+    vec_push(&p->t->nodes, n);
+    return n;
+}
+
+/* Reads nodes until a block tag whose first word is one of `stops`
+ * (NULL-terminated); returns that word's index, -1 at the end of the
+ * template, -2 on error.  The stopping tag is left for the caller, its
+ * tokenizer positioned after the word. */
+static int parse_body(P *p, NodeList *out, const char *const *stops);
+
+static bool parse_block(P *p, const Seg *g, NodeList *out);
+
+static int parse_body(P *p, NodeList *out, const char *const *stops)
+{
+    while (p->si < p->segs.n && !p->failed) {
+        const Seg *g = &p->segs.v[p->si++];
+        switch (g->kind) {
+        case S_TEXT:
+            if (g->n) {
+                Node *n = new_node(p, N_TEXT, g);
+                n->text = g->p;
+                n->n = g->n;
+                vec_push(out, n);
+            }
+            break;
+        case S_COMMENT:
+            break;
+        case S_VAR: {
+            tag_begin(p, g);
+            Node *n = new_node(p, N_OUTPUT, g);
+            n->expr = parse_expr(p);
+            if (!n->expr || !tag_end(p))
+                return -2;
+            vec_push(out, n);
+            break;
+        }
+        case S_BLOCK:
+            tag_begin(p, g);
+            for (int i = 0; stops && stops[i]; i++)
+                if (is_word(p, stops[i])) {
+                    next(p);
+                    return i;
+                }
+            if (!parse_block(p, g, out))
+                return -2;
+            break;
+        }
+    }
+    return p->failed ? -2 : -1;
+}
+
+static bool closed(P *p, int r, const Seg *open, const char *word, const char *end)
+{
+    if (r == -2)
+        return false;
+    if (r == -1)
+        return perr(p, p->end_line, p->end_col, "'{%% %s %%}' expected (to close '%s' at line %u)",
+                    end, word, open->line);
+    return true;
+}
+
+static bool parse_block(P *p, const Seg *g, NodeList *out)
+{
+    if (p->tok != T_NAME)
+        return perr(p, p->tline, p->tokcol, "statement expected");
+    if (is_word(p, "if")) {
+        next(p);
+        Node *n = new_node(p, N_IF, g);
+        Expr *c = parse_expr(p);
+        if (!c || !tag_end(p))
+            return false;
+        vec_push(&n->conds, c);
+        static const char *const stops[] = {"elif", "else", "endif", NULL};
+        for (;;) {
+            NodeList body = {0};
+            int r = parse_body(p, &body, stops);
+            vec_push(&n->branches, body);
+            if (!closed(p, r, g, "if", "endif"))
+                return false;
+            if (r == 0) { /* elif */
+                Expr *e = parse_expr(p);
+                if (!e || !tag_end(p))
+                    return false;
+                vec_push(&n->conds, e);
+                continue;
+            }
+            if (!tag_end(p))
+                return false;
+            if (r == 1) { /* else */
+                static const char *const endif[] = {"endif", NULL};
+                NodeList els = {0};
+                int r2 = parse_body(p, &els, endif);
+                vec_push(&n->branches, els);
+                if (!closed(p, r2, g, "if", "endif") || !tag_end(p))
+                    return false;
+            }
+            break;
+        }
+        vec_push(out, n);
+        return true;
+    }
+    if (is_word(p, "for")) {
+        next(p);
+        Node *n = new_node(p, N_FOR, g);
+        if (p->tok != T_NAME)
+            return perr(p, p->tline, p->tokcol, "loop variable expected");
+        n->text = tok_text(p);
+        next(p);
+        if (!is_word(p, "in"))
+            return perr(p, p->tline, p->tokcol, "'in' expected");
+        next(p);
+        n->expr = parse_expr(p);
+        if (!n->expr || !tag_end(p))
+            return false;
+        static const char *const stops[] = {"else", "endfor", NULL};
+        int r = parse_body(p, &n->body, stops);
+        if (!closed(p, r, g, "for", "endfor") || !tag_end(p))
+            return false;
+        if (r == 0) {
+            static const char *const endfor[] = {"endfor", NULL};
+            int r2 = parse_body(p, &n->orelse, endfor);
+            if (!closed(p, r2, g, "for", "endfor") || !tag_end(p))
+                return false;
+        }
+        vec_push(out, n);
+        return true;
+    }
+    if (is_word(p, "set")) {
+        next(p);
+        Node *n = new_node(p, N_SET, g);
+        if (p->tok != T_NAME)
+            return perr(p, p->tline, p->tokcol, "variable name expected");
+        n->text = tok_text(p);
+        next(p);
+        if (!expect(p, '=', "'='"))
+            return false;
+        n->expr = parse_expr(p);
+        if (!n->expr || !tag_end(p))
+            return false;
+        vec_push(out, n);
+        return true;
+    }
+    if (is_word(p, "macro")) {
+        next(p);
+        Node *n = new_node(p, N_MACRO, g);
+        if (p->tok != T_NAME)
+            return perr(p, p->tline, p->tokcol, "macro name expected");
+        n->text = tok_text(p);
+        next(p);
+        if (!expect(p, '(', "'('"))
+            return false;
+        while (p->tok == T_NAME) {
+            vec_push(&n->params, tok_text(p));
+            next(p);
+            if (p->tok != ',')
+                break;
+            next(p);
+        }
+        if (!expect(p, ')', "')'") || !tag_end(p))
+            return false;
+        static const char *const stops[] = {"endmacro", NULL};
+        int r = parse_body(p, &n->body, stops);
+        if (!closed(p, r, g, "macro", "endmacro") || !tag_end(p))
+            return false;
+        vec_push(out, n);
+        return true;
+    }
+    if (is_word(p, "include")) {
+        next(p);
+        if (p->tok != T_STR)
+            return perr(p, p->tline, p->tokcol, "template name (a string) expected");
+        Node *n = new_node(p, N_INCLUDE, g);
+        n->text = string_lit(p)->s;
+        next(p);
+        if (!tag_end(p))
+            return false;
+        vec_push(out, n);
+        return true;
+    }
+    static const char *const ends[] = {"endif", "endfor", "endmacro", "elif", "else"};
+    for (size_t i = 0; i < sizeof ends / sizeof *ends; i++)
+        if (is_word(p, ends[i]))
+            return perr(p, p->tline, p->tokcol, "'%s' without an open block", ends[i]);
+    return perr(p, p->tline, p->tokcol, "unknown statement '%.*s'", (int)p->tokn, p->tokp);
+}
+
+Tmpl *tmpl_parse(const char *name, const char *src, size_t len, Buf *err)
+{
+    Tmpl *t = xcalloc(1, sizeof *t);
+    t->name = arena_strdup(&t->arena, name);
+    /* the text nodes point into the source: keep a copy */
+    char *copy = arena_strndup(&t->arena, src, len);
+    P p = {.t = t, .src = copy, .len = len, .err = err};
+    bool ok = scan(&p) && parse_body(&p, &t->top, NULL) == -1;
+    vec_free(&p.segs);
+    if (!ok) {
+        tmpl_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* ---- rendering ---- */
+
+typedef struct Scope {
+    TValue *vars; /* a dict */
+    struct Scope *up;
+} Scope;
+
+typedef struct Rn {
+    const Tmpl *t;
+    Arena a;
+    const TmplLoader *loader;
+    Buf *err;
+    bool failed;
+    int depth; /* includes and macro calls, to stop runaway recursion */
+} Rn;
+
+static bool rerr(Rn *r, const Expr *e, uint32_t line, uint32_t col, const char *fmt, ...)
+    PRINTF_LIKE(5, 6);
+static bool rerr(Rn *r, const Expr *e, uint32_t line, uint32_t col, const char *fmt, ...)
+{
+    if (r->failed)
+        return false;
+    r->failed = true;
+    if (e)
+        line = e->line, col = e->col;
+    buf_printf(r->err, "%s:%u:%u: error: ", r->t->name, line, col);
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(r->err, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+static const char *kind_name(const TValue *v)
+{
+    static const char *n[] = {"none", "boolean", "integer", "string", "list", "dictionary",
+                              "macro"};
+    return n[v->kind];
+}
+
+static bool truthy(const TValue *v)
+{
+    switch (v->kind) {
+    case TV_NONE: return false;
+    case TV_BOOL: return v->b;
+    case TV_INT: return v->i != 0;
+    case TV_STR:
+    case TV_LIST:
+    case TV_DICT: return v->n != 0;
+    case TV_MACRO: return true;
+    }
+    return false;
+}
+
+static bool equal(const TValue *a, const TValue *b)
+{
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case TV_NONE: return true;
+    case TV_BOOL: return a->b == b->b;
+    case TV_INT: return a->i == b->i;
+    case TV_STR: return a->n == b->n && memcmp(a->s, b->s, a->n) == 0;
+    default: return a == b;
+    }
+}
+
+/* Appends the printed form of v; false for lists, dicts, macros. */
+static bool print(Buf *out, const TValue *v)
+{
+    switch (v->kind) {
+    case TV_NONE: return true;
+    case TV_BOOL: buf_adds(out, v->b ? "true" : "false"); return true;
+    case TV_INT: buf_printf(out, "%lld", (long long)v->i); return true;
+    case TV_STR: buf_add(out, v->s, v->n); return true;
+    default: return false;
+    }
+}
+
+static TValue *lookup(const Scope *s, const char *name)
+{
+    for (; s; s = s->up) {
+        TValue *v = tv_get(s->vars, name);
+        if (v)
+            return v;
+    }
+    return NULL;
+}
+
+static TValue *eval(Rn *r, const Expr *e, Scope *s);
+static bool render_nodes(Rn *r, const NodeList *l, Scope *s, Buf *out);
+
+static TValue *as_string(Rn *r, const Expr *e, TValue *v)
+{
+    Buf b = {0};
+    if (!print(&b, v)) {
+        rerr(r, e, 0, 0, "a %s cannot be printed", kind_name(v));
+        return NULL;
+    }
+    TValue *t = tv_strn(&r->a, b.s ? b.s : "", b.len);
+    buf_free(&b);
+    return t;
+}
+
+static TValue *filter(Rn *r, const Expr *e, Scope *s)
+{
+    /* default() accepts an undefined operand */
+    TValue *v;
+    if (strcmp(e->name, "default") == 0 && e->a->kind == E_NAME && !lookup(s, e->a->name))
+        v = tv_none(&r->a);
+    else
+        v = eval(r, e->a, s);
+    if (!v)
+        return NULL;
+    VEC(TValue *) args = {0};
+    for (size_t i = 0; i < e->args.n; i++) {
+        TValue *a = eval(r, e->args.v[i], s);
+        if (!a) {
+            vec_free(&args);
+            return NULL;
+        }
+        vec_push(&args, a);
+    }
+    const char *f = e->name;
+    TValue *out = NULL;
+#define ARGS(lo, hi) \
+    if ((long)args.n < (lo) || (long)args.n > (hi)) { \
+        rerr(r, e, 0, 0, "filter '%s' takes %d to %d arguments, not %zu", f, lo, hi, args.n); \
+        goto done; \
+    }
+#define WANT(cond, what) \
+    if (!(cond)) { \
+        rerr(r, e, 0, 0, "filter '%s' needs %s, not a %s", f, what, kind_name(v)); \
+        goto done; \
+    }
+    if (strcmp(f, "upper") == 0 || strcmp(f, "lower") == 0) {
+        ARGS(0, 0);
+        WANT(v->kind == TV_STR, "a string");
+        out = tv_strn(&r->a, v->s, v->n);
+        for (size_t i = 0; i < out->n; i++) {
+            char c = out->s[i];
+            ((char *)out->s)[i] = f[0] == 'u' ? (c >= 'a' && c <= 'z' ? c - 32 : c)
+                                              : (c >= 'A' && c <= 'Z' ? c + 32 : c);
+        }
+    } else if (strcmp(f, "hex") == 0) {
+        ARGS(0, 1);
+        WANT(v->kind == TV_INT, "an integer");
+        int width = args.n && args.v[0]->kind == TV_INT ? (int)args.v[0]->i : 0;
+        if (width < 0 || width > 16) {
+            rerr(r, e, 0, 0, "hex width %d (0 to 16)", width);
+            goto done;
+        }
+        char tmp[40];
+        snprintf(tmp, sizeof tmp, "0x%0*llX", width, (unsigned long long)v->i);
+        out = tv_str(&r->a, tmp);
+    } else if (strcmp(f, "cstring") == 0) {
+        ARGS(0, 0);
+        TValue *str = as_string(r, e, v);
+        if (!str)
+            goto done;
+        Buf b = {0};
+        buf_addc(&b, '"');
+        for (size_t i = 0; i < str->n; i++) {
+            unsigned char c = (unsigned char)str->s[i];
+            if (c == '"' || c == '\\')
+                buf_addc(&b, '\\'), buf_addc(&b, (char)c);
+            else if (c == '\n')
+                buf_adds(&b, "\\n");
+            else if (c == '\r')
+                buf_adds(&b, "\\r");
+            else if (c == '\t')
+                buf_adds(&b, "\\t");
+            else if (c < 0x20 || c == 0x7f)
+                buf_printf(&b, "\\%03o", c);
+            else
+                buf_addc(&b, (char)c);
+        }
+        buf_addc(&b, '"');
+        out = tv_strn(&r->a, b.s, b.len);
+        buf_free(&b);
+    } else if (strcmp(f, "join") == 0) {
+        ARGS(0, 1);
+        WANT(v->kind == TV_LIST, "a list");
+        Buf b = {0};
+        for (size_t i = 0; i < v->n; i++) {
+            if (i && args.n)
+                print(&b, args.v[0]);
+            if (!print(&b, v->items[i])) {
+                buf_free(&b);
+                rerr(r, e, 0, 0, "join: a %s cannot be printed", kind_name(v->items[i]));
+                goto done;
+            }
+        }
+        out = tv_strn(&r->a, b.s ? b.s : "", b.len);
+        buf_free(&b);
+    } else if (strcmp(f, "default") == 0) {
+        ARGS(1, 1);
+        out = v->kind == TV_NONE ? args.v[0] : v;
+    } else if (strcmp(f, "length") == 0) {
+        ARGS(0, 0);
+        WANT(v->kind == TV_STR || v->kind == TV_LIST || v->kind == TV_DICT,
+             "a string, list or dictionary");
+        out = tv_int(&r->a, (int64_t)v->n);
+    } else if (strcmp(f, "replace") == 0) {
+        ARGS(2, 2);
+        WANT(v->kind == TV_STR, "a string");
+        if (args.v[0]->kind != TV_STR || args.v[1]->kind != TV_STR || !args.v[0]->n) {
+            rerr(r, e, 0, 0, "replace needs two strings, the first not empty");
+            goto done;
+        }
+        Buf b = {0};
+        for (size_t i = 0; i < v->n;) {
+            if (v->n - i >= args.v[0]->n && memcmp(v->s + i, args.v[0]->s, args.v[0]->n) == 0) {
+                buf_add(&b, args.v[1]->s, args.v[1]->n);
+                i += args.v[0]->n;
+            } else {
+                buf_addc(&b, v->s[i++]);
+            }
+        }
+        out = tv_strn(&r->a, b.s ? b.s : "", b.len);
+        buf_free(&b);
+    } else if (strcmp(f, "indent") == 0) {
+        ARGS(0, 1);
+        TValue *str = as_string(r, e, v);
+        if (!str)
+            goto done;
+        int width = args.n && args.v[0]->kind == TV_INT ? (int)args.v[0]->i : 4;
+        if (width < 0 || width > 64) {
+            rerr(r, e, 0, 0, "indent width %d (0 to 64)", width);
+            goto done;
+        }
+        Buf b = {0};
+        for (size_t i = 0; i < str->n; i++) {
+            buf_addc(&b, str->s[i]);
+            if (str->s[i] == '\n' && i + 1 < str->n && str->s[i + 1] != '\n')
+                for (int k = 0; k < width; k++)
+                    buf_addc(&b, ' ');
+        }
+        out = tv_strn(&r->a, b.s ? b.s : "", b.len);
+        buf_free(&b);
+    } else if (strcmp(f, "first") == 0 || strcmp(f, "last") == 0) {
+        ARGS(0, 0);
+        WANT(v->kind == TV_LIST, "a list");
+        out = v->n ? v->items[f[0] == 'f' ? 0 : v->n - 1] : tv_none(&r->a);
+    } else {
+        rerr(r, e, 0, 0, "unknown filter '%s'", f);
+    }
+done:
+#undef ARGS
+#undef WANT
+    vec_free(&args);
+    return out;
+}
+
+static TValue *call(Rn *r, const Expr *e, Scope *s)
+{
+    TValue *m = eval(r, e->a, s);
+    if (!m)
+        return NULL;
+    if (m->kind != TV_MACRO) {
+        rerr(r, e, 0, 0, "a %s cannot be called", kind_name(m));
+        return NULL;
+    }
+    const Node *mac = m->macro;
+    if (e->args.n != mac->params.n) {
+        rerr(r, e, 0, 0, "macro '%s' has %zu parameters, called with %zu arguments", mac->text,
+             mac->params.n, e->args.n);
+        return NULL;
+    }
+    if (++r->depth > 64) {
+        rerr(r, e, 0, 0, "macro calls nested more than 64 deep");
+        return NULL;
+    }
+    Scope inner = {tv_dict(&r->a), s};
+    for (size_t i = 0; i < e->args.n; i++) {
+        TValue *a = eval(r, e->args.v[i], s);
+        if (!a)
+            return NULL;
+        tv_set(&r->a, inner.vars, mac->params.v[i], a);
+    }
+    Buf b = {0};
+    bool ok = render_nodes(r, &mac->body, &inner, &b);
+    r->depth--;
+    TValue *out = ok ? tv_strn(&r->a, b.s ? b.s : "", b.len) : NULL;
+    buf_free(&b);
+    return out;
+}
+
+static TValue *binary(Rn *r, const Expr *e, Scope *s)
+{
+    TValue *a = eval(r, e->a, s);
+    if (!a)
+        return NULL;
+    if (e->op == OP_AND || e->op == OP_OR) {
+        if (truthy(a) == (e->op == OP_OR))
+            return tv_bool(&r->a, e->op == OP_OR);
+        TValue *b = eval(r, e->b, s);
+        return b ? tv_bool(&r->a, truthy(b)) : NULL;
+    }
+    TValue *b = eval(r, e->b, s);
+    if (!b)
+        return NULL;
+    switch (e->op) {
+    case T_EQ: return tv_bool(&r->a, equal(a, b));
+    case T_NE: return tv_bool(&r->a, !equal(a, b));
+    case OP_IN:
+    case OP_NOTIN: {
+        bool in = false;
+        if (b->kind == TV_LIST) {
+            for (size_t i = 0; i < b->n && !in; i++)
+                in = equal(a, b->items[i]);
+        } else if (b->kind == TV_DICT && a->kind == TV_STR) {
+            in = tv_get(b, a->s) != NULL;
+        } else if (b->kind == TV_STR && a->kind == TV_STR) {
+            in = a->n == 0 || (b->n >= a->n && strstr(b->s, a->s));
+        } else {
+            rerr(r, e, 0, 0, "'in' needs a list, dictionary or string on its right, not a %s",
+                 kind_name(b));
+            return NULL;
+        }
+        return tv_bool(&r->a, e->op == OP_IN ? in : !in);
+    }
+    case '+':
+    case '-':
+        if (a->kind == TV_INT && b->kind == TV_INT)
+            return tv_int(&r->a, e->op == '+' ? a->i + b->i : a->i - b->i);
+        if (e->op == '+' && a->kind == TV_STR && b->kind == TV_STR)
+            goto concat;
+        rerr(r, e, 0, 0, "'%c' needs two integers%s, not a %s and a %s", e->op,
+             e->op == '+' ? " or two strings" : "", kind_name(a), kind_name(b));
+        return NULL;
+    case '~':
+    concat: {
+        Buf out = {0};
+        if (!print(&out, a) || !print(&out, b)) {
+            buf_free(&out);
+            rerr(r, e, 0, 0, "'~' joins printable values");
+            return NULL;
+        }
+        TValue *v = tv_strn(&r->a, out.s ? out.s : "", out.len);
+        buf_free(&out);
+        return v;
+    }
+    default: { /* < <= > >= */
+        int c;
+        if (a->kind == TV_INT && b->kind == TV_INT)
+            c = a->i < b->i ? -1 : a->i > b->i;
+        else if (a->kind == TV_STR && b->kind == TV_STR)
+            c = strcmp(a->s, b->s);
+        else {
+            rerr(r, e, 0, 0, "cannot order a %s and a %s", kind_name(a), kind_name(b));
+            return NULL;
+        }
+        bool v = e->op == '<' ? c < 0 : e->op == '>' ? c > 0 : e->op == T_LE ? c <= 0 : c >= 0;
+        return tv_bool(&r->a, v);
+    }
+    }
+}
+
+static TValue *eval(Rn *r, const Expr *e, Scope *s)
+{
+    if (r->failed)
+        return NULL;
+    switch (e->kind) {
+    case E_LIT: return e->lit;
+    case E_NAME: {
+        TValue *v = lookup(s, e->name);
+        if (!v)
+            rerr(r, e, 0, 0, "undefined name '%s'", e->name);
+        return v;
+    }
+    case E_ATTR: {
+        TValue *o = eval(r, e->a, s);
+        if (!o)
+            return NULL;
+        if (o->kind != TV_DICT) {
+            rerr(r, e, 0, 0, "'.%s' of a %s (only dictionaries have attributes)", e->name,
+                 kind_name(o));
+            return NULL;
+        }
+        TValue *v = tv_get(o, e->name);
+        if (!v)
+            rerr(r, e, 0, 0, "no attribute '%s'", e->name);
+        return v;
+    }
+    case E_INDEX: {
+        TValue *o = eval(r, e->a, s), *i = o ? eval(r, e->b, s) : NULL;
+        if (!i)
+            return NULL;
+        if (o->kind == TV_LIST && i->kind == TV_INT) {
+            int64_t k = i->i < 0 ? (int64_t)o->n + i->i : i->i;
+            if (k < 0 || (uint64_t)k >= o->n) {
+                rerr(r, e, 0, 0, "index %lld outside a list of %zu", (long long)i->i, o->n);
+                return NULL;
+            }
+            return o->items[k];
+        }
+        if (o->kind == TV_DICT && i->kind == TV_STR) {
+            TValue *v = tv_get(o, i->s);
+            if (!v)
+                rerr(r, e, 0, 0, "no key '%s'", i->s);
+            return v;
+        }
+        rerr(r, e, 0, 0, "cannot index a %s with a %s", kind_name(o), kind_name(i));
+        return NULL;
+    }
+    case E_CALL: return call(r, e, s);
+    case E_FILTER: return filter(r, e, s);
+    case E_BIN: return binary(r, e, s);
+    case E_NOT: {
+        TValue *v = eval(r, e->a, s);
+        return v ? tv_bool(&r->a, !truthy(v)) : NULL;
+    }
+    case E_NEG: {
+        TValue *v = eval(r, e->a, s);
+        if (v && v->kind != TV_INT) {
+            rerr(r, e, 0, 0, "'-' needs an integer, not a %s", kind_name(v));
+            return NULL;
+        }
+        return v ? tv_int(&r->a, -v->i) : NULL;
+    }
+    }
+    return NULL;
+}
+
+static bool render_node(Rn *r, const Node *n, Scope *s, Buf *out)
+{
+    switch (n->kind) {
+    case N_TEXT: buf_add(out, n->text, n->n); return true;
+    case N_OUTPUT: {
+        TValue *v = eval(r, n->expr, s);
+        if (!v)
+            return false;
+        if (!print(out, v))
+            return rerr(r, n->expr, 0, 0, "a %s cannot be printed", kind_name(v));
+        return true;
+    }
+    case N_IF:
+        for (size_t i = 0; i < n->conds.n; i++) {
+            TValue *c = eval(r, n->conds.v[i], s);
+            if (!c)
+                return false;
+            if (truthy(c))
+                return render_nodes(r, &n->branches.v[i], s, out);
+        }
+        if (n->branches.n > n->conds.n)
+            return render_nodes(r, &n->branches.v[n->conds.n], s, out);
+        return true;
+    case N_FOR: {
+        TValue *it = eval(r, n->expr, s);
+        if (!it)
+            return false;
+        if (it->kind != TV_LIST)
+            return rerr(r, n->expr, 0, 0, "'for' needs a list, not a %s", kind_name(it));
+        if (!it->n)
+            return render_nodes(r, &n->orelse, s, out);
+        for (size_t i = 0; i < it->n; i++) {
+            Scope inner = {tv_dict(&r->a), s};
+            TValue *loop = tv_dict(&r->a);
+            tv_set(&r->a, loop, "index", tv_int(&r->a, (int64_t)i + 1));
+            tv_set(&r->a, loop, "index0", tv_int(&r->a, (int64_t)i));
+            tv_set(&r->a, loop, "first", tv_bool(&r->a, i == 0));
+            tv_set(&r->a, loop, "last", tv_bool(&r->a, i + 1 == it->n));
+            tv_set(&r->a, loop, "length", tv_int(&r->a, (int64_t)it->n));
+            tv_set(&r->a, inner.vars, "loop", loop);
+            tv_set(&r->a, inner.vars, n->text, it->items[i]);
+            if (!render_nodes(r, &n->body, &inner, out))
+                return false;
+        }
+        return true;
+    }
+    case N_SET: {
+        TValue *v = eval(r, n->expr, s);
+        if (!v)
+            return false;
+        tv_set(&r->a, s->vars, n->text, v);
+        return true;
+    }
+    case N_MACRO: {
+        TValue *m = tv_new(&r->a, TV_MACRO);
+        m->macro = n;
+        tv_set(&r->a, s->vars, n->text, m);
+        return true;
+    }
+    case N_INCLUDE: {
+        size_t len = 0;
+        const char *src = r->loader ? r->loader->load(r->loader->ctx, n->text, &len) : NULL;
+        if (!src)
+            return rerr(r, NULL, n->line, n->col, "cannot include '%s': no such template",
+                        n->text);
+        if (++r->depth > 64)
+            return rerr(r, NULL, n->line, n->col, "includes nested more than 64 deep");
+        Tmpl *t = tmpl_parse(n->text, src, len, r->err);
+        if (!t) {
+            r->failed = true;
+            return false;
+        }
+        const Tmpl *saved = r->t;
+        r->t = t;
+        /* its own scope: what it sets or defines stays inside it (and
+         * nothing outlives its tree, freed below) */
+        Scope inner = {tv_dict(&r->a), s};
+        bool ok = render_nodes(r, &t->top, &inner, out);
+        r->t = saved;
+        r->depth--;
+        /* values of the included template may still point into its tree */
+        tmpl_free(t);
+        return ok;
+    }
+    }
+    return false;
+}
+
+static bool render_nodes(Rn *r, const NodeList *l, Scope *s, Buf *out)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (!render_node(r, l->v[i], s, out))
+            return false;
+    return true;
+}
+
+bool tmpl_render(const Tmpl *t, const TValue *vars, const TmplLoader *loader, Buf *out, Buf *err)
+{
+    Rn r = {.t = t, .loader = loader, .err = err};
+    Scope global = {(TValue *)vars, NULL};
+    Scope top = {tv_dict(&r.a), &global};
+    bool ok = render_nodes(&r, &t->top, &top, out);
+    arena_free(&r.a);
+    return ok && !r.failed;
+}
+
+/* ---- dump, free ---- */
+
+static void dump_expr(Buf *b, const Expr *e)
+{
+    static const char *bops[] = {[T_EQ - T_END] = "==", [T_NE - T_END] = "!=",
+                                 [T_LE - T_END] = "<=", [T_GE - T_END] = ">="};
+    switch (e->kind) {
+    case E_LIT:
+        if (e->lit->kind == TV_STR)
+            buf_printf(b, "'%s'", e->lit->s);
+        else if (e->lit->kind == TV_NONE)
+            buf_adds(b, "none");
+        else
+            print(b, e->lit);
+        break;
+    case E_NAME: buf_adds(b, e->name); break;
+    case E_ATTR: dump_expr(b, e->a), buf_printf(b, ".%s", e->name); break;
+    case E_INDEX: dump_expr(b, e->a), buf_addc(b, '['), dump_expr(b, e->b), buf_addc(b, ']'); break;
+    case E_CALL:
+    case E_FILTER:
+        if (e->kind == E_FILTER)
+            buf_addc(b, '('), dump_expr(b, e->a), buf_printf(b, " | %s", e->name);
+        else
+            dump_expr(b, e->a);
+        buf_addc(b, '(');
+        for (size_t i = 0; i < e->args.n; i++) {
+            if (i)
+                buf_adds(b, ", ");
+            dump_expr(b, e->args.v[i]);
+        }
+        buf_addc(b, ')');
+        if (e->kind == E_FILTER)
+            buf_addc(b, ')');
+        break;
+    case E_BIN: {
+        buf_addc(b, '(');
+        dump_expr(b, e->a);
+        if (e->op >= T_EQ && e->op <= T_GE)
+            buf_printf(b, " %s ", bops[e->op - T_END]);
+        else if (e->op == OP_IN || e->op == OP_NOTIN)
+            buf_adds(b, e->op == OP_IN ? " in " : " not in ");
+        else if (e->op == OP_AND || e->op == OP_OR)
+            buf_adds(b, e->op == OP_AND ? " and " : " or ");
+        else
+            buf_printf(b, " %c ", e->op);
+        dump_expr(b, e->b);
+        buf_addc(b, ')');
+        break;
+    }
+    case E_NOT: buf_adds(b, "(not "), dump_expr(b, e->a), buf_addc(b, ')'); break;
+    case E_NEG: buf_adds(b, "(-"), dump_expr(b, e->a), buf_addc(b, ')'); break;
+    }
+}
+
+static void dump_nodes(Buf *b, const NodeList *l, int depth);
+
+static void dump_node(Buf *b, const Node *n, int depth)
+{
+    for (int i = 0; i < depth; i++)
+        buf_adds(b, "  ");
+    switch (n->kind) {
+    case N_TEXT:
+        buf_adds(b, "text ");
+        for (size_t i = 0; i < n->n; i++)
+            buf_adds(b, n->text[i] == '\n' ? "\\n" : (char[2]){n->text[i], 0});
+        buf_addc(b, '\n');
+        break;
+    case N_OUTPUT: buf_adds(b, "output "), dump_expr(b, n->expr), buf_addc(b, '\n'); break;
+    case N_IF:
+        for (size_t i = 0; i < n->branches.n; i++) {
+            if (i) {
+                for (int k = 0; k < depth; k++)
+                    buf_adds(b, "  ");
+            }
+            if (i < n->conds.n) {
+                buf_adds(b, i ? "elif " : "if ");
+                dump_expr(b, n->conds.v[i]);
+            } else {
+                buf_adds(b, "else");
+            }
+            buf_addc(b, '\n');
+            dump_nodes(b, &n->branches.v[i], depth + 1);
+        }
+        break;
+    case N_FOR:
+        buf_printf(b, "for %s in ", n->text);
+        dump_expr(b, n->expr);
+        buf_addc(b, '\n');
+        dump_nodes(b, &n->body, depth + 1);
+        if (n->orelse.n) {
+            for (int k = 0; k < depth; k++)
+                buf_adds(b, "  ");
+            buf_adds(b, "else\n");
+            dump_nodes(b, &n->orelse, depth + 1);
+        }
+        break;
+    case N_SET: buf_printf(b, "set %s = ", n->text), dump_expr(b, n->expr), buf_addc(b, '\n'); break;
+    case N_MACRO:
+        buf_printf(b, "macro %s(", n->text);
+        for (size_t i = 0; i < n->params.n; i++)
+            buf_printf(b, "%s%s", i ? ", " : "", n->params.v[i]);
+        buf_adds(b, ")\n");
+        dump_nodes(b, &n->body, depth + 1);
+        break;
+    case N_INCLUDE: buf_printf(b, "include '%s'\n", n->text); break;
+    }
+}
+
+static void dump_nodes(Buf *b, const NodeList *l, int depth)
+{
+    for (size_t i = 0; i < l->n; i++)
+        dump_node(b, l->v[i], depth);
+}
+
+void tmpl_dump(const Tmpl *t, Buf *out) { dump_nodes(out, &t->top, 0); }
+
+void tmpl_free(Tmpl *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->exprs.n; i++)
+        vec_free(&t->exprs.v[i]->args);
+    for (size_t i = 0; i < t->nodes.n; i++) {
+        Node *n = t->nodes.v[i];
+        vec_free(&n->conds);
+        for (size_t k = 0; k < n->branches.n; k++)
+            vec_free(&n->branches.v[k]);
+        vec_free(&n->branches);
+        vec_free(&n->body);
+        vec_free(&n->orelse);
+        vec_free(&n->params);
+    }
+    vec_free(&t->exprs);
+    vec_free(&t->nodes);
+    vec_free(&t->top);
+    arena_free(&t->arena);
+    free(t);
+}

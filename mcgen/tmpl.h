@@ -1,0 +1,71 @@
+/*
+ * tmpl.h - mcgen's template engine: a Jinja subset (../shared/docs/DESIGN.md,
+ * "The template language").  It knows nothing of manifests: it renders a
+ * template against a generic value tree (none, booleans, integers, strings,
+ * lists, dictionaries) that a caller builds.
+ *
+ *   {{ expr }}                 expr: literals ('s', "s", 12, true, false,
+ *                              none), names, a.b, a[i], calls of macros,
+ *                              filters x | f(args), + -, == != < <= > >=,
+ *                              in, not in, and, or, not, ( )
+ *   {% if %} {% elif %} {% else %} {% endif %}
+ *   {% for x in list %} ... {% else %} ... {% endfor %}   loop.index,
+ *                              loop.index0, loop.first, loop.last, loop.length
+ *   {% set x = expr %}   {% macro name(a, b) %} ... {% endmacro %}
+ *   {% include "other.j2" %}   {# comment #}
+ *   {%- -%} {{- -}} trim white space; block tags on their own line take
+ *   the line with them (Jinja's trim_blocks + lstrip_blocks).
+ *
+ * Templates are parsed once into a tree, then rendered any number of
+ * times.  Errors name the template, line and column and what was expected.
+ * An undefined name is an error, not an empty string.
+ */
+#ifndef MCGEN_TMPL_H
+#define MCGEN_TMPL_H
+
+#include "util.h"
+
+typedef enum { TV_NONE, TV_BOOL, TV_INT, TV_STR, TV_LIST, TV_DICT, TV_MACRO } TValueKind;
+
+typedef struct TValue TValue;
+struct TValue {
+    TValueKind kind;
+    bool b;
+    int64_t i;
+    const char *s; /* TV_STR: NUL-terminated */
+    size_t n;      /* TV_STR length; TV_LIST/TV_DICT element count */
+    size_t cap;
+    TValue **items;     /* TV_LIST elements, TV_DICT values */
+    const char **keys;  /* TV_DICT keys (insertion order) */
+    const void *macro;  /* TV_MACRO: the macro's node */
+};
+
+/* Building values; all memory comes from the arena. */
+TValue *tv_none(Arena *a);
+TValue *tv_bool(Arena *a, bool b);
+TValue *tv_int(Arena *a, int64_t i);
+TValue *tv_str(Arena *a, const char *s); /* copies s */
+TValue *tv_list(Arena *a);
+TValue *tv_dict(Arena *a);
+void tv_push(Arena *a, TValue *list, TValue *v);
+void tv_set(Arena *a, TValue *dict, const char *key, TValue *v); /* replaces */
+TValue *tv_get(const TValue *dict, const char *key);                /* NULL if absent */
+
+typedef struct Tmpl Tmpl;
+
+/* Finds an included template's text by name; NULL when there is none. */
+typedef struct TmplLoader {
+    void *ctx;
+    const char *(*load)(void *ctx, const char *name, size_t *len);
+} TmplLoader;
+
+/* Parses a template; NULL with "name:line:col: error: ..." in err. */
+Tmpl *tmpl_parse(const char *name, const char *src, size_t len, Buf *err);
+/* Renders against the dictionary `vars`; false with the error in err. */
+bool tmpl_render(const Tmpl *t, const TValue *vars, const TmplLoader *loader, Buf *out,
+                 Buf *err);
+/* The parsed tree, one node a line, for tests. */
+void tmpl_dump(const Tmpl *t, Buf *out);
+void tmpl_free(Tmpl *t);
+
+#endif

@@ -1,0 +1,266 @@
+/*
+ * tmpl_test.c - the template engine on its own, with no manifest: every
+ * construct, the white-space rules, every error message word for word,
+ * and 10,000 random mutations of a template that uses everything (each
+ * must end in output or a clean error; ASan and UBSan watch).
+ * Expected outputs are written out by hand from the language's rules.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tmpl.h"
+#include "unit.h"
+
+static Arena va;
+
+static TValue *vars(void)
+{
+    TValue *d = tv_dict(&va), *items = tv_list(&va), *sub = tv_dict(&va);
+    tv_set(&va, d, "name", tv_str(&va, "Event"));
+    tv_set(&va, d, "n", tv_int(&va, 26));
+    tv_push(&va, items, tv_str(&va, "a"));
+    tv_push(&va, items, tv_str(&va, "b"));
+    tv_push(&va, items, tv_str(&va, "c"));
+    tv_set(&va, d, "items", items);
+    tv_set(&va, sub, "k", tv_str(&va, "v"));
+    tv_set(&va, d, "d", sub);
+    tv_set(&va, d, "empty", tv_list(&va));
+    tv_set(&va, d, "flag", tv_bool(&va, true));
+    tv_set(&va, d, "nothing", tv_none(&va));
+    return d;
+}
+
+static const char *part_loader(void *ctx, const char *name, size_t *len)
+{
+    (void)ctx;
+    static const char part[] = "inc: {{ name }}{% set hidden = 1 %}";
+    static const char loop[] = "{% include 'loop.j2' %}";
+    if (strcmp(name, "part.j2") == 0)
+        return *len = strlen(part), part;
+    if (strcmp(name, "loop.j2") == 0)
+        return *len = strlen(loop), loop;
+    return NULL;
+}
+
+static const TmplLoader loader = {NULL, part_loader};
+
+/* Renders src; returns the output or the error text (caller frees). */
+static char *run(const char *src, bool *ok)
+{
+    Buf out = {0}, err = {0};
+    Tmpl *t = tmpl_parse("t.j2", src, strlen(src), &err);
+    *ok = t && tmpl_render(t, vars(), &loader, &out, &err);
+    tmpl_free(t);
+    char *r = xstrdup(*ok ? (out.s ? out.s : "") : (err.s ? err.s : ""));
+    buf_free(&out);
+    buf_free(&err);
+    return r;
+}
+
+static void expect_out(const char *src, const char *want)
+{
+    bool ok;
+    char *got = run(src, &ok);
+    ck_assert_msg(ok, "failed: %s", got);
+    ck_assert_str_eq(got, want);
+    free(got);
+}
+
+static void expect_err(const char *src, const char *want)
+{
+    bool ok;
+    char *got = run(src, &ok);
+    ck_assert_msg(!ok, "rendered: %s", got);
+    ck_assert_str_eq(got, want);
+    free(got);
+}
+
+START_TEST(test_tmpl_expressions_and_filters)
+{
+    expect_out("{{ name | upper }} {{ name | lower }} {{ n | hex(4) }} {{ n | hex }}",
+               "EVENT event 0x001A 0x1A");
+    expect_out("{{ items | join(', ') }}|{{ items | join }}|{{ d.k }}|{{ d['k'] }}|{{ items[1] }}"
+               "|{{ items[-1] }}",
+               "a, b, c|abc|v|v|b|c");
+    expect_out("{{ items | length }} {{ name | length }} {{ missing | default('x') }} "
+               "{{ nothing | default(7) }} {{ items | first }}{{ items | last }}",
+               "3 5 x 7 ac");
+    expect_out("{{ 'say \"hi\"\\n' | cstring }}", "\"say \\\"hi\\\"\\n\"");
+    expect_out("{{ n + 1 }} {{ n - 30 }} {{ -n }} {{ name ~ '!' ~ n }} {{ 'a' + 'b' }}",
+               "27 -4 -26 Event!26 ab");
+    expect_out("{{ 'x.y.z' | replace('.', '::') }}|{{ 'l1\\nl2\\n\\nl3' | indent(2) }}",
+               "x::y::z|l1\n  l2\n\n  l3");
+    expect_out("{{ true }} {{ false }} {{ none }}|{{ flag and n == 26 }} {{ not flag or false }}",
+               "true false |true false");
+    expect_out("{{ 'b' in items }} {{ 'z' not in items }} {{ 'k' in d }} {{ 'ven' in name }} "
+               "{{ n >= 26 }} {{ n < 26 }} {{ 'a' < 'b' }} {{ (n + 4) > 29 }}",
+               "true true true true true false true true");
+}
+END_TEST
+
+START_TEST(test_tmpl_for_if_set_macro_include_comment)
+{
+    expect_out("{% for x in items %}{{ loop.index }}{{ loop.index0 }}:{{ x }}"
+               "{% if not loop.last %},{% endif %}{% if loop.first %}({{ loop.length }}){% endif %}"
+               "{% else %}none{% endfor %}",
+               "10:a,(3)21:b,32:c");
+    expect_out("{% for x in empty %}{{ x }}{% else %}none{% endfor %}", "none");
+    expect_out("{% if n > 30 %}big{% elif n == 26 and 'b' in items %}yes{% else %}no{% endif %}",
+               "yes");
+    expect_out("{% if nothing %}a{% elif empty %}b{% else %}c{% endif %}", "c");
+    expect_out("{% set greeting = 'Hi' %}{% macro greet(who, mark) %}{{ greeting }}, {{ who }}"
+               "{{ mark }}{% endmacro %}{{ greet(name, '!') }} {{ greet('you', '?') | upper }}",
+               "Hi, Event! HI, YOU?");
+    expect_out("{% for x in items %}{% set last = x %}{% endfor %}{{ last | default('-') }}", "-");
+    expect_out("[{% include 'part.j2' %}]{{ hidden | default('not leaked') }}",
+               "[inc: Event]not leaked");
+    expect_out("a{# a comment {{ with }} tags #}b", "ab");
+}
+END_TEST
+
+START_TEST(test_tmpl_white_space)
+{
+    /* block tags alone on their line take the line with them */
+    expect_out("start\n  {% if true %}\n    inside\n  {% endif %}\nend\n",
+               "start\n    inside\nend\n");
+    expect_out("{% for x in items %}\n{{ x }}\n{% endfor %}\n", "a\nb\nc\n");
+    expect_out("  {# note #}\nnext", "next");
+    /* an output tag keeps its line; a block tag after text keeps the text */
+    expect_out("  {{ n }}\n", "  26\n");
+    expect_out("x {% if true %}y{% endif %} z\n", "x y z\n");
+    /* "-" trims white space, newlines included */
+    expect_out("a  \n {{- 'b' -}} \n  c", "abc");
+    expect_out("a\n  {%- if true -%}\n  b\n{%- endif %}\n", "ab");
+    expect_out("line\r\n{% if true %}\r\nx\r\n{% endif %}\r\n", "line\r\nx\r\n");
+}
+END_TEST
+
+START_TEST(test_tmpl_dump)
+{
+    Buf err = {0}, d = {0};
+    const char *src = "{% for x in items %}{{ x | upper }}{% else %}-{% endfor %}"
+                      "{% if a == 1 %}{% elif not b %}{% else %}e{% endif %}"
+                      "{% set y = d.k[0] %}{% macro m(p, q) %}{{ p ~ q }}{% endmacro %}"
+                      "{% include 'x.j2' %}";
+    Tmpl *t = tmpl_parse("t.j2", src, strlen(src), &err);
+    ck_assert_ptr_nonnull(t);
+    tmpl_dump(t, &d);
+    ck_assert_str_eq(d.s, "for x in items\n"
+                          "  output (x | upper())\n"
+                          "else\n"
+                          "  text -\n"
+                          "if (a == 1)\n"
+                          "elif (not b)\n"
+                          "else\n"
+                          "  text e\n"
+                          "set y = d.k[0]\n"
+                          "macro m(p, q)\n"
+                          "  output (p ~ q)\n"
+                          "include 'x.j2'\n");
+    tmpl_free(t);
+    buf_free(&err);
+    buf_free(&d);
+}
+END_TEST
+
+START_TEST(test_tmpl_errors_word_for_word)
+{
+    expect_err("line1\n{% for x in items %}\n{{ x }}\n",
+               "t.j2:4:1: error: '{% endfor %}' expected (to close 'for' at line 2)");
+    expect_err("{% if flag %}a{% else %}b", "t.j2:1:26: error: '{% endif %}' expected (to close "
+                                            "'if' at line 1)");
+    expect_err("{{ name | shout }}", "t.j2:1:11: error: unknown filter 'shout'");
+    expect_err("{{ nope }}", "t.j2:1:4: error: undefined name 'nope'");
+    expect_err("{{ d.nope }}", "t.j2:1:6: error: no attribute 'nope'");
+    expect_err("{% endif %}", "t.j2:1:4: error: 'endif' without an open block");
+    expect_err("abc {{ name", "t.j2:1:5: error: '}}' expected (to close '{{' at line 1)");
+    expect_err("{{ }}", "t.j2:1:4: error: expression expected");
+    expect_err("{% frobnicate %}", "t.j2:1:4: error: unknown statement 'frobnicate'");
+    expect_err("{% macro m(a) %}{% endmacro %}{{ m(1, 2) }}",
+               "t.j2:1:35: error: macro 'm' has 1 parameters, called with 2 arguments");
+    expect_err("{{ items }}", "t.j2:1:4: error: a list cannot be printed");
+    expect_err("{% for x in n %}{% endfor %}", "t.j2:1:13: error: 'for' needs a list, not a "
+                                               "integer");
+    expect_err("{{ name | hex }}", "t.j2:1:11: error: filter 'hex' needs an integer, not a "
+                                   "string");
+    expect_err("{{ items[5] }}", "t.j2:1:10: error: index 5 outside a list of 3");
+    expect_err("{% include 'none.j2' %}", "t.j2:1:1: error: cannot include 'none.j2': no such "
+                                          "template");
+    expect_err("{% include 'loop.j2' %}", "loop.j2:1:1: error: includes nested more than 64 "
+                                          "deep");
+    expect_err("{{ 'abc }}", "t.j2:1:4: error: unterminated string");
+    expect_err("{{ a $ b }}", "t.j2:1:6: error: unexpected character '$'");
+    expect_err("{{ name name }}", "t.j2:1:9: error: end of tag expected, found 'name'");
+}
+END_TEST
+
+/* A template that uses every construct, mutated 10,000 times. */
+static const char everything[] =
+    "{# all of it #}\n"
+    "{% macro row(a, b) %}{{ a | upper }}={{ b | default('') }}{% endmacro %}\n"
+    "{% set total = n + 1 %}\n"
+    "{% for x in items %}\n"
+    "  {{- loop.index }} {{ row(x, d.k) }}{% if loop.last %}.{% elif 'b' in x %}!{% else %},{% endif %}\n"
+    "{% else %}none{% endfor %}\n"
+    "{{ items | join(', ') | replace('a', 'A') | cstring }} {{ total | hex(4) }}\n"
+    "{% include 'part.j2' %} {{ (n > 3 and not flag) or name ~ '!' }} {{ items[0] }}\n";
+
+START_TEST(test_tmpl_mutations_never_crash)
+{
+    static const char alphabet[] = "{}%#-|.[]()'\",=<>!~+ \nabxyzifendforsetmacroincludeloop";
+    uint32_t seed = 2026;
+    size_t n = strlen(everything);
+    char *buf = xmalloc(2 * n + 64);
+    int rendered = 0;
+    for (int i = 0; i < 10000; i++) {
+        memcpy(buf, everything, n + 1);
+        size_t len = n;
+        for (int k = 0; k < 1 + i % 5; k++) {
+            seed = seed * 1103515245u + 12345u;
+            size_t at = (seed >> 8) % (len ? len : 1);
+            int op = (seed >> 4) % 3;
+            char c = alphabet[(seed >> 16) % (sizeof alphabet - 1)];
+            if (op == 0 && len) {
+                buf[at] = c;
+            } else if (op == 1 && len) {
+                memmove(buf + at, buf + at + 1, len - at);
+                len--;
+            } else if (len < 2 * n + 32) {
+                memmove(buf + at + 1, buf + at, len - at + 1);
+                buf[at] = c;
+                len++;
+            }
+        }
+        Buf out = {0}, err = {0};
+        Tmpl *t = tmpl_parse("m.j2", buf, len, &err);
+        bool ok = t && tmpl_render(t, vars(), &loader, &out, &err);
+        ck_assert(ok || err.len > 0);
+        rendered += ok;
+        tmpl_free(t);
+        buf_free(&out);
+        buf_free(&err);
+        if (i % 500 == 0)
+            arena_free(&va);
+    }
+    free(buf);
+    ck_assert_int_gt(rendered, 0);
+}
+END_TEST
+
+static void teardown(void) { arena_free(&va); }
+
+Suite *tmpl_suite(void)
+{
+    Suite *s = suite_create("tmpl");
+    TCase *tc = tcase_create("tmpl");
+    tcase_add_checked_fixture(tc, NULL, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_tmpl_expressions_and_filters);
+    tcase_add_test(tc, test_tmpl_for_if_set_macro_include_comment);
+    tcase_add_test(tc, test_tmpl_white_space);
+    tcase_add_test(tc, test_tmpl_dump);
+    tcase_add_test(tc, test_tmpl_errors_word_for_word);
+    tcase_add_test(tc, test_tmpl_mutations_never_crash);
+    suite_add_tcase(s, tc);
+    return s;
+}
