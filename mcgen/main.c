@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #ifndef MCGEN_VERSION
 #define MCGEN_VERSION "0.1.0"
@@ -16,26 +17,49 @@
 
 static void usage(FILE *f)
 {
-    fputs("usage: mcgen [options] MANIFEST\n"
+    fputs("usage: mcgen [mc.exe switches] [options] MANIFEST\n"
           "\n"
-          "Compiles a Windows event instrumentation manifest.\n"
+          "Compiles a Windows event instrumentation manifest.  Without options it\n"
+          "writes what mc.exe writes: the header <base>.h, the resource script\n"
+          "<base>.rc, a message table per culture (MSG00001.bin, ...) and the\n"
+          "WEVT_TEMPLATE resource <base>TEMP.BIN, where <base> is the manifest's\n"
+          "file name without extension.\n"
           "\n"
-          "options:\n"
+          "mc.exe's switches ('-' or '/'; long forms in brackets):\n"
+          "  -um [--user-mode]      user-mode logging code in the header (not yet)\n"
+          "  -km [--kernel-mode]    kernel-mode logging code in the header (not yet)\n"
+          "  -h DIR [--header-dir]  directory of the header\n"
+          "  -r DIR [--rc-dir]      directory of the .rc and the binaries\n"
+          "  -z BASE [--base-name]  base name of the outputs; tables become\n"
+          "                         BASE_MSG00001.bin\n"
+          "  -b [--input-base-names] tables named <input base>_MSG00001.bin\n"
+          "  -e EXT [--header-ext]  header extension (1-3 characters, default h)\n"
+          "  -A [--ansi-message-tables]  table texts in Windows-1252, flags 0\n"
+          "  -U [--unicode-message-tables]  table texts in UTF-16 (the default)\n"
+          "  -n [--no-crlf]         no \"\\r\\n\" after each table text\n"
+          "  -cp ENC [--codepage]   text outputs in ansi (default), utf-8 or utf-16\n"
+          "  -p PREFIX [--prefix], -P PREFIX [--strip-prefix], -co [--callout]\n"
+          "                         names and callouts of the logging code\n"
+          "  -v [--verbose]         notes on what is ignored\n"
+          "  -W FILE, -w FILE       accepted and ignored (mcgen's schema is built in)\n"
+          "  -a -u -d -o -m N -x DIR -U8   .mc-file switches: no effect on a manifest\n"
+          "  -? [--help]            this help\n"
+          "\n"
+          "mcgen's options (naming one writes only the outputs named):\n"
           "  --json=FILE   write the resolved model as JSON (docs/json-model.md)\n"
           "  --wevt=FILE   write the WEVT_TEMPLATE resource (TEMP.BIN) as mc.exe does\n"
+          "  --rc=FILE     write the resource script for --message-tables and --wevt\n"
+          "  --message-tables=DIR\n"
+          "                write the message table of each culture (MSG00001.bin, ...)\n"
           "  --mc-compat=VERSION\n"
           "                binary format of that mc.exe: 10.0.18362 (default, CRIM 5.1),\n"
           "                10.0.15063 (CRIM 3.1) or 8.1 (CRIM 3.1, MD5 template ids)\n"
-          "  --rc=FILE     write the resource script that includes the message tables\n"
-          "                (MSG00001.bin, ... as --message-tables names them) and the\n"
-          "                --wevt file (its file name), as mc.exe writes it\n"
+          "  --line-endings=crlf|lf  line ends of text outputs (crlf, as mc)\n"
+          "  --print-outputs  list the files a run would write, write nothing\n"
+          "  --depfile=FILE  also write the Makefile rule \"outputs: manifest\" (make, ninja)\n"
           "  --check-wevt=FILE\n"
           "                read a TEMP.BIN (mc's or mcgen's) strictly and summarise it;\n"
           "                with --explain=OFFSET, name the field at that offset\n"
-          "  --message-tables=DIR\n"
-          "                write the message table of each culture as mc.exe does:\n"
-          "                DIR/MSG00001.bin for the first culture, MSG00002.bin, ...\n"
-          "  --help        show this help\n"
           "  --version     show the version\n",
           f);
 }
@@ -85,137 +109,259 @@ static int check_wevt(const char *path, const char *explain)
     return ok ? 0 : 1;
 }
 
-int main(int argc, char **argv)
+/* A text output in the encoding and line endings asked for (-cp,
+ * --line-endings); `text` is UTF-8 with LF or CRLF line ends.  mc writes
+ * the .rc in UTF-16 when UTF-8 is asked for, as rc.exe cannot read UTF-8.
+ * false when a character has no place in the ANSI code page. */
+static bool encode_text(const Options *o, const char *path, const Buf *text, bool rc, Buf *out)
 {
-    const char *json = NULL, *tables = NULL, *wevt = NULL, *input = NULL, *check = NULL;
-    const char *explain = NULL, *rc = NULL;
-    WevtFormat format = WEVT_V5;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-?") == 0) {
-            usage(stdout);
-            return 0;
-        } else if (strcmp(a, "--version") == 0) {
-            puts("mcgen " MCGEN_VERSION);
-            return 0;
-        } else if (strncmp(a, "--json=", 7) == 0 && a[7]) {
-            json = a + 7;
-        } else if (strcmp(a, "--json") == 0 && i + 1 < argc) {
-            json = argv[++i];
-        } else if (strncmp(a, "--rc=", 5) == 0 && a[5]) {
-            rc = a + 5;
-        } else if (strncmp(a, "--check-wevt=", 13) == 0 && a[13]) {
-            check = a + 13;
-        } else if (strncmp(a, "--explain=", 10) == 0 && a[10]) {
-            explain = a + 10;
-        } else if (strncmp(a, "--wevt=", 7) == 0 && a[7]) {
-            wevt = a + 7;
-        } else if (strncmp(a, "--mc-compat=", 12) == 0) {
-            if (strcmp(a + 12, "10.0.18362") == 0)
-                format = WEVT_V5;
-            else if (strcmp(a + 12, "10.0.15063") == 0)
-                format = WEVT_V3;
-            else if (strcmp(a + 12, "8.1") == 0)
-                format = WEVT_V3_MC81;
-            else {
-                diag_plain(DIAG_ERROR,
-                           "unknown --mc-compat version '%s' (10.0.18362, 10.0.15063 or 8.1)",
-                           a + 12);
-                return 2;
-            }
-        } else if (strncmp(a, "--message-tables=", 17) == 0 && a[17]) {
-            tables = a + 17;
-        } else if (a[0] == '-' && a[1]) {
-            diag_plain(DIAG_ERROR, "unknown option '%s' (see mcgen --help)", a);
-            return 2;
-        } else if (!input) {
-            input = a;
-        } else {
-            diag_plain(DIAG_ERROR, "more than one manifest given ('%s' and '%s')", input, a);
-            return 2;
+    Buf lines = {0};
+    for (size_t i = 0; i < text->len; i++) {
+        char c = text->s[i];
+        if (c == '\r' && i + 1 < text->len && text->s[i + 1] == '\n')
+            continue;
+        if (c == '\n' && !o->lf)
+            buf_add(&lines, "\r", 1);
+        buf_add(&lines, &c, 1);
+    }
+    bool ok = true;
+    TextEncoding enc = o->encoding == ENC_UTF8 && rc ? ENC_UTF16 : o->encoding;
+    if (enc == ENC_UTF8) {
+        buf_add(out, "\xEF\xBB\xBF", 3);
+        buf_add(out, lines.s, lines.len);
+    } else if (enc == ENC_UTF16) {
+        buf_add(out, "\xFF\xFE", 2);
+        utf8_to_utf16le(out, lines.s, lines.len);
+    } else if (lines.len) {
+        size_t bad = utf8_to_cp1252(out, lines.s, lines.len);
+        if (bad != SIZE_MAX) {
+            diag_plain(DIAG_ERROR,
+                       "%s: a character cannot be written in the ANSI code page "
+                       "(Windows-1252); use -cp utf-8 or -cp utf-16",
+                       path);
+            ok = false;
         }
     }
-    if (check)
-        return check_wevt(check, explain);
-    if (!input) {
+    buf_free(&lines);
+    return ok;
+}
+
+/* Writes one output file (through out.c: temporary file, renamed on
+ * success, untouched when unchanged); false after a diagnostic. */
+static bool write_file(const char *path, const void *p, size_t n)
+{
+    Out *o = out_open(path);
+    out_put(o, p, n);
+    return out_commit(o, true);
+}
+
+/* The .rc: LANGUAGE and message table per culture, then the TEMP.BIN. */
+static int write_rc(const Manifest *m, const Options *o, const char *path,
+                    char *const *table_names, const char *wevt_name)
+{
+    Buf text = {0}, bytes = {0};
+    int status = 0;
+    if (!rc_build(m, (const char *const *)table_names, wevt_name, &text))
+        status = 1;
+    else if (!encode_text(o, path, &text, true, &bytes))
+        status = 1;
+    else if (!write_file(path, bytes.s, bytes.len))
+        status = 2;
+    buf_free(&text);
+    buf_free(&bytes);
+    return status;
+}
+
+static int worse(int a, int b) { return a > b ? a : b; }
+
+/* A path in a Makefile rule: spaces and '#' escaped with '\\', '$' doubled. */
+static void make_path(Buf *b, const char *p)
+{
+    for (; *p; p++) {
+        if (*p == ' ' || *p == '#' || *p == '\\')
+            buf_add(b, "\\", 1);
+        if (*p == '$')
+            buf_add(b, "$", 1);
+        buf_add(b, p, 1);
+    }
+}
+
+/* --depfile: "outputs: inputs" as make and ninja read it.  The inputs are
+ * the manifest and the templates read from disk (none yet: the built-in
+ * templates and schema files are part of the binary). */
+static bool write_depfile(const char *path, const Options *o, const char *const *outputs,
+                          size_t n)
+{
+    Buf b = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            buf_add(&b, " ", 1);
+        make_path(&b, outputs[i]);
+    }
+    buf_add(&b, ":", 1);
+    buf_add(&b, " ", 1);
+    make_path(&b, o->input);
+    buf_add(&b, "\n", 1);
+    bool ok = write_file(path, b.s, b.len);
+    buf_free(&b);
+    return ok;
+}
+
+/* Creates a directory and its parents as `mkdir -p` does; false after a
+ * diagnostic. */
+static bool ensure_dir(const char *dir)
+{
+    if (!dir || !*dir)
+        return true;
+    Buf p = {0};
+    buf_add(&p, dir, strlen(dir));
+    bool ok = true;
+    for (size_t i = 1; ok && i <= p.len; i++) {
+        if (i < p.len && p.s[i] != '/')
+            continue;
+        char c = p.s[i];
+        p.s[i] = '\0';
+        struct stat st;
+        if (stat(p.s, &st) != 0 && mkdir(p.s, 0777) != 0 && errno != EEXIST) {
+            diag_plain(DIAG_ERROR, "cannot create the directory '%s': %s", p.s, strerror(errno));
+            ok = false;
+        }
+        p.s[i] = c;
+    }
+    buf_free(&p);
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
         usage(stderr);
         return 2;
     }
-    Manifest *m = manifest_load_file(input);
+    Options o;
+    int r = cli_parse(argc, argv, &o);
+    if (r >= 0)
+        return r;
+    if (o.help) {
+        usage(stdout);
+        return 0;
+    }
+    if (o.version) {
+        puts("mcgen " MCGEN_VERSION);
+        return 0;
+    }
+    if (o.check_wevt)
+        return check_wevt(o.check_wevt, o.explain);
+    if (o.verbose && o.ignored_schema)
+        diag_plain(DIAG_NOTE, "-W/-w '%s' ignored: mcgen uses its built-in schema files",
+                   o.ignored_schema);
+    /* mc's outputs unless only some were named (--json, --wevt, ...) */
+    bool mc_outputs = !o.selected;
+    if (mc_outputs && o.mode == HEADER_KM) {
+        diag_plain(DIAG_ERROR, "the kernel-mode logging code of -km is not generated yet; -um "
+                               "writes user-mode code, neither of them a descriptors-only header");
+        return 2;
+    }
+    Manifest *m = manifest_load_file(o.input);
     if (!m) {
         diag_reset();
         return 1;
     }
+    bool *has_table = xcalloc(m->cultures.n + 1, sizeof *has_table);
+    for (size_t i = 0; i < m->cultures.n; i++)
+        has_table[i] = msgtable_count(m, i) > 0;
+    OutputNames names;
+    cli_output_names(&o, m->cultures.n, has_table, &names);
+    const char *wevt_path = mc_outputs ? names.wevt : o.wevt;
+    const char *rc_path = mc_outputs ? names.rc : o.rc;
     int status = 0;
-    /* TEMP.BIN is built in a thread of its own while the JSON and the
-     * message tables are written (wevt.c reads the model and writes only
-     * its own offset annotations) */
-    WevtJob job = {m, format, {0}};
-    pthread_t wt;
-    bool threaded = wevt && pthread_create(&wt, NULL, wevt_thread, &job) == 0;
-    if (wevt && !threaded)
-        wevt_thread(&job);
-    if (json) {
-        Out *o = out_open(json);
-        json_write_model(m, o);
-        if (!out_commit(o, true))
-            status = 2;
-    }
-    if (rc) {
-        /* the names the binaries get: MSG0000N.bin per culture with
-         * messages, and the --wevt file's own name */
-        char **names = xcalloc(m->cultures.n + 1, sizeof *names);
-        for (size_t i = 0; i < m->cultures.n; i++) {
-            if (!msgtable_count(m, i))
-                continue;
-            Buf b = {0};
-            buf_printf(&b, "MSG%05zX.bin", i + 1);
-            names[i] = b.s;
-        }
-        const char *wname = NULL;
-        if (wevt) {
-            const char *slash = strrchr(wevt, '/');
-            wname = slash ? slash + 1 : wevt;
-        }
-        Buf text = {0};
-        bool ok = rc_build(m, (const char *const *)names, wname, &text);
-        if (ok) {
-            Out *o = out_open(rc);
-            out_put(o, text.s, text.len);
-            if (!out_commit(o, true))
-                status = 2;
-        } else {
-            status = 1;
-        }
-        for (size_t i = 0; i < m->cultures.n; i++)
-            free(names[i]);
-        free(names);
-        buf_free(&text);
-    }
-    /* one table per culture; a culture without any message gets none,
-     * as mc writes no file for a manifest without messages */
-    for (size_t i = 0; tables && i < m->cultures.n; i++) {
-        if (!msgtable_count(m, i))
+    /* every file this run writes, in the order it writes them */
+    Buf *table_paths = xcalloc(m->cultures.n + 1, sizeof *table_paths);
+    VEC(const char *) outputs = {0};
+    if (mc_outputs)
+        vec_push(&outputs, names.header);
+    if (o.json)
+        vec_push(&outputs, o.json);
+    if (rc_path)
+        vec_push(&outputs, rc_path);
+    for (size_t i = 0; i < m->cultures.n; i++) {
+        if (!has_table[i] || !(mc_outputs || o.tables_dir))
             continue;
-        Buf path = {0}, bin = {0};
-        buf_printf(&path, "%s/MSG%05zX.bin", tables, i + 1);
-        msgtable_build(m, i, &bin);
-        Out *o = out_open(path.s);
-        out_put(o, bin.s, bin.len);
-        if (!out_commit(o, true))
-            status = 2;
-        buf_free(&path);
-        buf_free(&bin);
+        if (mc_outputs)
+            buf_printf(&table_paths[i], "%s", names.tables[i]);
+        else
+            buf_printf(&table_paths[i], "%s/%s", o.tables_dir, names.table_names[i]);
+        vec_push(&outputs, table_paths[i].s);
     }
+    if (wevt_path)
+        vec_push(&outputs, wevt_path);
+    if (o.print_outputs) {
+        for (size_t i = 0; i < outputs.n; i++)
+            puts(outputs.v[i]);
+        goto done;
+    }
+    if (mc_outputs && (!ensure_dir(o.header_dir) || !ensure_dir(o.rc_dir))) {
+        status = 2;
+        goto done;
+    }
+    /* TEMP.BIN is built in a thread of its own while the other outputs are
+     * made (wevt.c reads the model and writes only its own offset
+     * annotations) */
+    WevtJob job = {m, o.format, {0}};
+    pthread_t wt;
+    bool threaded = wevt_path && pthread_create(&wt, NULL, wevt_thread, &job) == 0;
+    if (wevt_path && !threaded)
+        wevt_thread(&job);
+    /* every output is built in memory first: nothing is written when any
+     * of them fails */
+    Buf header = {0}, header_bytes = {0};
+    if (mc_outputs && (!header_build(m, &o, &header) ||
+                       !encode_text(&o, names.header, &header, false, &header_bytes)))
+        status = 1;
+    Buf *tables = xcalloc(m->cultures.n + 1, sizeof *tables);
+    for (size_t i = 0; i < m->cultures.n; i++)
+        if (has_table[i] && (mc_outputs || o.tables_dir) &&
+            !msgtable_build(m, i, &o.tables, &tables[i]))
+            status = 1;
     if (threaded)
         pthread_join(wt, NULL);
-    if (wevt) {
-        Out *o = out_open(wevt);
-        out_put(o, job.bin.s, job.bin.len);
-        if (!out_commit(o, true))
+    if (status == 0 && mc_outputs && !write_file(names.header, header_bytes.s, header_bytes.len))
+        status = 2;
+    buf_free(&header);
+    buf_free(&header_bytes);
+    if (status == 0 && o.json) {
+        Out *out = out_open(o.json);
+        json_write_model(m, out);
+        if (!out_commit(out, true))
             status = 2;
-        buf_free(&job.bin);
     }
+    if (status == 0 && rc_path) {
+        /* the --wevt file is named by its own name in the .rc */
+        const char *wname = names.wevt_name;
+        if (!mc_outputs) {
+            const char *slash = o.wevt ? strrchr(o.wevt, '/') : NULL;
+            wname = o.wevt ? (slash ? slash + 1 : o.wevt) : NULL;
+        }
+        status = worse(status, write_rc(m, &o, rc_path, names.table_names, wname));
+    }
+    for (size_t i = 0; status == 0 && i < m->cultures.n; i++)
+        if (table_paths[i].s && !write_file(table_paths[i].s, tables[i].s, tables[i].len))
+            status = 2;
+    if (status == 0 && wevt_path && !write_file(wevt_path, job.bin.s, job.bin.len))
+        status = 2;
+    if (status == 0 && o.depfile && !write_depfile(o.depfile, &o, outputs.v, outputs.n))
+        status = 2;
+    buf_free(&job.bin);
+    for (size_t i = 0; i < m->cultures.n; i++)
+        buf_free(&tables[i]);
+    free(tables);
+done:
+    for (size_t i = 0; i < m->cultures.n; i++)
+        buf_free(&table_paths[i]);
+    free(table_paths);
+    vec_free(&outputs);
+    cli_output_names_free(&names);
+    free(has_table);
     /* The process is about to end and take the model with it; freeing a
      * large model costs time for nothing.  Sanitizer builds free it so that
      * LeakSanitizer can check that everything is reachable and freed. */
@@ -223,5 +369,5 @@ int main(int argc, char **argv)
     manifest_free(m);
     diag_reset();
 #endif
-    return status;
+    return o.print_outputs ? 0 : status;
 }

@@ -326,6 +326,7 @@ typedef struct Event {
     Layout *layout;
     MsgRef msg;
     bool not_logged, suppress_projection;
+    const char *c_symbol; /* header.c: the name in the C header */
     const char *attributes; /* as written */
     VEC(EventAttr) attrs;  /* parsed key=value pairs */
     /* references as written (resolved in the second pass) */
@@ -470,9 +471,16 @@ void msgid_assign(Manifest *m);
  * msgtable.c
  * ==================================================================== */
 
+typedef struct MsgTableOptions {
+    bool ansi;    /* mc -A: Windows-1252 texts, flags 0 */
+    bool no_crlf; /* mc -n: no "\r\n" after each text */
+} MsgTableOptions;
+
 /* The message table of culture number `culture` (Manifest.cultures
- * order), appended to `out` as mc writes MSG0000N.bin. */
-void msgtable_build(const Manifest *m, size_t culture, Buf *out);
+ * order), appended to `out` as mc writes MSG0000N.bin; opt may be NULL
+ * (mc's defaults).  false after a diagnostic when a text cannot be
+ * written as asked (-A and a character outside Windows-1252). */
+bool msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *opt, Buf *out);
 /* How many messages that table holds (0: mc writes no file). */
 size_t msgtable_count(const Manifest *m, size_t culture);
 
@@ -586,5 +594,98 @@ extern const unsigned char embed_winmeta_xml[];
 extern const unsigned long embed_winmeta_xml_len;
 extern const unsigned char embed_eventman_xsd[];
 extern const unsigned long embed_eventman_xsd_len;
+
+/* ======================================================================
+ * cli.c
+ * ==================================================================== */
+
+typedef enum { HEADER_DESCRIPTORS, HEADER_UM, HEADER_KM } HeaderMode;
+typedef enum { ENC_ANSI, ENC_UTF8, ENC_UTF16 } TextEncoding;
+
+/* What the command line asks for: mc.exe's switches and mcgen's own. */
+typedef struct Options {
+    const char *input;
+    /* mc.exe's switches (../shared/docs/mc-cli.md) */
+    HeaderMode mode;                 /* -um, -km; neither: descriptors only */
+    const char *header_dir, *rc_dir; /* -h, -r; NULL: the current directory */
+    const char *base;                /* -z */
+    const char *header_ext;          /* -e, "h" by default */
+    const char *prefix;              /* -p */
+    const char *strip_prefix;        /* -P */
+    const char *ignored_schema;      /* -W/-w: accepted, not used */
+    bool input_base;                 /* -b */
+    bool callout;                    /* -co */
+    bool verbose;                    /* -v */
+    MsgTableOptions tables;          /* -A, -U, -n */
+    TextEncoding encoding;           /* -cp */
+    /* mcgen's own */
+    bool lf;                         /* --line-endings=lf */
+    bool help, version, print_outputs;
+    bool selected; /* an output was named: write only the named ones */
+    const char *json, *wevt, *rc, *tables_dir, *check_wevt, *explain;
+    const char *depfile; /* --depfile: Makefile rule of outputs and inputs */
+    WevtFormat format;
+} Options;
+
+/* Reads the command line.  -1: go on; otherwise the exit status, after a
+ * diagnostic for a bad command line. */
+int cli_parse(int argc, char **argv, Options *o);
+
+/* The files mc would write (paths, with -h/-r directories) and the names
+ * the .rc gives the binaries.  tables[i] is NULL for a culture without a
+ * table (has_table[i] false). */
+typedef struct OutputNames {
+    char *header, *rc, *wevt, *wevt_name;
+    size_t ntables;
+    char **tables, **table_names;
+} OutputNames;
+void cli_output_names(const Options *o, size_t ncultures, const bool *has_table,
+                      OutputNames *out);
+void cli_output_names_free(OutputNames *n);
+
+/* ======================================================================
+ * header.c
+ * ==================================================================== */
+
+/* mc's C identifier for a name (a leading digit and every character
+ * outside [A-Za-z0-9_] become '_'). */
+char *header_ident(Arena *a, const char *name);
+/* Appends mc's type code of a template field (header-api.md 6). */
+void header_mangle_field(const Field *f, Buf *out);
+/* The EVENT_DESCRIPTOR's Keyword and Channel as mc's header gives them. */
+uint64_t event_descriptor_keyword(const Event *e);
+uint8_t event_descriptor_channel(const Event *e, const Provider *pv);
+/* Gives every event its name in the C header (Event.c_symbol): symbol=,
+ * or mc's synthesized <ProvSym>_EVENT_0x<id>_<ver>_<chan>_<level>_<opcode>
+ * _<task>_<keyword>.  A name another provider's event has taken already
+ * (mc writes both, and its header does not compile) becomes
+ * <name>_<ProvSym>, with a warning. */
+void header_assign_symbols(Manifest *m);
+/* The values the logging code of the header needs, as a template value:
+ *   providers[i]: ident (the provider name as an identifier), symbol,
+ *     control_guid (bool), traits (none, or the pieces {literal, comment}
+ *     of the traits' C string), traits_size, enable_count,
+ *     enable_levels[], enable_keywords[], events[j]: symbol, not_logged,
+ *     bit, and unless notLogged: function (the McTemplate name), args[]
+ *     (the EventWrite macro's parameters)
+ *   functions[]: one per name, sorted: name, template (the first tid or
+ *     none), argcount, params[] {sal, type, name}, data[] {index, ptr,
+ *     size}, locals[] (C declarations)
+ * providers and events are in Manifest order. */
+struct TValue;
+struct TValue *header_values(const Manifest *m, HeaderMode mode, Arena *a);
+/* The C header mc would write for the options (-um: with the logging
+ * code; otherwise descriptors only), rendered from the built-in
+ * templates/header.h.j2; false after a diagnostic. */
+bool header_build(Manifest *m, const Options *o, Buf *out);
+
+/* The files of templates/, built in (build/gen/templates.c); the list
+ * ends with a NULL name. */
+typedef struct EmbeddedFile {
+    const char *name;
+    const unsigned char *bytes;
+    unsigned long len;
+} EmbeddedFile;
+extern const EmbeddedFile embedded_templates[];
 
 #endif

@@ -8,6 +8,10 @@
  *   in id order: {u16 length, u16 flags = 1 (UTF-16)} + text + "\r\n" +
  *   NUL, zero-padded to a multiple of 4.
  *
+ * mc's -A writes the texts in the ANSI code page with flags 0 (mcgen:
+ * Windows-1252, whatever the host, so that output does not depend on the
+ * machine); -n leaves out the "\r\n".
+ *
  * Every message that received an id (msgid.c) contributes its text in the
  * culture once; built-in items and imported winmeta channels contribute
  * winmeta's text.  Texts are stored as written: insert sequences (%1 ...)
@@ -21,6 +25,7 @@
 typedef struct Entry {
     uint32_t id;
     const char *text;
+    const Loc *loc; /* the string's, NULL for winmeta's texts */
 } Entry;
 
 typedef struct Collect {
@@ -34,15 +39,17 @@ static void add(Collect *c, const MsgRef *r, const char *builtin)
     if (!r->has_msgid)
         return;
     const char *text = builtin;
+    const Loc *loc = NULL;
     if (r->id) {
         const String *s = r->text ? r->text[c->culture] : NULL;
         if (!s)
             return; /* not in this culture (a validation error elsewhere) */
         text = s->value;
+        loc = &s->loc;
     }
     if (!text)
         return;
-    Entry e = {r->msgid, text};
+    Entry e = {r->msgid, text, loc};
     vec_push(&c->v, e);
 }
 
@@ -119,8 +126,12 @@ size_t msgtable_count(const Manifest *m, size_t culture)
     return n;
 }
 
-void msgtable_build(const Manifest *m, size_t culture, Buf *out)
+bool msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *opt, Buf *out)
 {
+    static const MsgTableOptions defaults = {0};
+    if (!opt)
+        opt = &defaults;
+    bool ok = true;
     Collect c = {.culture = culture};
     collect(m, &c);
     /* blocks: runs of consecutive ids */
@@ -140,13 +151,31 @@ void msgtable_build(const Manifest *m, size_t culture, Buf *out)
         buf_u32le(out, (uint32_t)(first_entry + entries.len));
         for (; i < j; i++) {
             buf_reset(&text);
-            const char *s = c.v.v[i].text;
-            utf8_to_utf16le(&text, s, strlen(s));
-            buf_add(&text, "\r\0\n\0\0\0", 6);
+            const Entry *e = &c.v.v[i];
+            size_t n = strlen(e->text);
+            if (!opt->ansi) {
+                utf8_to_utf16le(&text, e->text, n);
+                buf_add(&text, "\r\0\n\0", opt->no_crlf ? 0 : 4);
+                buf_add(&text, "\0\0", 2);
+            } else {
+                size_t bad = utf8_to_cp1252(&text, e->text, n);
+                if (bad != SIZE_MAX && ok) {
+                    uint32_t ch;
+                    utf8_get(e->text + bad, n - bad, &ch);
+                    Loc none = {0};
+                    diag_at(DIAG_ERROR, e->loc ? *e->loc : none,
+                            "character U+%04X of message 0x%08X cannot be written in the ANSI "
+                            "code page (Windows-1252) that -A asks for",
+                            (unsigned)ch, e->id);
+                    ok = false;
+                }
+                buf_add(&text, "\r\n", opt->no_crlf ? 0 : 2);
+                buf_u8(&text, 0);
+            }
             size_t len = 4 + text.len;
             size_t pad = (4 - len % 4) % 4;
             buf_u16le(&entries, (uint16_t)(len + pad));
-            buf_u16le(&entries, 1);
+            buf_u16le(&entries, opt->ansi ? 0 : 1);
             buf_add(&entries, text.s, text.len);
             for (size_t k = 0; k < pad; k++)
                 buf_u8(&entries, 0);
@@ -156,4 +185,5 @@ void msgtable_build(const Manifest *m, size_t culture, Buf *out)
     buf_free(&entries);
     buf_free(&text);
     vec_free(&c.v);
+    return ok;
 }

@@ -434,6 +434,34 @@ void utf8_to_utf16le(Buf *out, const char *s, size_t n)
         out->s[out->len] = '\0';
 }
 
+/* Windows-1252's bytes 0x80..0x9F; 0 where the byte is unassigned (those
+ * five bytes round-trip as U+0081, U+008D, U+008F, U+0090, U+009D). */
+static const uint16_t cp1252_high[32] = {
+    0x20AC, 0x0081, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160,
+    0x2039, 0x0152, 0x008D, 0x017D, 0x008F, 0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022,
+    0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178};
+
+size_t utf8_to_cp1252(Buf *out, const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        uint32_t c;
+        size_t k = utf8_get(s + i, n - i, &c);
+        int byte = -1;
+        if (c < 0x80 || (c >= 0xA0 && c <= 0xFF))
+            byte = (int)c;
+        else
+            for (int b = 0; b < 32; b++)
+                if (cp1252_high[b] == c)
+                    byte = 0x80 + b;
+        if (byte < 0)
+            return i;
+        buf_u8(out, (uint8_t)byte);
+        i += k;
+    }
+    return SIZE_MAX;
+}
+
 bool is_xml_space(int c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 const char *trim_span(const char *s, size_t *len)

@@ -132,6 +132,10 @@ size_t utf8_get(const char *s, size_t n, uint32_t *c);
 void utf16_to_utf8(Buf *out, const unsigned char *p, size_t nbytes, bool big_endian);
 /* Appends UTF-16LE of a UTF-8 string. */
 void utf8_to_utf16le(Buf *out, const char *s, size_t n);
+/* Appends the Windows-1252 ("ANSI" on English Windows) bytes of a UTF-8
+ * string; returns SIZE_MAX, or the offset of the first character that
+ * code page cannot hold (the bytes before it are appended). */
+size_t utf8_to_cp1252(Buf *out, const char *s, size_t n);
 
 /* Parses an unsigned integer, decimal or 0x-prefixed hex, the whole string
  * (surrounding XML whitespace allowed).  false on syntax error or overflow

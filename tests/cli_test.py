@@ -74,6 +74,115 @@ BAD = {
 }
 
 
+def listing(d):
+    """Every file under d, relative, sorted."""
+    out = []
+    for base, _, files in os.walk(d):
+        out += [os.path.relpath(os.path.join(base, f), d) for f in files]
+    return sorted(out)
+
+
+def table_entries(data):
+    """(id, flags, raw text bytes) of a MESSAGE_RESOURCE_DATA blob."""
+    import struct
+    n = struct.unpack_from("<I", data, 0)[0]
+    out = []
+    for b in range(n):
+        low, high, off = struct.unpack_from("<III", data, 4 + 12 * b)
+        for i in range(low, high + 1):
+            length, flags = struct.unpack_from("<HH", data, off)
+            out.append((i, flags, data[off + 4:off + length]))
+            off += length
+    return out
+
+
+def mc_switches(mcgen, tmp):
+    """mc.exe's command line: output names, directories, switch errors."""
+    work = os.path.join(tmp, "mc")
+    os.makedirs(work)
+    with open(HELLO, "rb") as f, open(os.path.join(work, "hello.man"), "wb") as g:
+        g.write(f.read())
+
+    def fresh(*args, name="hello.man"):
+        for f in listing(work):
+            if not f.endswith(".man"):
+                os.remove(os.path.join(work, f))
+        return run(mcgen, *args, name, cwd=work)
+
+    r = fresh()
+    check(r.returncode == 0 and listing(work) == [
+        "MSG00001.bin", "MSG00002.bin", "hello.h", "hello.man", "hello.rc", "helloTEMP.BIN"],
+        "mc defaults: <base>.h, <base>.rc, MSG0000N.bin per culture, <base>TEMP.BIN",
+        "exit %d %s %r" % (r.returncode, r.stderr, listing(work)))
+    rc = open(os.path.join(work, "hello.rc"), "rb").read()
+    check(rc == b'LANGUAGE 0x9,0x1\r\n1 11 "MSG00001.bin"\r\nLANGUAGE 0x7,0x1\r\n'
+          b'1 11 "MSG00002.bin"\r\n1 WEVT_TEMPLATE "helloTEMP.BIN"\r\n',
+          "mc defaults: the .rc names the files, CRLF", repr(rc))
+    r = fresh("-z", "x", "-h", "inc/sub", "-r", "res", "-e", "hpp")
+    check(r.returncode == 0 and listing(work) == [
+        "hello.man", "inc/sub/x.hpp", "res/x.rc", "res/xTEMP.BIN", "res/x_MSG00001.bin",
+        "res/x_MSG00002.bin"], "-z -h -r -e: names and directories (created)",
+        "exit %d %s %r" % (r.returncode, r.stderr, listing(work)))
+    r = fresh("/b", "/r", "res")
+    check(r.returncode == 0 and "res/hello_MSG00001.bin" in listing(work),
+          "'/' switches; -b: <input base>_MSG00001.bin", "%s %r" % (r.stderr, listing(work)))
+    r = run(mcgen, "--print-outputs", "--base-name=y", "--rc-dir", "out", "hello.man", cwd=work)
+    check(r.returncode == 0 and r.stdout == "y.h\nout/y.rc\nout/y_MSG00001.bin\n"
+          "out/y_MSG00002.bin\nout/yTEMP.BIN\n" and not os.path.exists(os.path.join(work, "out")),
+          "--print-outputs lists, writes nothing; long forms of -z and -r", r.stdout + r.stderr)
+    r = fresh("--line-endings=lf", "-cp", "utf-16")
+    rc = open(os.path.join(work, "hello.rc"), "rb").read()
+    check(r.returncode == 0 and rc.startswith(b"\xff\xfeL\x00") and b"\r\x00" not in rc,
+          "-cp utf-16 and --line-endings=lf", repr(rc[:40]))
+
+    r = fresh()
+    std = table_entries(open(os.path.join(work, "MSG00001.bin"), "rb").read())
+    r = fresh("-A")
+    ansi = table_entries(open(os.path.join(work, "MSG00001.bin"), "rb").read())
+    ok = len(ansi) == len(std) and all(
+        a[0] == u[0] and a[1] == 0 and u[1] == 1 and
+        a[2].rstrip(b"\0") == u[2].decode("utf-16-le").rstrip("\0").encode("cp1252")
+        and (4 + len(a[2])) % 4 == 0 for a, u in zip(ansi, std))
+    check(r.returncode == 0 and ok, "-A: the same texts in Windows-1252, flags 0, padded to 4",
+          repr(ansi[:2]))
+    r = fresh("-n")
+    nocrlf = table_entries(open(os.path.join(work, "MSG00001.bin"), "rb").read())
+    check(r.returncode == 0 and all(not e[2].rstrip(b"\0").endswith(b"\r\x00\n") for e in nocrlf)
+          and [e[0] for e in nocrlf] == [e[0] for e in std],
+          "-n: no CR LF after the texts", repr(nocrlf[:2]))
+
+    # a character Windows-1252 does not have, with -A: an error at the string
+    text = open(HELLO, encoding="utf-8").read().replace("Hallo, %1!", "\u4f60\u597d, %1!")
+    with open(os.path.join(work, "cjk.man"), "w", encoding="utf-8") as f:
+        f.write(text)
+    r = fresh("-A", name="cjk.man")
+    line = next(i for i, l in enumerate(text.splitlines(), 1) if "\u4f60" in l)
+    check(r.returncode == 1 and r.stderr.startswith("cjk.man:%d:" % line)
+          and "U+4F60" in r.stderr and "-A" in r.stderr
+          and listing(work) == ["cjk.man", "hello.man"],
+          "-A with a character outside Windows-1252: error at the string, no output",
+          "exit %d %r %r" % (r.returncode, r.stderr, listing(work)))
+    os.remove(os.path.join(work, "cjk.man"))
+
+    for args, want in ((["-q"], "mcgen: error: Invalid switch: -q. (see mcgen --help)\n"),
+                       (["-h"], "mcgen: error: Missing argument for -h switch. (see mcgen --help)\n"),
+                       (["-um", "-km"], "mcgen: error: -km cannot be combined with another of "
+                        "-um, -km, -cs, -css and -generateProjections (see mcgen --help)\n"),
+                       (["-e", "toolong"], "mcgen: error: the header extension of -e is 1 to 3 "
+                        "characters without a dot, not 'toolong' (see mcgen --help)\n"),
+                       (["-cs", "Ns"], "mcgen: error: mc's -cs is not supported by mcgen (C# "
+                        "classes, MOF, projections and baselines are not generated) (see mcgen "
+                        "--help)\n")):
+        r = run(mcgen, *args, "hello.man", cwd=work) if args != ["-h"] else run(mcgen, "hello.man", "-h", cwd=work)
+        check(r.returncode == 2 and r.stderr == want and listing(work) == ["hello.man"],
+              "bad switches %s: exit 2, mc's wording, no output" % " ".join(args), repr(r.stderr))
+    r = run(mcgen, "x.mc", cwd=work)
+    check(r.returncode == 2 and "message-text file" in r.stderr, ".mc input refused", r.stderr)
+    r = run(mcgen, "-cv", "hello.man", cwd=work)
+    check(r.returncode == 2 and "customer bit" in r.stderr,
+          "run-together flags (-cv = -c -v); -c not yet", r.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mcgen", required=True)
@@ -186,6 +295,8 @@ def main():
         r = run(mcgen, "--json=" + os.path.join(tmp, "nodir", "x.json"), HELLO)
         check(r.returncode == 2 and "cannot create a temporary file for" in r.stderr,
               "unwritable output: exit 2 with the reason", r.stderr)
+
+        mc_switches(mcgen, tmp)
 
     print("%d passed, %d failed" % (results["passed"], results["failed"]))
     return 1 if results["failed"] else 0

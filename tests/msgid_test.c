@@ -120,7 +120,7 @@ static void worked_example_table(Buf *b)
         "</stringTable></resources></localization></instrumentationManifest>\n";
     Manifest *m = manifest_load_mem("t.man", man, strlen(man), 0);
     ck_assert_ptr_nonnull(m);
-    msgtable_build(m, 0, b);
+    msgtable_build(m, 0, NULL, b);
     manifest_free(m);
     diag_reset();
 }

@@ -1,0 +1,215 @@
+/*
+ * codegen_test.c - header.c: mc's type-mangled template-function names
+ * for every rule of ../shared/docs/header-api.md section 6 (count and
+ * length, fixed and variable, strings and the rest), the EventWrite
+ * macro parameters (<name>_Len_ before the values that need a size), the
+ * enable-bit pairs, the synthesized event names and the renaming of a
+ * symbol two providers use, and the provider traits bytes.  Expected
+ * values are worked out by hand from the document's tables.
+ */
+#include <string.h>
+
+#include "tmpl.h"
+#include "unit.h"
+
+#define NS "xmlns='" NS_EVENTS "' xmlns:win='" NS_WIN "'"
+
+static const char doc[] =
+    "<instrumentationManifest " NS "><instrumentation><events>\n"
+    "<provider name='Prov-One' guid='{01020304-0506-0708-090A-0B0C0D0E0F10}' symbol='P1'>\n"
+    " <channels><channel name='Prov-One/Op' chid='Op' type='Operational'/></channels>\n"
+    " <keywords><keyword name='K' mask='0x4'/></keywords>\n"
+    " <templates>\n"
+    "  <template tid='scalars'>\n"
+    "   <data name='a' inType='win:UnicodeString'/><data name='b' inType='win:AnsiString'/>\n"
+    "   <data name='c' inType='win:Int8'/><data name='d' inType='win:HexInt32'/>\n"
+    "   <data name='e' inType='win:HexInt64'/><data name='f' inType='win:Boolean'/>\n"
+    "   <data name='g' inType='win:GUID'/><data name='h' inType='win:SID' length='4'/>\n"
+    "   <data name='i' inType='win:CountedUnicodeString'/><data name='9j' inType='win:Pointer'/>\n"
+    "  </template>\n"
+    "  <template tid='sized'>\n"
+    "   <data name='n' inType='win:UInt16'/>\n"
+    "   <data name='s1' inType='win:UnicodeString' length='3'/>\n"
+    "   <data name='s2' inType='win:AnsiString' length='n'/>\n"
+    "   <data name='s3' inType='win:UnicodeString' count='4'/>\n"
+    "   <data name='s4' inType='win:Binary' count='2' length='3'/>\n"
+    "   <data name='s5' inType='win:Binary' count='2' length='n'/>\n"
+    "   <data name='s6' inType='win:UnicodeString' count='n' length='5'/>\n"
+    "   <data name='s7' inType='win:AnsiString' count='n' length='n'/>\n"
+    "   <data name='s8' inType='win:AnsiString' count='n'/>\n"
+    "   <data name='s9' inType='win:Binary' length='0' count='1'/>\n"
+    "  </template>\n"
+    "  <template tid='arrays'>\n"
+    "   <data name='n' inType='win:UInt8'/>\n"
+    "   <data name='x' inType='win:UInt32' count='5'/><data name='y' inType='win:SID' count='n'/>\n"
+    "   <data name='z' inType='win:CountedAnsiString' count='2'/>\n"
+    "   <struct name='st' count='n'><data name='m' inType='win:UInt8'/></struct>\n"
+    "   <struct name='sv' count='3'><data name='m' inType='win:UnicodeString'/></struct>\n"
+    "   <struct name='s1'><data name='m' inType='win:UInt8'/></struct>\n"
+    "  </template>\n"
+    "  <template tid='same'><data name='other' inType='win:UnicodeString'/></template>\n"
+    " </templates>\n"
+    " <events>\n"
+    "  <event value='1' symbol='E1' template='scalars' level='win:Error' channel='Op'/>\n"
+    "  <event value='2' symbol='E2' template='sized' level='win:Error' channel='Op'/>\n"
+    "  <event value='3' symbol='E3' template='arrays' level='win:Warning' keywords='K'/>\n"
+    "  <event value='4' template='same' level='win:Error' channel='Op'/>\n"
+    "  <event value='5' symbol='Dup' notLogged='true'/>\n"
+    "  <event value='6' symbol='Dup'/>\n"
+    " </events>\n"
+    "</provider>\n"
+    "<provider name='Two' guid='{00000000-0000-0000-0000-0000000000AB}' symbol='P2'\n"
+    "          controlGuid='{00000000-0000-0000-0000-0000000000CD}'>\n"
+    " <traits includeName='true' groupGuid='{11111111-2222-3333-4444-555555555555}'/>\n"
+    " <events><event value='1' symbol='Dup'/><event value='2' symbol='Bad-Name'/>\n"
+    "  <event value='3'/></events>\n"
+    "</provider>\n"
+    "</events></instrumentation></instrumentationManifest>\n";
+
+static Manifest *load(Buf *diags)
+{
+    diag_set_capture(diags);
+    Manifest *m = manifest_load_mem("codegen.man", doc, sizeof doc - 1, 0);
+    ck_assert_msg(m != NULL, "%s", diags->s ? diags->s : "");
+    header_assign_symbols(m);
+    diag_set_capture(NULL);
+    return m;
+}
+
+static const char *str(const TValue *d, const char *key)
+{
+    const TValue *v = tv_get(d, key);
+    ck_assert_msg(v && v->kind == TV_STR, "%s", key);
+    return v->s;
+}
+
+static const TValue *item(const TValue *d, const char *key, size_t i)
+{
+    const TValue *v = tv_get(d, key);
+    ck_assert_msg(v && v->kind == TV_LIST && i < v->n, "%s[%zu]", key, i);
+    return v->items[i];
+}
+
+static void joined(const TValue *list, Buf *out)
+{
+    buf_reset(out);
+    for (size_t i = 0; i < list->n; i++)
+        buf_printf(out, "%s%s", i ? "," : "", list->items[i]->s);
+}
+
+START_TEST(test_codegen_mangled_names_and_macro_args)
+{
+    Buf diags = {0}, b = {0};
+    Manifest *m = load(&diags);
+    Arena a = {0};
+    TValue *h = header_values(m, HEADER_UM, &a);
+    const TValue *p1 = item(h, "providers", 0);
+    static const char *const want[][2] = {
+        /* z s c, HexInt32 -> d, HexInt64 -> i, t j, SID length ignored -> k,
+         * counted -> w with _Len_, p */
+        {"McTemplateU0zscditjkwp", "a,b,c,d,e,f,g,h,i_Len_,i,_j"},
+        /* h; z3; s r0 (length = field 0); ZR (count, no length); B6 (2*3);
+         * B2r0; Z5r0 (length 5, count field 0); Sr0R0; SR; b (count 1,
+         * length 0: nothing) */
+        {"McTemplateU0hz3sr0ZRB6B2r0Z5r0Sr0R0SRb",
+         "n,s1,s2,s3_Len_,s3,s4,s5,s6,s7,s8_Len_,s8,s9_Len_,s9"},
+        /* u; Q5; KR0; A2; NR0; N3; n */
+        {"McTemplateU0uQ5KR0A2NR0N3n", "n,x,y_Len_,y,z_Len_,z,st_Len_,st,sv_Len_,sv,s1_Len_,s1"},
+        /* same types as 'scalars' field a only: its own parameter name */
+        {"McTemplateU0z", "other"},
+    };
+    for (size_t i = 0; i < 4; i++) {
+        const TValue *e = item(p1, "events", i);
+        ck_assert_str_eq(str(e, "function"), want[i][0]);
+        joined(tv_get(e, "args"), &b);
+        ck_assert_str_eq(b.s, want[i][1]);
+    }
+    /* functions: one per name, sorted by byte order (upper case first) */
+    const TValue *fns = tv_get(h, "functions");
+    ck_assert_int_eq(fns->n, 5); /* the four and McTemplateU0 of P1's Dup and P2 */
+    for (size_t i = 1; i < fns->n; i++)
+        ck_assert_int_lt(strcmp(str(fns->items[i - 1], "name"), str(fns->items[i], "name")), 0);
+    ck_assert_str_eq(str(fns->items[0], "name"), "McTemplateU0");
+    /* a struct array whose elements vary in size: the blob's whole size,
+     * not count * size (mc's defect, dotnet/coreclr#25454); fixed-size
+     * elements: count * element size as in mc */
+    const TValue *arrays = NULL;
+    for (size_t i = 0; i < fns->n; i++)
+        if (strcmp(str(fns->items[i], "name"), want[2][0]) == 0)
+            arrays = fns->items[i];
+    ck_assert_ptr_nonnull(arrays);
+    ck_assert_str_eq(str(item(arrays, "data", 4), "size"), "(ULONG)(_Arg0 * _Arg4_Len_)");
+    ck_assert_str_eq(str(item(arrays, "data", 5), "size"), "_Arg5_Len_");
+    ck_assert_int_eq(tv_get(arrays, "argcount")->i, 7);
+    /* a counted string takes two descriptors: its byte count, then the bytes */
+    const TValue *scalars = fns->items[fns->n - 1];
+    ck_assert_str_eq(str(scalars, "name"), want[0][0]);
+    ck_assert_int_eq(tv_get(scalars, "argcount")->i, 11);
+    ck_assert_str_eq(str(item(scalars, "data", 8), "ptr"), "&_Arg8_Size_");
+    ck_assert_str_eq(item(scalars, "locals", 0)->s,
+                     "USHORT _Arg8_Size_ = (USHORT)(sizeof(WCHAR) * _Arg8_Len_);");
+    arena_free(&a);
+    manifest_free(m);
+    buf_free(&diags);
+    buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_codegen_enable_bits_symbols_traits)
+{
+    Buf diags = {0}, b = {0};
+    Manifest *m = load(&diags);
+    Arena a = {0};
+    TValue *h = header_values(m, HEADER_UM, &a);
+    const TValue *p1 = item(h, "providers", 0), *p2 = item(h, "providers", 1);
+    ck_assert_str_eq(str(p1, "ident"), "Prov_One");
+    /* pairs (level, descriptor keyword with the channel's bit 63) in event
+     * order: (2, 1<<63) for E1, E2 and event 4; (3, 4); (0, 0) for both Dup */
+    ck_assert_int_eq(tv_get(p1, "enable_count")->i, 3);
+    ck_assert_int_eq(item(p1, "enable_keywords", 0)->i, INT64_MIN);
+    ck_assert_int_eq(item(p1, "enable_keywords", 1)->i, 4);
+    ck_assert_int_eq(item(p1, "enable_levels", 1)->i, 3);
+    ck_assert_int_eq(tv_get(item(p1, "events", 3), "bit")->i, 0);
+    ck_assert_int_eq(tv_get(item(p1, "events", 5), "bit")->i, 2);
+    /* event 4 has no symbol: mc's synthesized name */
+    ck_assert_str_eq(str(item(p1, "events", 3), "symbol"), "P1_EVENT_0x4_0_10_2_0_0_8000000000000000");
+    /* 'Dup' of P2 clashes with P1's logged Dup (the notLogged one has no
+     * descriptor), 'Bad-Name' is no C identifier */
+    ck_assert_str_eq(str(item(p2, "events", 0), "symbol"), "Dup_P2");
+    ck_assert_str_eq(str(item(p2, "events", 1), "symbol"), "Bad_Name");
+    /* controlGuid: channel 0xc in the header's descriptor and name */
+    ck_assert_str_eq(str(item(p2, "events", 2), "symbol"), "P2_EVENT_0x3_0_c_0_0_0_0");
+    ck_assert_msg(strstr(diags.s, "codegen.man:47:10: warning: event symbol 'Dup' names an "
+                                  "event of another provider already (line 41); the header "
+                                  "calls this one Dup_P2") != NULL, "%s", diags.s);
+    ck_assert_msg(strstr(diags.s, "is not a C identifier; the header calls it Bad_Name") != NULL,
+                  "%s", diags.s);
+    /* traits: size 2 + "Two\0" + group GUID + decode GUID = 44 */
+    ck_assert_int_eq(tv_get(p2, "traits_size")->i, 44);
+    const TValue *t = tv_get(p2, "traits");
+    ck_assert_int_eq(t->n, 4);
+    ck_assert_str_eq(str(t->items[0], "literal"), "\"\\x2C\\x00\"");
+    ck_assert_str_eq(str(t->items[1], "literal"), "\"Two\\x00\"");
+    ck_assert_str_eq(str(t->items[2], "literal"),
+                     "\"\\x13\\x00\\x01\\x11\\x11\\x11\\x11\\x22\\x22\\x33\\x33\\x44\\x44\\x55"
+                     "\\x55\\x55\\x55\\x55\\x55\"");
+    ck_assert_str_eq(str(t->items[3], "literal"),
+                     "\"\\x13\\x00\\x02\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00"
+                     "\\x00\\x00\\x00\\x00\\x00\\xAB\"");
+    ck_assert_int_eq(tv_get(p1, "traits")->kind, TV_NONE);
+    arena_free(&a);
+    manifest_free(m);
+    buf_free(&diags);
+    buf_free(&b);
+}
+END_TEST
+
+Suite *codegen_suite(void)
+{
+    Suite *s = suite_create("codegen");
+    TCase *tc = tcase_create("codegen");
+    tcase_add_test(tc, test_codegen_mangled_names_and_macro_args);
+    tcase_add_test(tc, test_codegen_enable_bits_symbols_traits);
+    suite_add_tcase(s, tc);
+    return s;
+}
