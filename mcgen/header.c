@@ -154,7 +154,7 @@ static bool members_fixed(const Field *f)
 
 typedef struct Fn {
     Arena *a;
-    TValue *params; /* list of {type, sal, name} */
+    TValue *params; /* list of {type, sal, name}; NULL: names only */
     TValue *data;   /* list of {index, ptr, size} */
     TValue *locals; /* list of C declarations */
     TValue *args;   /* the EventWrite macro's parameter names */
@@ -164,18 +164,18 @@ typedef struct Fn {
 static void param(Fn *fn, const char *sal, const char *type, const char *name)
 {
     TValue *p = tv_dict(fn->a);
-    tv_set(fn->a, p, "sal", tv_str(fn->a, sal));
-    tv_set(fn->a, p, "type", tv_str(fn->a, type));
-    tv_set(fn->a, p, "name", tv_str(fn->a, name));
+    tv_add(fn->a, p, "sal", tv_str(fn->a, sal));
+    tv_add(fn->a, p, "type", tv_str(fn->a, type));
+    tv_add(fn->a, p, "name", tv_str(fn->a, name));
     tv_push(fn->a, fn->params, p);
 }
 
 static void data(Fn *fn, const char *ptr, const char *size)
 {
     TValue *d = tv_dict(fn->a);
-    tv_set(fn->a, d, "index", tv_int(fn->a, fn->next++));
-    tv_set(fn->a, d, "ptr", tv_str(fn->a, ptr));
-    tv_set(fn->a, d, "size", tv_str(fn->a, size));
+    tv_add(fn->a, d, "index", tv_int(fn->a, fn->next++));
+    tv_add(fn->a, d, "ptr", tv_str(fn->a, ptr));
+    tv_add(fn->a, d, "size", tv_str(fn->a, size));
     tv_push(fn->a, fn->data, d);
 }
 
@@ -196,20 +196,21 @@ static void add_field(Fn *fn, const Field *f, uint32_t i, const char *macro_name
     Arena *a = fn->a;
     char l = field_letter(f);
     Qty c = qty(&f->count, true), n = qty(&f->length, false);
-    const char *arg = arena_printf(a, "_Arg%u", i);
-    const char *len = arena_printf(a, "_Arg%u_Len_", i);
-    const char *macro_len = arena_printf(a, "%s_Len_", macro_name);
-    const char *cnt = count_expr(a, c);
     bool takes_len = false;
     if (l == 'n' || l == 'w' || l == 'a' || l == 'e' || (l == 'k' && c.k != Q_NONE) ||
         (is_sized_string(l) && c.k != Q_NONE && n.k == Q_NONE) ||
         (l == 'b' && c.k == Q_NONE && n.k == Q_NONE))
         takes_len = true;
-    if (takes_len) {
-        param(fn, "_In_", "ULONG", len);
-        tv_push(a, fn->args, tv_str(a, macro_len));
-    }
+    if (takes_len)
+        tv_push(a, fn->args, tv_str(a, arena_printf(a, "%s_Len_", macro_name)));
     tv_push(a, fn->args, tv_str(a, macro_name));
+    if (!fn->params)
+        return; /* the function exists: only the macro's names were wanted */
+    const char *arg = arena_printf(a, "_Arg%u", i);
+    const char *len = arena_printf(a, "_Arg%u_Len_", i);
+    const char *cnt = count_expr(a, c);
+    if (takes_len)
+        param(fn, "_In_", "ULONG", len);
     const char *unit = l == 'z' || l == 'w' ? "WCHAR" : "char";
     switch (l) {
     case 'z':
@@ -384,23 +385,23 @@ static const char *function_for(Arena *a, Map *seen, FnList *all, const Layout *
     buf_printf(&name, "%s", prefix);
     for (size_t i = 0; l && i < l->fields.n; i++)
         header_mangle_field(l->fields.v[i], &name);
-    Fn fn = {a, tv_list(a), tv_list(a), tv_list(a), tv_list(a), 1};
+    FnEntry *e = map_get(seen, name.s);
+    Fn fn = {a, e ? NULL : tv_list(a), tv_list(a), tv_list(a), tv_list(a), 1};
     for (size_t i = 0; l && i < l->fields.n; i++) {
         const Field *f = l->fields.v[i];
         add_field(&fn, f, (uint32_t)i, header_ident(a, f->name ? f->name : ""));
     }
     *args = fn.args;
-    FnEntry *e = map_get(seen, name.s);
     if (!e) {
         e = arena_alloc(a, sizeof *e);
         e->name = arena_strndup(a, name.s, name.len);
         e->fn = tv_dict(a);
-        tv_set(a, e->fn, "name", tv_str(a, e->name));
-        tv_set(a, e->fn, "template", l ? tv_str(a, l->tid) : tv_none(a));
-        tv_set(a, e->fn, "argcount", tv_int(a, fn.next - 1));
-        tv_set(a, e->fn, "params", fn.params);
-        tv_set(a, e->fn, "data", fn.data);
-        tv_set(a, e->fn, "locals", fn.locals);
+        tv_add(a, e->fn, "name", tv_str(a, e->name));
+        tv_add(a, e->fn, "template", l ? tv_str(a, l->tid) : tv_none(a));
+        tv_add(a, e->fn, "argcount", tv_int(a, fn.next - 1));
+        tv_add(a, e->fn, "params", fn.params);
+        tv_add(a, e->fn, "data", fn.data);
+        tv_add(a, e->fn, "locals", fn.locals);
         map_put(seen, e->name, e, false);
         vec_push(all, *e);
     }
@@ -411,8 +412,16 @@ static const char *function_for(Arena *a, Map *seen, FnList *all, const Layout *
 /* The macro parameter names differ from the function's: a template with
  * two fields of one name (or names that become one identifier) would make
  * a macro that does not compile; later ones get a numeric suffix. */
-static TValue *unique_args(Arena *a, const TValue *args)
+static TValue *unique_args(Arena *a, TValue *args)
 {
+    bool repeats = false;
+    if (args->n <= 16) { /* the usual case: compare directly */
+        for (size_t i = 0; i < args->n && !repeats; i++)
+            for (size_t j = 0; j < i && !repeats; j++)
+                repeats = strcmp(args->items[i]->s, args->items[j]->s) == 0;
+        if (!repeats)
+            return args;
+    }
     TValue *out = tv_list(a);
     Map used = {0};
     for (size_t i = 0; i < args->n; i++) {
@@ -444,8 +453,8 @@ static void trait_piece(Arena *a, TValue *list, const unsigned char *p, size_t n
     }
     buf_add(&b, "\"", 1);
     TValue *d = tv_dict(a);
-    tv_set(a, d, "literal", tv_str(a, b.s));
-    tv_set(a, d, "comment", tv_str(a, comment));
+    tv_add(a, d, "literal", tv_str(a, b.s));
+    tv_add(a, d, "comment", tv_str(a, comment));
     tv_push(a, list, d);
     buf_free(&b);
 }
@@ -562,8 +571,8 @@ static TValue *define(Arena *a, Names *n, const char *symbol, const char *kind, 
     const char *sym = symbol && *symbol
                           ? header_ident(a, symbol)
                           : arena_printf(a, "%s_%s_%s", n->ps, kind, header_ident(a, name));
-    tv_set(a, d, "symbol", tv_str(a, claim(a, n, sym, &value, loc)));
-    tv_set(a, d, "value", tv_int(a, value));
+    tv_add(a, d, "symbol", tv_str(a, claim(a, n, sym, &value, loc)));
+    tv_add(a, d, "value", tv_int(a, value));
     return d;
 }
 
@@ -578,28 +587,28 @@ static int by_symbol(const void *x, const void *y)
  * (header-api.md 2). */
 static void descriptor_values(Arena *a, const Provider *pv, Names *nm, TValue *pd)
 {
-    tv_set(a, pd, "name", tv_str(a, pv->name));
-    tv_set(a, pd, "guid", tv_str(a, guid_text(a, &pv->guid)));
-    tv_set(a, pd, "guid_init", tv_str(a, guid_init(a, &pv->guid)));
-    tv_set(a, pd, "control_guid_text",
+    tv_add(a, pd, "name", tv_str(a, pv->name));
+    tv_add(a, pd, "guid", tv_str(a, guid_text(a, &pv->guid)));
+    tv_add(a, pd, "guid_init", tv_str(a, guid_init(a, &pv->guid)));
+    tv_add(a, pd, "control_guid_text",
            pv->has_control_guid ? tv_str(a, guid_text(a, &pv->control_guid)) : tv_none(a));
-    tv_set(a, pd, "control_guid_init",
+    tv_add(a, pd, "control_guid_init",
            pv->has_control_guid ? tv_str(a, guid_init(a, &pv->control_guid)) : tv_none(a));
-    tv_set(a, pd, "event_count", tv_int(a, (int64_t)pv->events.n));
+    tv_add(a, pd, "event_count", tv_int(a, (int64_t)pv->events.n));
     TValue *l = tv_list(a);
     for (size_t i = 0; i < pv->channels.n; i++) {
         const Channel *c = pv->channels.v[i];
         tv_push(a, l, define(a, nm, c->symbol, "CHANNEL", c->chid ? c->chid : c->name, c->value,
                              c->loc));
     }
-    tv_set(a, pd, "channels", l);
+    tv_add(a, pd, "channels", l);
     l = tv_list(a);
     for (size_t i = 0; i < pv->levels.n; i++) {
         const Level *v = pv->levels.v[i];
         if (!v->n.builtin)
             tv_push(a, l, define(a, nm, v->n.symbol, "LEVEL", v->n.written, v->value, v->n.loc));
     }
-    tv_set(a, pd, "levels", l);
+    tv_add(a, pd, "levels", l);
     /* provider opcodes, then each task's; a task's opcode is named after
      * its task too, as two tasks may have opcodes of the same name */
     l = tv_list(a);
@@ -614,7 +623,7 @@ static void descriptor_values(Arena *a, const Provider *pv, Names *nm, TValue *p
             const char *name = arena_printf(a, "%s_%s", pv->tasks.v[i]->n.written, o->n.written);
             tv_push(a, l, define(a, nm, o->n.symbol, "OPCODE", name, o->value, o->n.loc));
         }
-    tv_set(a, pd, "opcodes", l);
+    tv_add(a, pd, "opcodes", l);
     l = tv_list(a);
     static const uint8_t zero[8];
     for (size_t i = 0; i < pv->tasks.n; i++) {
@@ -624,14 +633,14 @@ static void descriptor_values(Arena *a, const Provider *pv, Names *nm, TValue *p
         TValue *d = define(a, nm, t->n.symbol, "TASK", t->n.written, t->value, t->n.loc);
         bool guid = t->has_guid && (t->event_guid.d1 || t->event_guid.d2 || t->event_guid.d3 ||
                                     memcmp(t->event_guid.d4, zero, 8) != 0);
-        tv_set(a, d, "guid_symbol",
+        tv_add(a, d, "guid_symbol",
                guid ? tv_str(a, claim(a, nm, arena_printf(a, "%sId", header_ident(a, t->n.written)),
                                       NULL, t->n.loc))
                     : tv_none(a));
-        tv_set(a, d, "guid_init", guid ? tv_str(a, guid_init(a, &t->event_guid)) : tv_none(a));
+        tv_add(a, d, "guid_init", guid ? tv_str(a, guid_init(a, &t->event_guid)) : tv_none(a));
         tv_push(a, l, d);
     }
-    tv_set(a, pd, "tasks", l);
+    tv_add(a, pd, "tasks", l);
     l = tv_list(a);
     for (size_t i = 0; i < pv->keywords.n; i++) {
         const Keyword *k = pv->keywords.v[i];
@@ -639,7 +648,7 @@ static void descriptor_values(Arena *a, const Provider *pv, Names *nm, TValue *p
             tv_push(a, l, define(a, nm, k->n.symbol, "KEYWORD", k->n.written, (int64_t)k->mask,
                                  k->n.loc));
     }
-    tv_set(a, pd, "keywords", l);
+    tv_add(a, pd, "keywords", l);
     /* maps with a symbol, sorted by it; their items with a symbol */
     VEC(const ValueMap *) maps = {0};
     for (size_t i = 0; i < pv->maps.n; i++)
@@ -656,20 +665,20 @@ static void descriptor_values(Arena *a, const Provider *pv, Names *nm, TValue *p
         const ValueMap *vm = maps.v[i];
         TValue *d = tv_dict(a), *items = tv_list(a);
         const char *ms = header_ident(a, vm->symbol);
-        tv_set(a, d, "symbol", tv_str(a, ms));
+        tv_add(a, d, "symbol", tv_str(a, ms));
         for (size_t j = 0; j < vm->items.n; j++) {
             const MapItem *it = vm->items.v[j];
             if (!it->symbol || !*it->symbol)
                 continue;
             TValue *e = tv_dict(a);
-            tv_set(a, e, "symbol", tv_str(a, arena_printf(a, "%s%s", ms, header_ident(a, it->symbol))));
-            tv_set(a, e, "value", tv_int(a, (int32_t)it->value));
+            tv_add(a, e, "symbol", tv_str(a, arena_printf(a, "%s%s", ms, header_ident(a, it->symbol))));
+            tv_add(a, e, "value", tv_int(a, (int32_t)it->value));
             tv_push(a, items, e);
         }
-        tv_set(a, d, "items", items);
+        tv_add(a, d, "items", items);
         tv_push(a, l, d);
     }
-    tv_set(a, pd, "maps", l);
+    tv_add(a, pd, "maps", l);
     vec_free(&maps);
 }
 
@@ -702,8 +711,8 @@ static TValue *messages(Arena *a, const Manifest *m)
     TValue *l = tv_list(a);
     for (size_t i = 0; i < v.n; i++) {
         TValue *d = tv_dict(a);
-        tv_set(a, d, "name", tv_str(a, arena_printf(a, "MSG_%s", header_ident(a, v.v[i].name))));
-        tv_set(a, d, "id", tv_int(a, v.v[i].id));
+        tv_add(a, d, "name", tv_str(a, arena_printf(a, "MSG_%s", header_ident(a, v.v[i].name))));
+        tv_add(a, d, "id", tv_int(a, v.v[i].id));
         tv_push(a, l, d);
     }
     vec_free(&v);
@@ -721,15 +730,15 @@ TValue *header_values(const Manifest *m, HeaderMode mode, Arena *a)
     for (size_t i = 0; i < m->providers.n; i++) {
         const Provider *pv = m->providers.v[i];
         TValue *pd = tv_dict(a);
-        tv_set(a, pd, "ident", tv_str(a, header_ident(a, pv->name)));
+        tv_add(a, pd, "ident", tv_str(a, header_ident(a, pv->name)));
         names.ps = header_ident(a, pv->symbol && *pv->symbol ? pv->symbol : pv->name);
         names.ps = claim(a, &names, names.ps, NULL, pv->loc);
-        tv_set(a, pd, "symbol", tv_str(a, names.ps));
-        tv_set(a, pd, "control_guid", tv_bool(a, pv->has_control_guid));
+        tv_add(a, pd, "symbol", tv_str(a, names.ps));
+        tv_add(a, pd, "control_guid", tv_bool(a, pv->has_control_guid));
         descriptor_values(a, pv, &names, pd);
         int64_t tsize = 0;
-        tv_set(a, pd, "traits", traits(a, pv, &tsize));
-        tv_set(a, pd, "traits_size", tv_int(a, tsize));
+        tv_add(a, pd, "traits", traits(a, pv, &tsize));
+        tv_add(a, pd, "traits_size", tv_int(a, tsize));
         /* enable bits: one per distinct (level, keyword) pair of the
          * provider's events, in event order; notLogged events count */
         TValue *levels = tv_list(a), *keywords = tv_list(a), *events = tv_list(a);
@@ -749,30 +758,30 @@ TValue *header_values(const Manifest *m, HeaderMode mode, Arena *a)
                 tv_push(a, keywords, tv_int(a, (int64_t)kw));
             }
             TValue *ed = tv_dict(a);
-            tv_set(a, ed, "symbol", tv_str(a, e->c_symbol));
-            tv_set(a, ed, "not_logged", tv_bool(a, e->not_logged));
-            tv_set(a, ed, "id", tv_int(a, e->value));
-            tv_set(a, ed, "version", tv_int(a, e->version));
-            tv_set(a, ed, "channel", tv_int(a, event_descriptor_channel(e, pv)));
-            tv_set(a, ed, "level", tv_int(a, level));
-            tv_set(a, ed, "opcode", tv_int(a, e->opcode ? e->opcode->value : 0));
-            tv_set(a, ed, "task", tv_int(a, e->task ? e->task->value : 0));
-            tv_set(a, ed, "keyword", tv_int(a, (int64_t)kw));
-            tv_set(a, ed, "bit", tv_int(a, (int64_t)bit));
+            tv_add(a, ed, "symbol", tv_str(a, e->c_symbol));
+            tv_add(a, ed, "not_logged", tv_bool(a, e->not_logged));
+            tv_add(a, ed, "id", tv_int(a, e->value));
+            tv_add(a, ed, "version", tv_int(a, e->version));
+            tv_add(a, ed, "channel", tv_int(a, event_descriptor_channel(e, pv)));
+            tv_add(a, ed, "level", tv_int(a, level));
+            tv_add(a, ed, "opcode", tv_int(a, e->opcode ? e->opcode->value : 0));
+            tv_add(a, ed, "task", tv_int(a, e->task ? e->task->value : 0));
+            tv_add(a, ed, "keyword", tv_int(a, (int64_t)kw));
+            tv_add(a, ed, "bit", tv_int(a, (int64_t)bit));
             /* notLogged events get no macros, so no function either */
             if (!e->not_logged) {
                 TValue *args;
                 const char *fname = function_for(a, &seen, &all, e->layout, prefix, &args);
-                tv_set(a, ed, "function", tv_str(a, fname));
-                tv_set(a, ed, "args", unique_args(a, args));
+                tv_add(a, ed, "function", tv_str(a, fname));
+                tv_add(a, ed, "args", unique_args(a, args));
             }
             tv_push(a, events, ed);
         }
-        tv_set(a, pd, "enable_count", tv_int(a, (int64_t)kws.n));
-        tv_set(a, pd, "enable_words", tv_int(a, (int64_t)(kws.n ? (kws.n + 31) / 32 : 1)));
-        tv_set(a, pd, "enable_levels", levels);
-        tv_set(a, pd, "enable_keywords", keywords);
-        tv_set(a, pd, "events", events);
+        tv_add(a, pd, "enable_count", tv_int(a, (int64_t)kws.n));
+        tv_add(a, pd, "enable_words", tv_int(a, (int64_t)(kws.n ? (kws.n + 31) / 32 : 1)));
+        tv_add(a, pd, "enable_levels", levels);
+        tv_add(a, pd, "enable_keywords", keywords);
+        tv_add(a, pd, "events", events);
         tv_push(a, providers, pd);
         vec_free(&kws);
         vec_free(&lvs);
@@ -785,12 +794,12 @@ TValue *header_values(const Manifest *m, HeaderMode mode, Arena *a)
     bool any_traits = false;
     for (size_t i = 0; i < m->providers.n; i++)
         any_traits |= m->providers.v[i]->traits || m->providers.v[i]->has_control_guid;
-    tv_set(a, root, "providers", providers);
-    tv_set(a, root, "functions", fns);
-    tv_set(a, root, "messages", messages(a, m));
-    tv_set(a, root, "any_traits", tv_bool(a, any_traits));
+    tv_add(a, root, "providers", providers);
+    tv_add(a, root, "functions", fns);
+    tv_add(a, root, "messages", messages(a, m));
+    tv_add(a, root, "any_traits", tv_bool(a, any_traits));
     const char *base = m->file ? strrchr(m->file, '/') : NULL;
-    tv_set(a, root, "manifest", tv_str(a, base ? base + 1 : m->file ? m->file : ""));
+    tv_add(a, root, "manifest", tv_str(a, base ? base + 1 : m->file ? m->file : ""));
     vec_free(&all);
     map_free(&seen);
     map_free(&names.taken);
@@ -816,8 +825,8 @@ bool header_build(Manifest *m, const Options *o, Buf *out)
     Buf err = {0};
     header_assign_symbols(m);
     TValue *vars = header_values(m, o->mode, &a);
-    tv_set(&a, vars, "logging", tv_bool(&a, o->mode != HEADER_DESCRIPTORS));
-    tv_set(&a, vars, "callout", tv_bool(&a, o->callout));
+    tv_add(&a, vars, "logging", tv_bool(&a, o->mode != HEADER_DESCRIPTORS));
+    tv_add(&a, vars, "callout", tv_bool(&a, o->callout));
     TmplLoader loader = {NULL, load_embedded};
     size_t len = 0;
     const char *src = load_embedded(NULL, "header.h.j2", &len);

@@ -116,17 +116,29 @@ static int check_wevt(const char *path, const char *explain)
 static bool encode_text(const Options *o, const char *path, const Buf *text, bool rc, Buf *out)
 {
     Buf lines = {0};
-    for (size_t i = 0; i < text->len; i++) {
-        char c = text->s[i];
-        if (c == '\r' && i + 1 < text->len && text->s[i + 1] == '\n')
-            continue;
-        if (c == '\n' && !o->lf)
-            buf_add(&lines, "\r", 1);
-        buf_add(&lines, &c, 1);
+    const char *p = text->s, *end = text->s + text->len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *stop = nl ? nl : end;
+        size_t n = (size_t)(stop - p);
+        if (nl && n && stop[-1] == '\r')
+            n--; /* CRLF in the text: one line end */
+        buf_add(&lines, p, n);
+        if (nl)
+            buf_add(&lines, o->lf ? "\n" : "\r\n", o->lf ? 1 : 2);
+        p = nl ? nl + 1 : end;
     }
     bool ok = true;
     TextEncoding enc = o->encoding == ENC_UTF8 && rc ? ENC_UTF16 : o->encoding;
-    if (enc == ENC_UTF8) {
+    bool ascii = true;
+    for (size_t i = 0; ascii && i < lines.len; i++)
+        ascii = (unsigned char)lines.s[i] < 0x80;
+    if (enc == ENC_ANSI && ascii && !out->len) {
+        /* ASCII is its own Windows-1252: hand the buffer over */
+        Buf t = *out;
+        *out = lines;
+        lines = t;
+    } else if (enc == ENC_UTF8) {
         buf_add(out, "\xEF\xBB\xBF", 3);
         buf_add(out, lines.s, lines.len);
     } else if (enc == ENC_UTF16) {

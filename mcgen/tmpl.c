@@ -71,10 +71,33 @@ static void tv_grow(Arena *a, TValue *c)
     c->cap = cap;
 }
 
+void tv_add(Arena *a, TValue *dict, const char *key, TValue *v)
+{
+    tv_grow(a, dict);
+    dict->keys[dict->n] = key;
+    dict->items[dict->n++] = v;
+}
+
 void tv_push(Arena *a, TValue *list, TValue *v)
 {
     tv_grow(a, list);
     list->items[list->n++] = v;
+}
+
+/* tv_get that tries position *hint first and remembers where the key was:
+ * dictionaries made by the same code have their keys in the same order, so
+ * an attribute expression in a loop finds its key at once. */
+static TValue *tv_get_hint(const TValue *dict, const char *key, size_t *hint)
+{
+    size_t h = *hint;
+    if (h < dict->n && dict->keys[h][0] == key[0] && strcmp(dict->keys[h], key) == 0)
+        return dict->items[h];
+    for (size_t i = dict->n; i-- > 0;)
+        if (dict->keys[i][0] == key[0] && strcmp(dict->keys[i], key) == 0) {
+            *hint = i;
+            return dict->items[i];
+        }
+    return NULL;
 }
 
 TValue *tv_get(const TValue *dict, const char *key)
@@ -82,7 +105,7 @@ TValue *tv_get(const TValue *dict, const char *key)
     if (!dict || dict->kind != TV_DICT)
         return NULL;
     for (size_t i = dict->n; i-- > 0;)
-        if (strcmp(dict->keys[i], key) == 0)
+        if (dict->keys[i][0] == key[0] && strcmp(dict->keys[i], key) == 0)
             return dict->items[i];
     return NULL;
 }
@@ -111,6 +134,7 @@ struct Expr {
     TValue *lit;
     Expr *a, *b;
     VEC(Expr *) args; /* E_CALL, E_FILTER */
+    size_t hint;      /* E_ATTR: where the key was found last time */
     uint32_t line, col;
 };
 
@@ -899,24 +923,32 @@ static TValue *as_string(Rn *r, const Expr *e, TValue *v)
     return t;
 }
 
+/* a == the literal b, testing the first character before calling strcmp */
+#define IS(a, b) ((a)[0] == (b)[0] && strcmp((a), (b)) == 0)
+
 static TValue *filter(Rn *r, const Expr *e, Scope *s)
 {
     /* default() accepts an undefined operand */
     TValue *v;
-    if (strcmp(e->name, "default") == 0 && e->a->kind == E_NAME && !lookup(s, e->a->name))
+    if (IS(e->name, "default") && e->a->kind == E_NAME && !lookup(s, e->a->name))
         v = tv_none(&r->a);
     else
         v = eval(r, e->a, s);
     if (!v)
         return NULL;
-    VEC(TValue *) args = {0};
+    struct {
+        TValue *v[8];
+        size_t n;
+    } args = {{0}, 0};
+    if (e->args.n > 8) {
+        rerr(r, e, 0, 0, "filter '%s' takes at most 8 arguments", e->name);
+        return NULL;
+    }
     for (size_t i = 0; i < e->args.n; i++) {
         TValue *a = eval(r, e->args.v[i], s);
-        if (!a) {
-            vec_free(&args);
+        if (!a)
             return NULL;
-        }
-        vec_push(&args, a);
+        args.v[args.n++] = a;
     }
     const char *f = e->name;
     TValue *out = NULL;
@@ -930,7 +962,7 @@ static TValue *filter(Rn *r, const Expr *e, Scope *s)
         rerr(r, e, 0, 0, "filter '%s' needs %s, not a %s", f, what, kind_name(v)); \
         goto done; \
     }
-    if (strcmp(f, "upper") == 0 || strcmp(f, "lower") == 0) {
+    if (IS(f, "upper") || IS(f, "lower")) {
         ARGS(0, 0);
         WANT(v->kind == TV_STR, "a string");
         out = tv_strn(&r->a, v->s, v->n);
@@ -939,7 +971,7 @@ static TValue *filter(Rn *r, const Expr *e, Scope *s)
             ((char *)out->s)[i] = f[0] == 'u' ? (c >= 'a' && c <= 'z' ? c - 32 : c)
                                               : (c >= 'A' && c <= 'Z' ? c + 32 : c);
         }
-    } else if (strcmp(f, "hex") == 0) {
+    } else if (IS(f, "hex")) {
         ARGS(0, 1);
         WANT(v->kind == TV_INT, "an integer");
         int width = args.n && args.v[0]->kind == TV_INT ? (int)args.v[0]->i : 0;
@@ -950,7 +982,7 @@ static TValue *filter(Rn *r, const Expr *e, Scope *s)
         char tmp[40];
         snprintf(tmp, sizeof tmp, "0x%0*llX", width, (unsigned long long)v->i);
         out = tv_str(&r->a, tmp);
-    } else if (strcmp(f, "cstring") == 0) {
+    } else if (IS(f, "cstring")) {
         ARGS(0, 0);
         TValue *str = as_string(r, e, v);
         if (!str)
@@ -975,7 +1007,7 @@ static TValue *filter(Rn *r, const Expr *e, Scope *s)
         buf_addc(&b, '"');
         out = tv_strn(&r->a, b.s, b.len);
         buf_free(&b);
-    } else if (strcmp(f, "join") == 0) {
+    } else if (IS(f, "join")) {
         ARGS(0, 1);
         WANT(v->kind == TV_LIST, "a list");
         Buf b = {0};
@@ -990,15 +1022,15 @@ static TValue *filter(Rn *r, const Expr *e, Scope *s)
         }
         out = tv_strn(&r->a, b.s ? b.s : "", b.len);
         buf_free(&b);
-    } else if (strcmp(f, "default") == 0) {
+    } else if (IS(f, "default")) {
         ARGS(1, 1);
         out = v->kind == TV_NONE ? args.v[0] : v;
-    } else if (strcmp(f, "length") == 0) {
+    } else if (IS(f, "length")) {
         ARGS(0, 0);
         WANT(v->kind == TV_STR || v->kind == TV_LIST || v->kind == TV_DICT,
              "a string, list or dictionary");
         out = tv_int(&r->a, (int64_t)v->n);
-    } else if (strcmp(f, "replace") == 0) {
+    } else if (IS(f, "replace")) {
         ARGS(2, 2);
         WANT(v->kind == TV_STR, "a string");
         if (args.v[0]->kind != TV_STR || args.v[1]->kind != TV_STR || !args.v[0]->n) {
@@ -1016,7 +1048,7 @@ static TValue *filter(Rn *r, const Expr *e, Scope *s)
         }
         out = tv_strn(&r->a, b.s ? b.s : "", b.len);
         buf_free(&b);
-    } else if (strcmp(f, "indent") == 0) {
+    } else if (IS(f, "indent")) {
         ARGS(0, 1);
         TValue *str = as_string(r, e, v);
         if (!str)
@@ -1035,7 +1067,7 @@ static TValue *filter(Rn *r, const Expr *e, Scope *s)
         }
         out = tv_strn(&r->a, b.s ? b.s : "", b.len);
         buf_free(&b);
-    } else if (strcmp(f, "first") == 0 || strcmp(f, "last") == 0) {
+    } else if (IS(f, "first") || IS(f, "last")) {
         ARGS(0, 0);
         WANT(v->kind == TV_LIST, "a list");
         out = v->n ? v->items[f[0] == 'f' ? 0 : v->n - 1] : tv_none(&r->a);
@@ -1045,7 +1077,6 @@ static TValue *filter(Rn *r, const Expr *e, Scope *s)
 done:
 #undef ARGS
 #undef WANT
-    vec_free(&args);
     return out;
 }
 
@@ -1175,7 +1206,7 @@ static TValue *eval(Rn *r, const Expr *e, Scope *s)
                  kind_name(o));
             return NULL;
         }
-        TValue *v = tv_get(o, e->name);
+        TValue *v = tv_get_hint(o, e->name, &((Expr *)e)->hint);
         if (!v)
             rerr(r, e, 0, 0, "no attribute '%s'", e->name);
         return v;
@@ -1252,15 +1283,17 @@ static bool render_node(Rn *r, const Node *n, Scope *s, Buf *out)
         if (!it->n)
             return render_nodes(r, &n->orelse, s, out);
         for (size_t i = 0; i < it->n; i++) {
+            /* fresh dictionaries with keys of static lifetime: no copies,
+             * no searches (this runs once per element of every loop) */
             Scope inner = {tv_dict(&r->a), s};
             TValue *loop = tv_dict(&r->a);
-            tv_set(&r->a, loop, "index", tv_int(&r->a, (int64_t)i + 1));
-            tv_set(&r->a, loop, "index0", tv_int(&r->a, (int64_t)i));
-            tv_set(&r->a, loop, "first", tv_bool(&r->a, i == 0));
-            tv_set(&r->a, loop, "last", tv_bool(&r->a, i + 1 == it->n));
-            tv_set(&r->a, loop, "length", tv_int(&r->a, (int64_t)it->n));
-            tv_set(&r->a, inner.vars, "loop", loop);
-            tv_set(&r->a, inner.vars, n->text, it->items[i]);
+            tv_add(&r->a, loop, "index", tv_int(&r->a, (int64_t)i + 1));
+            tv_add(&r->a, loop, "index0", tv_int(&r->a, (int64_t)i));
+            tv_add(&r->a, loop, "first", tv_bool(&r->a, i == 0));
+            tv_add(&r->a, loop, "last", tv_bool(&r->a, i + 1 == it->n));
+            tv_add(&r->a, loop, "length", tv_int(&r->a, (int64_t)it->n));
+            tv_add(&r->a, inner.vars, "loop", loop);
+            tv_add(&r->a, inner.vars, n->text, it->items[i]);
             if (!render_nodes(r, &n->body, &inner, out))
                 return false;
         }

@@ -50,6 +50,10 @@ TValue *tv_dict(Arena *a);
 void tv_push(Arena *a, TValue *list, TValue *v);
 void tv_set(Arena *a, TValue *dict, const char *key, TValue *v); /* replaces */
 TValue *tv_get(const TValue *dict, const char *key);                /* NULL if absent */
+/* Adds a key the dictionary does not have yet, without copying it (it
+ * must outlive the dictionary: a literal or an arena string): the fast
+ * way to fill a fresh dictionary. */
+void tv_add(Arena *a, TValue *dict, const char *key, TValue *v);
 
 typedef struct Tmpl Tmpl;
 

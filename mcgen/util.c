@@ -445,6 +445,14 @@ size_t utf8_to_cp1252(Buf *out, const char *s, size_t n)
 {
     size_t i = 0;
     while (i < n) {
+        size_t run = i;
+        while (run < n && (unsigned char)s[run] < 0x80)
+            run++;
+        if (run > i) { /* ASCII is the same in Windows-1252 */
+            buf_add(out, s + i, run - i);
+            i = run;
+            continue;
+        }
         uint32_t c;
         size_t k = utf8_get(s + i, n - i, &c);
         int byte = -1;
