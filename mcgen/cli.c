@@ -194,10 +194,18 @@ static int apply_switch(Options *o, const SwitchDef *d, const char *word, const 
         o->callout = true;
         break;
     case SW_PREFIX:
-        o->prefix = val;
-        break;
     case SW_STRIP:
-        o->strip_prefix = val;
+        for (const char *c = val; *c; c++)
+            if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || *c == '_' ||
+                  (c > val && *c >= '0' && *c <= '9')))
+                return usage_error(d->sw == SW_PREFIX
+                                       ? "-p takes the start of a C identifier, not '%s'"
+                                       : "-P takes the start of a C identifier, not '%s'",
+                                   val);
+        if (d->sw == SW_PREFIX)
+            o->prefix = val;
+        else
+            o->strip_prefix = val;
         break;
     case SW_XSD:
     case SW_WINMETA:

@@ -18,6 +18,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- names ---- */
 
@@ -719,9 +720,22 @@ static TValue *messages(Arena *a, const Manifest *m)
     return l;
 }
 
-TValue *header_values(const Manifest *m, HeaderMode mode, Arena *a)
+/* The event's name in its macros: its symbol without the -P prefix
+ * (matched ignoring case), unless that would leave nothing. */
+static const char *macro_name(const char *symbol, const char *strip)
 {
-    const char *prefix = mode == HEADER_KM ? "McTemplateK0" : "McTemplateU0";
+    size_t n = strip ? strlen(strip) : 0;
+    if (n && strlen(symbol) > n && strncasecmp(symbol, strip, n) == 0)
+        return symbol + n;
+    return symbol;
+}
+
+TValue *header_values(const Manifest *m, const Options *o, Arena *a)
+{
+    static const Options defaults = {.mode = HEADER_UM};
+    if (!o)
+        o = &defaults;
+    const char *prefix = o->mode == HEADER_KM ? "McTemplateK0" : "McTemplateU0";
     TValue *root = tv_dict(a);
     TValue *providers = tv_list(a);
     Map seen = {0};
@@ -759,6 +773,7 @@ TValue *header_values(const Manifest *m, HeaderMode mode, Arena *a)
             }
             TValue *ed = tv_dict(a);
             tv_add(a, ed, "symbol", tv_str(a, e->c_symbol));
+            tv_add(a, ed, "macro_name", tv_str(a, macro_name(e->c_symbol, o->strip_prefix)));
             tv_add(a, ed, "not_logged", tv_bool(a, e->not_logged));
             tv_add(a, ed, "id", tv_int(a, e->value));
             tv_add(a, ed, "version", tv_int(a, e->version));
@@ -798,6 +813,7 @@ TValue *header_values(const Manifest *m, HeaderMode mode, Arena *a)
     tv_add(a, root, "functions", fns);
     tv_add(a, root, "messages", messages(a, m));
     tv_add(a, root, "any_traits", tv_bool(a, any_traits));
+    tv_add(a, root, "write_prefix", tv_str(a, o->prefix ? o->prefix : "EventWrite"));
     const char *base = m->file ? strrchr(m->file, '/') : NULL;
     tv_add(a, root, "manifest", tv_str(a, base ? base + 1 : m->file ? m->file : ""));
     vec_free(&all);
@@ -824,7 +840,7 @@ bool header_build(Manifest *m, const Options *o, Buf *out)
     Arena a = {0};
     Buf err = {0};
     header_assign_symbols(m);
-    TValue *vars = header_values(m, o->mode, &a);
+    TValue *vars = header_values(m, o, &a);
     tv_add(&a, vars, "logging", tv_bool(&a, o->mode != HEADER_DESCRIPTORS));
     tv_add(&a, vars, "callout", tv_bool(&a, o->callout));
     TmplLoader loader = {NULL, load_embedded};

@@ -665,15 +665,17 @@ void header_assign_symbols(Manifest *m);
  *   providers[i]: ident (the provider name as an identifier), symbol,
  *     control_guid (bool), traits (none, or the pieces {literal, comment}
  *     of the traits' C string), traits_size, enable_count,
- *     enable_levels[], enable_keywords[], events[j]: symbol, not_logged,
+ *     enable_levels[], enable_keywords[], events[j]: symbol, macro_name
+ *     (the symbol without the -P prefix), not_logged,
  *     bit, and unless notLogged: function (the McTemplate name), args[]
  *     (the EventWrite macro's parameters)
  *   functions[]: one per name, sorted: name, template (the first tid or
  *     none), argcount, params[] {sal, type, name}, data[] {index, ptr,
  *     size}, locals[] (C declarations)
- * providers and events are in Manifest order. */
+ *   write_prefix: EventWrite, or -p's prefix
+ * providers and events are in Manifest order; o may be NULL (-um). */
 struct TValue;
-struct TValue *header_values(const Manifest *m, HeaderMode mode, Arena *a);
+struct TValue *header_values(const Manifest *m, const Options *o, Arena *a);
 /* The C header mc would write for the options (-um: with the logging
  * code; otherwise descriptors only), rendered from the built-in
  * templates/header.h.j2; false after a diagnostic. */

@@ -103,10 +103,13 @@ def mc_switches(mcgen, tmp):
     with open(HELLO, "rb") as f, open(os.path.join(work, "hello.man"), "wb") as g:
         g.write(f.read())
 
-    def fresh(*args, name="hello.man"):
+    def clean():
         for f in listing(work):
             if not f.endswith(".man"):
                 os.remove(os.path.join(work, f))
+
+    def fresh(*args, name="hello.man"):
+        clean()
         return run(mcgen, *args, name, cwd=work)
 
     r = fresh()
@@ -164,6 +167,15 @@ def mc_switches(mcgen, tmp):
           "exit %d %r %r" % (r.returncode, r.stderr, listing(work)))
     os.remove(os.path.join(work, "cjk.man"))
 
+    r = fresh("-um", "-p", "FireEtw", "-P", "hello")
+    h = open(os.path.join(work, "hello.h"), encoding="latin-1").read()
+    check(r.returncode == 0 and "#define FireEtwGreeting(Name, Count, SessionId)" in h
+          and "#define EventEnabledGreeting()" in h and "MCGEN_EVENT_ENABLED(Greeting)" in h
+          and "EVENT_DESCRIPTOR HelloGreeting =" in h and "EventWriteHello" not in h,
+          "-p and -P: macros FireEtw<Event> without the stripped prefix; descriptors keep it",
+          r.stderr)
+    clean()
+
     for args, want in ((["-q"], "mcgen: error: Invalid switch: -q. (see mcgen --help)\n"),
                        (["-h"], "mcgen: error: Missing argument for -h switch. (see mcgen --help)\n"),
                        (["-um", "-km"], "mcgen: error: -km cannot be combined with another of "
@@ -181,6 +193,27 @@ def mc_switches(mcgen, tmp):
     r = run(mcgen, "-cv", "hello.man", cwd=work)
     check(r.returncode == 2 and "customer bit" in r.stderr,
           "run-together flags (-cv = -c -v); -c not yet", r.stderr)
+
+
+def man_page(mcgen):
+    """docs/mcgen.1 renders without a warning and names every long option
+    and mc switch that --help lists."""
+    import re
+    import shutil
+    page = os.path.join(ROOT, "docs", "mcgen.1")
+    if not shutil.which("man"):
+        print("skipped man page: man is not installed (./setup installs man-db)")
+        return
+    r = subprocess.run(["man", "--warnings", "-l", page], capture_output=True, text=True,
+                       env=dict(os.environ, MANWIDTH="80", MAN_DISABLE_SECCOMP="1"))
+    text = re.sub(r".\x08", "", r.stdout).replace("\u2010", "-").replace("\u2011", "-")
+    joined = re.sub(r"-\n\s+", "-", text)
+    help_text = run(mcgen, "--help").stdout
+    names = sorted(set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]+|-[A-Za-z?][A-Za-z0-9]*)", help_text)))
+    missing = [n for n in names if n not in joined]
+    check(r.returncode == 0 and r.stderr == "" and "SYNOPSIS" in text and not missing,
+          "docs/mcgen.1 renders with man -l, no warnings, and names all %d options of --help"
+          % len(names), "stderr %r, missing %s" % (r.stderr[:300], missing))
 
 
 def main():
@@ -297,6 +330,7 @@ def main():
               "unwritable output: exit 2 with the reason", r.stderr)
 
         mc_switches(mcgen, tmp)
+        man_page(mcgen)
 
     print("%d passed, %d failed" % (results["passed"], results["failed"]))
     return 1 if results["failed"] else 0

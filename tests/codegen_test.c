@@ -102,7 +102,7 @@ START_TEST(test_codegen_mangled_names_and_macro_args)
     Buf diags = {0}, b = {0};
     Manifest *m = load(&diags);
     Arena a = {0};
-    TValue *h = header_values(m, HEADER_UM, &a);
+    TValue *h = header_values(m, NULL, &a);
     const TValue *p1 = item(h, "providers", 0);
     static const char *const want[][2] = {
         /* z s c, HexInt32 -> d, HexInt64 -> i, t j, SID length ignored -> k,
@@ -160,7 +160,7 @@ START_TEST(test_codegen_enable_bits_symbols_traits)
     Buf diags = {0}, b = {0};
     Manifest *m = load(&diags);
     Arena a = {0};
-    TValue *h = header_values(m, HEADER_UM, &a);
+    TValue *h = header_values(m, NULL, &a);
     const TValue *p1 = item(h, "providers", 0), *p2 = item(h, "providers", 1);
     ck_assert_str_eq(str(p1, "ident"), "Prov_One");
     /* pairs (level, descriptor keyword with the channel's bit 63) in event
