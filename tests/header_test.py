@@ -156,6 +156,61 @@ def compare_with_mc(name, header, warnings):
         len(a[0]), len(a[1]), len(a[2]))
 
 
+MC_DEFECT_A = """#include <windows.h>
+#include "x.h"
+void other_unit(void);
+int main(void)
+{
+    other_unit();
+    EventRegisterProviderName1();
+    EventWriteEvt1();
+    EventUnregisterProviderName1();
+    return 0;
+}
+"""
+MC_DEFECT_B = """#include <windows.h>
+#include "x.h"
+void other_unit(void)
+{
+    EventWriteEvt2();
+}
+"""
+
+
+def mc_defect(mcgen, tmp):
+    """mc's own -um header (etk-EventAttributes) does not link from two C99
+    units under mingw-w64, even with every warning off: its __inline
+    functions have no external definition under C99's inline rules and its
+    uninitialized selectany enable bits are dropped.  The same program
+    links against mcgen's header with -Wall -Wextra -Werror."""
+    case = os.path.join(CORPUS, "golden", "etk-EventAttributes")
+    d = os.path.join(tmp, "mc-defect")
+    os.makedirs(os.path.join(d, "mc"))
+    os.makedirs(os.path.join(d, "ours"))
+    shutil.copy(os.path.join(case, "mc.h"), os.path.join(d, "mc", "x.h"))
+    subprocess.run([mcgen, "-um", "-z", "x", "-h", os.path.join(d, "ours"), "-r",
+                    os.path.join(d, "ours"), os.path.join(case, "input.man")], check=True,
+                   capture_output=True)
+    res = {}
+    for which, flags in (("mc", ["-w"]), ("ours", FLAGS)):
+        w = os.path.join(d, which)
+        for name, text in (("a.c", MC_DEFECT_A), ("b.c", MC_DEFECT_B)):
+            with open(os.path.join(w, name), "w") as f:
+                f.write(text)
+        res[which] = subprocess.run([CC, "-std=c99", *flags, "a.c", "b.c", "-o", "p.exe",
+                                     "-ladvapi32"], cwd=w, capture_output=True, text=True)
+    mc_err = res["mc"].stdout + res["mc"].stderr
+    ok = (res["mc"].returncode != 0 and "undefined reference to `McGenEventRegister'" in mc_err
+          and "undefined reference to `ProviderName1EnableBits'" in mc_err
+          and res["ours"].returncode == 0)
+    print("%s mc.exe's header fails to link from two C99 units (undefined McGenEventRegister, "
+          "ProviderName1EnableBits); mcgen's links with -Wall -Wextra -Werror"
+          % ("PASS" if ok else "FAIL"))
+    if not ok:
+        print(mc_err[:1500] + res["ours"].stderr[:1500])
+    return ok
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mcgen", required=True)
@@ -180,6 +235,10 @@ def main():
             if err:
                 print("FAIL precompiling windows.h with -std=%s:\n%s" % (std, err[:2000]))
                 failed += 1
+        if mc_defect(mcgen, tmp):
+            passed += 1
+        else:
+            failed += 1
         jobs = []
         for name, path in manifests(args.quick):
             for mode, switches in modes:

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The generated logging code at run time, under wine.
 
-For examples/hello, the Windows-classic-samples AdvancedProvider and the
-golden etk-TypeMangling manifest, a program is generated that includes
+For examples/hello, the Windows-classic-samples AdvancedProvider, the
+golden etk-TypeMangling and etk-Large manifests and tests/data/bulk.man (an
+array of structs whose elements vary in size, where mc's header logs the
+wrong size: dotnet/coreclr#25454), a program is generated that includes
 mcgen's -um header with ETW replaced by recording functions
 (MCGEN_EVENTREGISTER keeps the enable callback; MCGEN_EVENTWRITETRANSFER
 prints what it is given).  It registers every provider, then, for several
@@ -36,6 +38,9 @@ CASES = [
     ("AdvancedProvider", os.path.join(CORPUS, "manifests", "microsoft-Windows-classic-samples",
                                       "Eventing_Provider_Advanced_CPP_AdvancedProvider.man")),
     ("etk-TypeMangling", os.path.join(CORPUS, "golden", "etk-TypeMangling", "input.man")),
+    ("etk-Large", os.path.join(CORPUS, "golden", "etk-Large", "input.man")),
+    # an array of structs of varying size: the size mc's header gets wrong
+    ("bulk", os.path.join(ROOT, "tests", "data", "bulk.man")),
 ]
 ALL = (1 << 64) - 1
 SESSIONS = [(5, ALL, 0), (4, ALL, 0), (2, ALL, 0), (0, ALL, 0), (5, 0x1, 0), (5, ALL, 0x3),
@@ -176,7 +181,10 @@ def sample_event(uid, fields):
                 s.args += ["%d" % (len(data) // unit), s.array(ctype, data)]
                 s.payload += data
         else:  # struct, or an unknown inType: an opaque blob
-            if count is not None and fixed_size(f):
+            # elements of one size: _Len_ is an element's size (as in mc);
+            # of varying size: the whole blob's (where mc is wrong)
+            if count is not None and f["kind"] == "struct" and \
+                    all(fixed_size(m) for m in f["members"]):
                 elem = bytes([0x5A, 0xA5, 0x11, 0x22])
                 s.args += ["%d" % len(elem), s.array("const void*", elem * n)]
                 s.payload += elem * n
