@@ -814,6 +814,7 @@ TValue *header_values(const Manifest *m, const Options *o, Arena *a)
     tv_add(a, root, "messages", messages(a, m));
     tv_add(a, root, "any_traits", tv_bool(a, any_traits));
     tv_add(a, root, "write_prefix", tv_str(a, o->prefix ? o->prefix : "EventWrite"));
+    tv_add(a, root, "activity", tv_bool(a, o->mode == HEADER_KM));
     const char *base = m->file ? strrchr(m->file, '/') : NULL;
     tv_add(a, root, "manifest", tv_str(a, base ? base + 1 : m->file ? m->file : ""));
     vec_free(&all);

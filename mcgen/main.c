@@ -26,8 +26,9 @@ static void usage(FILE *f)
           "file name without extension.\n"
           "\n"
           "mc.exe's switches ('-' or '/'; long forms in brackets):\n"
-          "  -um [--user-mode]      user-mode logging code in the header (not yet)\n"
-          "  -km [--kernel-mode]    kernel-mode logging code in the header (not yet)\n"
+          "  -um [--user-mode]      user-mode logging code in the header\n"
+          "  -km [--kernel-mode]    kernel-mode logging code: write macros take an\n"
+          "                         activity id first\n"
           "  -h DIR [--header-dir]  directory of the header\n"
           "  -r DIR [--rc-dir]      directory of the .rc and the binaries\n"
           "  -z BASE [--base-name]  base name of the outputs; tables become\n"
@@ -271,11 +272,6 @@ int main(int argc, char **argv)
                    o.ignored_schema);
     /* mc's outputs unless only some were named (--json, --wevt, ...) */
     bool mc_outputs = !o.selected;
-    if (mc_outputs && o.mode == HEADER_KM) {
-        diag_plain(DIAG_ERROR, "the kernel-mode logging code of -km is not generated yet; -um "
-                               "writes user-mode code, neither of them a descriptors-only header");
-        return 2;
-    }
     Manifest *m = manifest_load_file(o.input);
     if (!m) {
         diag_reset();

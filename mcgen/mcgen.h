@@ -673,6 +673,7 @@ void header_assign_symbols(Manifest *m);
  *     none), argcount, params[] {sal, type, name}, data[] {index, ptr,
  *     size}, locals[] (C declarations)
  *   write_prefix: EventWrite, or -p's prefix
+ *   activity: -km: the write macros and functions take an activity id
  * providers and events are in Manifest order; o may be NULL (-um). */
 struct TValue;
 struct TValue *header_values(const Manifest *m, const Options *o, Arena *a);

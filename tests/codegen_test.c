@@ -208,6 +208,8 @@ Suite *codegen_suite(void)
 {
     Suite *s = suite_create("codegen");
     TCase *tc = tcase_create("codegen");
+    /* the sanitizer builds run several times slower on a busy machine */
+    tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_codegen_mangled_names_and_macro_args);
     tcase_add_test(tc, test_codegen_enable_bits_symbols_traits);
     suite_add_tcase(s, tc);

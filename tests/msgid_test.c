@@ -224,6 +224,8 @@ Suite *msgid_suite(void)
 {
     Suite *s = suite_create("msgid");
     TCase *tc = tcase_create("msgid");
+    /* the sanitizer builds run several times slower on a busy machine */
+    tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_msgid_formula_for_every_kind);
     tcase_add_test(tc, test_msgtable_worked_example);
     tcase_add_test(tc, test_msgtable_read_round_trip);

@@ -1004,6 +1004,7 @@ Suite *parse_suite(void)
     tcase_add_test(tc, test_parse_qname_by_namespace);
     suite_add_tcase(s, tc);
     TCase *bad = tcase_create("bad input");
+    tcase_set_timeout(bad, 60);
     tcase_add_test(bad, test_parse_truncated_xml);
     tcase_add_test(bad, test_parse_utf16_without_bom);
     tcase_add_test(bad, test_parse_billion_laughs);

@@ -69,8 +69,10 @@ START_TEST(test_util_arena_zeroed_aligned)
     for (int i = 1; i < 2000; i++) {
         unsigned char *p = arena_alloc(&a, (size_t)i);
         ck_assert_uint_eq((uintptr_t)p % 8, 0);
+        unsigned char any = 0;
         for (int j = 0; j < i; j++)
-            ck_assert_int_eq(p[j], 0);
+            any |= p[j];
+        ck_assert_int_eq(any, 0);
         memset(p, 0xAB, (size_t)i);
     }
     void *big = arena_alloc(&a, 10 * 1024 * 1024);
@@ -203,6 +205,8 @@ Suite *util_suite(void)
 {
     Suite *s = suite_create("util");
     TCase *tc = tcase_create("util");
+    /* the sanitizer builds run several times slower on a busy machine */
+    tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_util_buf_invariants);
     tcase_add_test(tc, test_util_buf_little_endian);
     tcase_add_test(tc, test_util_map_put_get_grow);

@@ -266,6 +266,8 @@ Suite *xml_suite(void)
 {
     Suite *s = suite_create("xml");
     TCase *tc = tcase_create("xml");
+    /* the sanitizer builds run several times slower on a busy machine */
+    tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_xml_positions_are_one_based);
     tcase_add_test(tc, test_xml_utf8_bom);
     tcase_add_test(tc, test_xml_utf16le_and_be_with_bom);
