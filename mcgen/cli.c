@@ -90,7 +90,7 @@ static const SwitchDef *find_long(const char *name, size_t n)
 /* mcgen's own long options, beside the long forms of mc's switches. */
 typedef enum {
     L_JSON, L_WEVT, L_RC, L_TABLES, L_CHECK, L_EXPLAIN, L_COMPAT, L_VERSION, L_EOL,
-    L_PRINT_OUTPUTS, L_DEPFILE
+    L_PRINT_OUTPUTS, L_DEPFILE, L_TEMPLATES, L_RENDER
 } LongOpt;
 
 static const struct {
@@ -109,6 +109,8 @@ static const struct {
     {"line-endings", L_EOL, true},
     {"print-outputs", L_PRINT_OUTPUTS, false},
     {"depfile", L_DEPFILE, true},
+    {"templates", L_TEMPLATES, true},
+    {"render", L_RENDER, true},
 };
 
 static int usage_error(const char *fmt, const char *a)
@@ -292,6 +294,18 @@ static int apply_long(Options *o, LongOpt opt, const char *val)
     case L_DEPFILE:
         o->depfile = val;
         break;
+    case L_TEMPLATES:
+        o->templates_dir = val;
+        break;
+    case L_RENDER: {
+        const char *colon = strchr(val, ':');
+        if (!colon || colon == val || !colon[1])
+            return usage_error("--render takes TEMPLATE:OUTPUT, not '%s'", val);
+        RenderJob job = {arena_strndup(&o->arena, val, (size_t)(colon - val)), colon + 1};
+        vec_push(&o->renders, job);
+        o->selected = true;
+        break;
+    }
     }
     return -1;
 }

@@ -825,18 +825,7 @@ TValue *header_values(const Manifest *m, const Options *o, Arena *a)
 
 /* ---- rendering ---- */
 
-static const char *load_embedded(void *ctx, const char *name, size_t *len)
-{
-    (void)ctx;
-    for (const EmbeddedFile *f = embedded_templates; f->name; f++)
-        if (strcmp(f->name, name) == 0) {
-            *len = f->len;
-            return (const char *)f->bytes;
-        }
-    return NULL;
-}
-
-bool header_build(Manifest *m, const Options *o, Buf *out)
+bool header_build(Manifest *m, const Options *o, TemplateFinder *tf, Buf *out)
 {
     Arena a = {0};
     Buf err = {0};
@@ -844,13 +833,14 @@ bool header_build(Manifest *m, const Options *o, Buf *out)
     TValue *vars = header_values(m, o, &a);
     tv_add(&a, vars, "logging", tv_bool(&a, o->mode != HEADER_DESCRIPTORS));
     tv_add(&a, vars, "callout", tv_bool(&a, o->callout));
-    TmplLoader loader = {NULL, load_embedded};
     size_t len = 0;
-    const char *src = load_embedded(NULL, "header.h.j2", &len);
+    const char *src = finder_load(tf, "header.h.j2", &len);
     Tmpl *t = src ? tmpl_parse("header.h.j2", src, len, &err) : NULL;
-    bool ok = t && tmpl_render(t, vars, &loader, out, &err);
-    if (!ok)
-        diag_plain(DIAG_ERROR, "built-in template: %s", err.s ? err.s : "header.h.j2 missing");
+    bool ok = t && tmpl_render(t, vars, &tf->loader, out, &err);
+    if (!ok && err.len) /* "template:line:col: error: ..." already */
+        fprintf(stderr, "%s\n", err.s);
+    else if (!ok)
+        diag_plain(DIAG_ERROR, "no template header.h.j2");
     tmpl_free(t);
     buf_free(&err);
     arena_free(&a);

@@ -59,7 +59,11 @@ static void usage(FILE *f)
           "                10.0.15063 (CRIM 3.1) or 8.1 (CRIM 3.1, MD5 template ids)\n"
           "  --line-endings=crlf|lf  line ends of text outputs (crlf, as mc)\n"
           "  --print-outputs  list the files a run would write, write nothing\n"
-          "  --depfile=FILE  also write the Makefile rule \"outputs: manifest\" (make, ninja)\n"
+          "  --depfile=FILE  also write the Makefile rule \"outputs: inputs\" (make, ninja)\n"
+          "  --render=TEMPLATE:OUTPUT\n"
+          "                render a template of yours against the model (docs/templates.md);\n"
+          "                repeatable\n"
+          "  --templates=DIR  use DIR's header.h.j2, logging_*.h.j2 ... over the built-in ones\n"
           "  --check-wevt=FILE\n"
           "                read a TEMP.BIN (mc's or mcgen's) strictly and summarise it;\n"
           "                with --explain=OFFSET, name the field at that offset\n"
@@ -202,10 +206,10 @@ static void make_path(Buf *b, const char *p)
 }
 
 /* --depfile: "outputs: inputs" as make and ninja read it.  The inputs are
- * the manifest and the templates read from disk (none yet: the built-in
- * templates and schema files are part of the binary). */
+ * the manifest and the templates read from disk (--templates, --render);
+ * the built-in templates and schema files are part of the binary. */
 static bool write_depfile(const char *path, const Options *o, const char *const *outputs,
-                          size_t n)
+                          size_t n, const TemplateFinder *tf)
 {
     Buf b = {0};
     for (size_t i = 0; i < n; i++) {
@@ -216,6 +220,10 @@ static bool write_depfile(const char *path, const Options *o, const char *const 
     buf_add(&b, ":", 1);
     buf_add(&b, " ", 1);
     make_path(&b, o->input);
+    for (size_t i = 0; i < tf->read.n; i++) {
+        buf_add(&b, " ", 1);
+        make_path(&b, tf->read.v[i]);
+    }
     buf_add(&b, "\n", 1);
     bool ok = write_file(path, b.s, b.len);
     buf_free(&b);
@@ -285,6 +293,8 @@ int main(int argc, char **argv)
     const char *wevt_path = mc_outputs ? names.wevt : o.wevt;
     const char *rc_path = mc_outputs ? names.rc : o.rc;
     int status = 0;
+    TemplateFinder finder;
+    finder_init(&finder, o.templates_dir, NULL);
     /* every file this run writes, in the order it writes them */
     Buf *table_paths = xcalloc(m->cultures.n + 1, sizeof *table_paths);
     VEC(const char *) outputs = {0};
@@ -305,6 +315,8 @@ int main(int argc, char **argv)
     }
     if (wevt_path)
         vec_push(&outputs, wevt_path);
+    for (size_t i = 0; i < o.renders.n; i++)
+        vec_push(&outputs, o.renders.v[i].output);
     if (o.print_outputs) {
         for (size_t i = 0; i < outputs.n; i++)
             puts(outputs.v[i]);
@@ -324,8 +336,12 @@ int main(int argc, char **argv)
         wevt_thread(&job);
     /* every output is built in memory first: nothing is written when any
      * of them fails */
+    Buf *rendered = xcalloc(o.renders.n + 1, sizeof *rendered);
+    for (size_t i = 0; status == 0 && i < o.renders.n; i++)
+        if (!render_user_template(m, &o, o.renders.v[i].tmpl, &rendered[i], &finder))
+            status = 1;
     Buf header = {0}, header_bytes = {0};
-    if (mc_outputs && (!header_build(m, &o, &header) ||
+    if (mc_outputs && (!header_build(m, &o, &finder, &header) ||
                        !encode_text(&o, names.header, &header, false, &header_bytes)))
         status = 1;
     Buf *tables = xcalloc(m->cultures.n + 1, sizeof *tables);
@@ -359,13 +375,23 @@ int main(int argc, char **argv)
             status = 2;
     if (status == 0 && wevt_path && !write_file(wevt_path, job.bin.s, job.bin.len))
         status = 2;
-    if (status == 0 && o.depfile && !write_depfile(o.depfile, &o, outputs.v, outputs.n))
+    for (size_t i = 0; i < o.renders.n; i++) {
+        if (status == 0 && !write_file(o.renders.v[i].output, rendered[i].s, rendered[i].len))
+            status = 2;
+        buf_free(&rendered[i]);
+    }
+    free(rendered);
+    if (status == 0 && o.depfile &&
+        !write_depfile(o.depfile, &o, outputs.v, outputs.n, &finder))
         status = 2;
     buf_free(&job.bin);
     for (size_t i = 0; i < m->cultures.n; i++)
         buf_free(&tables[i]);
     free(tables);
 done:
+    finder_free(&finder);
+    vec_free(&o.renders);
+    arena_free(&o.arena);
     for (size_t i = 0; i < m->cultures.n; i++)
         buf_free(&table_paths[i]);
     free(table_paths);

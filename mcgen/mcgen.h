@@ -14,6 +14,7 @@
 #ifndef MCGEN_H
 #define MCGEN_H
 
+#include "tmpl.h"
 #include "util.h"
 
 /* ======================================================================
@@ -602,6 +603,10 @@ extern const unsigned long embed_eventman_xsd_len;
 typedef enum { HEADER_DESCRIPTORS, HEADER_UM, HEADER_KM } HeaderMode;
 typedef enum { ENC_ANSI, ENC_UTF8, ENC_UTF16 } TextEncoding;
 
+typedef struct RenderJob {
+    const char *tmpl, *output;
+} RenderJob;
+
 /* What the command line asks for: mc.exe's switches and mcgen's own. */
 typedef struct Options {
     const char *input;
@@ -624,6 +629,9 @@ typedef struct Options {
     bool selected; /* an output was named: write only the named ones */
     const char *json, *wevt, *rc, *tables_dir, *check_wevt, *explain;
     const char *depfile; /* --depfile: Makefile rule of outputs and inputs */
+    const char *templates_dir; /* --templates: built-in templates overridden by name */
+    VEC(RenderJob) renders;    /* --render=TEMPLATE:OUTPUT */
+    Arena arena; /* strings the options own */
     WevtFormat format;
 } Options;
 
@@ -677,10 +685,38 @@ void header_assign_symbols(Manifest *m);
  * providers and events are in Manifest order; o may be NULL (-um). */
 struct TValue;
 struct TValue *header_values(const Manifest *m, const Options *o, Arena *a);
-/* The C header mc would write for the options (-um: with the logging
- * code; otherwise descriptors only), rendered from the built-in
- * templates/header.h.j2; false after a diagnostic. */
-bool header_build(Manifest *m, const Options *o, Buf *out);
+/* Finds templates by name: in first_dir (a user template's own
+ * directory), then override_dir (--templates), then among the built-in
+ * ones; remembers the files read from disk (for --depfile). */
+typedef struct TemplateFinder {
+    TmplLoader loader; /* pass &finder.loader to tmpl_render */
+    const char *override_dir, *first_dir;
+    VEC(char *) read;  /* paths of the template files read */
+    VEC(char *) texts;
+} TemplateFinder;
+void finder_init(TemplateFinder *tf, const char *override_dir, const char *first_dir);
+const char *finder_load(TemplateFinder *tf, const char *name, size_t *len);
+void finder_free(TemplateFinder *tf);
+/* A built-in template's text, or NULL. */
+const char *template_builtin(const char *name, size_t *len);
+
+/* The C header mc would write for the options (-um/-km: with the logging
+ * code; otherwise descriptors only), rendered from header.h.j2; false
+ * after a diagnostic. */
+bool header_build(Manifest *m, const Options *o, TemplateFinder *tf, Buf *out);
+
+/* ======================================================================
+ * render.c
+ * ==================================================================== */
+
+/* The values user templates render against: the JSON model
+ * (docs/json-model.md) plus `header` (header_values, with logging and
+ * callout); see docs/templates.md. */
+struct TValue *render_values(Manifest *m, const Options *o, Arena *a);
+/* --render: the template file at path rendered against render_values;
+ * false after a diagnostic. */
+bool render_user_template(Manifest *m, const Options *o, const char *path, Buf *out,
+                          TemplateFinder *tf);
 
 /* The files of templates/, built in (build/gen/templates.c); the list
  * ends with a NULL name. */

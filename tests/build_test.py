@@ -156,6 +156,29 @@ def ninja_example(mcgen, tmp):
            if line.startswith("[")]
     check(r.returncode == 0 and ran[0] == "MCGEN" and "LINK" in ran,
           "examples/ninja: a changed event rebuilds the program", r.stdout + r.stderr)
+    # a template of one's own (--templates): its changes re-run mcgen too
+    tpl = os.path.join(work, "tpl")
+    os.makedirs(tpl)
+    shutil.copy(os.path.join(ROOT, "templates", "logging_functions.h.j2"), tpl)
+    rules = open(build).read()
+    open(build, "w").write(rules.replace("--depfile=$gen/hello.d", "--templates=../tpl "
+                                         "--depfile=$gen/hello.d"))
+    r = ninja()
+    # the first run learns of the template from the depfile; as the header
+    # kept its bytes (restat), ninja checks once more, then is content
+    ninja()
+    r2 = ninja("-n")
+    time.sleep(0.01)
+    with open(os.path.join(tpl, "logging_functions.h.j2"), "a") as f:
+        f.write("/* edited */\n")
+    r3 = ninja()
+    ran = [line.split("] ", 1)[1].split(" ", 1)[0] for line in r3.stdout.splitlines()
+           if line.startswith("[")]
+    header = open(os.path.join(d, "out", "hello.h"), encoding="latin-1").read()
+    check(r.returncode == 0 and "no work to do" in r2.stdout and r3.returncode == 0
+          and ran[:1] == ["MCGEN"] and "/* edited */" in header,
+          "examples/ninja: an edited --templates template re-runs mcgen (depfile)",
+          r.stdout + r2.stdout + r3.stdout + r3.stderr)
 
 
 def cmake_example(mcgen, tmp):

@@ -195,6 +195,41 @@ def mc_switches(mcgen, tmp):
           "run-together flags (-cv = -c -v); -c not yet", r.stderr)
 
 
+def templates(mcgen, tmp):
+    """--render renders a user template against the model; --templates
+    overrides built-in templates by name; both land in the depfile; a
+    broken template is an error at its line and column, with no output."""
+    work = os.path.join(tmp, "tpl")
+    os.makedirs(work)
+    ex = os.path.join(ROOT, "examples", "templates", "events.md.j2")
+    out = os.path.join(work, "events.md")
+    r = run(mcgen, "--render=%s:%s" % (ex, out), "--depfile=" + out + ".d", HELLO)
+    text = open(out, encoding="utf-8").read() if r.returncode == 0 else ""
+    check(r.returncode == 0 and "| HelloGreeting | 1 | 0 | win:Informational | Greeting | "
+          "win:Start | 0x0000000000000001 | `EventWriteHelloGreeting(Name, Count, SessionId)` |"
+          in text and open(out + ".d").read() == "%s: %s %s\n" % (out, HELLO, ex),
+          "--render: a user template against the model; the template is in the depfile",
+          r.stderr + text)
+    over = os.path.join(work, "over")
+    os.makedirs(over)
+    with open(os.path.join(over, "logging_functions.h.j2"), "w") as f:
+        f.write("/* functions replaced: {{ functions | length }} */\n")
+    r = run(mcgen, "-um", "--templates=" + over, "--depfile=hello.d", "-z", "h", HELLO, cwd=work)
+    h = open(os.path.join(work, "h.h"), encoding="latin-1").read() if r.returncode == 0 else ""
+    check(r.returncode == 0 and "/* functions replaced: 1 */" in h and "McGenControlCallbackV2"
+          in h and "logging_functions.h.j2" in open(os.path.join(work, "hello.d")).read(),
+          "--templates: a built-in template overridden by name, the others kept, depfile lists it",
+          r.stderr)
+    bad = os.path.join(work, "bad.j2")
+    with open(bad, "w") as f:
+        f.write("line 1\n{% for p in providers %}{{ p.nope }}{% endfor %}\n")
+    r = run(mcgen, "--render=%s:%s" % (bad, os.path.join(work, "bad.out")), HELLO)
+    check(r.returncode == 1 and r.stderr == "%s:2:30: error: no attribute 'nope'\n"
+          % bad and not os.path.exists(os.path.join(work, "bad.out")),
+          "--render: a template error names the template's line and column; no output",
+          repr(r.stderr))
+
+
 def man_page(mcgen):
     """docs/mcgen.1 renders without a warning and names every long option
     and mc switch that --help lists."""
@@ -330,6 +365,7 @@ def main():
               "unwritable output: exit 2 with the reason", r.stderr)
 
         mc_switches(mcgen, tmp)
+        templates(mcgen, tmp)
         man_page(mcgen)
 
     print("%d passed, %d failed" % (results["passed"], results["failed"]))
