@@ -599,8 +599,14 @@ static void descriptor_values(Arena *a, const Provider *pv, Names *nm, TValue *p
     TValue *l = tv_list(a);
     for (size_t i = 0; i < pv->channels.n; i++) {
         const Channel *c = pv->channels.v[i];
-        tv_push(a, l, define(a, nm, c->symbol, "CHANNEL", c->chid ? c->chid : c->name, c->value,
-                             c->loc));
+        TValue *d = define(a, nm, c->symbol, "CHANNEL", c->chid ? c->chid : c->name, c->value,
+                           c->loc);
+        /* the bit the channel adds to its events' keyword (wevt-template.md
+         * 7.1); newer mc versions define it as <symbol>_KEYWORD */
+        bool bit = !c->auto_imported && c->index < 64;
+        tv_add(a, d, "keyword",
+               bit ? tv_int(a, (int64_t)((uint64_t)1 << (63 - c->index))) : tv_none(a));
+        tv_push(a, l, d);
     }
     tv_add(a, pd, "channels", l);
     l = tv_list(a);

@@ -749,6 +749,9 @@ static bool parse_block(P *p, const Seg *g, NodeList *out)
         Node *n = new_node(p, N_SET, g);
         if (p->tok != T_NAME)
             return perr(p, p->tline, p->tokcol, "variable name expected");
+        if (is_word(p, "none") || is_word(p, "true") || is_word(p, "false"))
+            return perr(p, p->tline, p->tokcol, "'%.*s' is a literal, not a variable name",
+                        (int)p->tokn, p->tokp);
         n->text = tok_text(p);
         next(p);
         if (!expect(p, '=', "'='"))

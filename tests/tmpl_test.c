@@ -173,6 +173,7 @@ START_TEST(test_tmpl_errors_word_for_word)
     expect_err("{{ nope }}", "t.j2:1:4: error: undefined name 'nope'");
     expect_err("{{ d.nope }}", "t.j2:1:6: error: no attribute 'nope'");
     expect_err("{% endif %}", "t.j2:1:4: error: 'endif' without an open block");
+    expect_err("{% set none = 1 %}", "t.j2:1:8: error: 'none' is a literal, not a variable name");
     expect_err("abc {{ name", "t.j2:1:5: error: '}}' expected (to close '{{' at line 1)");
     expect_err("{{ }}", "t.j2:1:4: error: expression expected");
     expect_err("{% frobnicate %}", "t.j2:1:4: error: unknown statement 'frobnicate'");
