@@ -176,11 +176,11 @@ static bool write_file(const char *path, const void *p, size_t n)
 
 /* The .rc: LANGUAGE and message table per culture, then the TEMP.BIN. */
 static int write_rc(const Manifest *m, const Options *o, const char *path,
-                    char *const *table_names, const char *wevt_name)
+                    char *const *table_names, const char *wevt_name, TemplateFinder *tf)
 {
     Buf text = {0}, bytes = {0};
     int status = 0;
-    if (!rc_build(m, (const char *const *)table_names, wevt_name, &text))
+    if (!rc_build(m, (const char *const *)table_names, wevt_name, tf, &text))
         status = 1;
     else if (!encode_text(o, path, &text, true, &bytes))
         status = 1;
@@ -368,7 +368,7 @@ int main(int argc, char **argv)
             const char *slash = o.wevt ? strrchr(o.wevt, '/') : NULL;
             wname = o.wevt ? (slash ? slash + 1 : o.wevt) : NULL;
         }
-        status = worse(status, write_rc(m, &o, rc_path, names.table_names, wname));
+        status = worse(status, write_rc(m, &o, rc_path, names.table_names, wname, &finder));
     }
     for (size_t i = 0; status == 0 && i < m->cultures.n; i++)
         if (table_paths[i].s && !write_file(table_paths[i].s, tables[i].s, tables[i].len))

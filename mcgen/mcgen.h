@@ -563,7 +563,9 @@ void wevt_free(WevtFile *f);
 /* The resource script: a LANGUAGE / message-table pair for every culture
  * whose msg_names[i] is set, then the WEVT_TEMPLATE line.  CRLF.  false
  * after a diagnostic (a culture without a known language id). */
-bool rc_build(const Manifest *m, const char *const *msg_names, const char *wevt_name, Buf *out);
+struct TemplateFinder;
+bool rc_build(const Manifest *m, const char *const *msg_names, const char *wevt_name,
+              struct TemplateFinder *tf, Buf *out);
 /* The Windows language id of a culture name ("en-US" -> 0x0409). */
 bool rc_langid(const char *culture, uint16_t *langid);
 

@@ -6,9 +6,9 @@
  *   1 11 "MSG00001.bin"                    RT_MESSAGETABLE, id 1
  *   1 WEVT_TEMPLATE "appTEMP.BIN"          once, for manifests with providers
  *
- * with CRLF line endings.  The LANGUAGE pair is the primary and sub
- * language of the culture's Windows language id.  This small writer moves
- * into a template (templates/rc.j2) once the template engine exists.
+ * with CRLF line endings (the caller's encoding step).  The LANGUAGE pair
+ * is the primary and sub language of the culture's Windows language id;
+ * the text comes from templates/rc.j2.
  */
 #include "mcgen.h"
 
@@ -238,9 +238,12 @@ bool rc_langid(const char *culture, uint16_t *langid)
     return l != NULL;
 }
 
-bool rc_build(const Manifest *m, const char *const *msg_names, const char *wevt_name, Buf *out)
+bool rc_build(const Manifest *m, const char *const *msg_names, const char *wevt_name,
+              TemplateFinder *tf, Buf *out)
 {
     bool ok = true;
+    Arena a = {0};
+    TValue *vars = tv_dict(&a), *tables = tv_list(&a);
     for (size_t i = 0; i < m->cultures.n; i++) {
         if (!msg_names[i])
             continue;
@@ -252,10 +255,28 @@ bool rc_build(const Manifest *m, const char *const *msg_names, const char *wevt_
             ok = false;
             continue;
         }
-        buf_printf(out, "LANGUAGE 0x%x,0x%x\r\n1 11 \"%s\"\r\n", id & 0x3FF, id >> 10,
-                   msg_names[i]);
+        TValue *t = tv_dict(&a);
+        tv_add(&a, t, "primary", tv_int(&a, id & 0x3FF));
+        tv_add(&a, t, "sub", tv_int(&a, id >> 10));
+        tv_add(&a, t, "file", tv_str(&a, msg_names[i]));
+        tv_push(&a, tables, t);
     }
-    if (wevt_name && m->providers.n)
-        buf_printf(out, "1 WEVT_TEMPLATE \"%s\"\r\n", wevt_name);
+    tv_add(&a, vars, "tables", tables);
+    tv_add(&a, vars, "wevt",
+           wevt_name && m->providers.n ? tv_str(&a, wevt_name) : tv_none(&a));
+    Buf err = {0};
+    size_t len = 0;
+    const char *src = finder_load(tf, "rc.j2", &len);
+    Tmpl *t = src ? tmpl_parse("rc.j2", src, len, &err) : NULL;
+    if (ok && !(t && tmpl_render(t, vars, &tf->loader, out, &err))) {
+        if (err.len) /* "template:line:col: error: ..." already */
+            fprintf(stderr, "%s\n", err.s);
+        else
+            diag_plain(DIAG_ERROR, "no template rc.j2");
+        ok = false;
+    }
+    tmpl_free(t);
+    buf_free(&err);
+    arena_free(&a);
     return ok;
 }
