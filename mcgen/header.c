@@ -577,6 +577,15 @@ static TValue *define(Arena *a, Names *n, const char *symbol, const char *kind, 
     return d;
 }
 
+/* Adds the define of a level, opcode or keyword the manifest declares
+ * (winmeta's have theirs in the SDK); name: the item's, unless given. */
+static void define_item(Arena *a, Names *nm, TValue *list, const Named *n, const char *kind,
+                        const char *name, int64_t value)
+{
+    if (!n->builtin)
+        tv_push(a, list, define(a, nm, n->symbol, kind, name ? name : n->written, value, n->loc));
+}
+
 static int by_symbol(const void *x, const void *y)
 {
     const ValueMap *a = *(ValueMap *const *)x, *b = *(ValueMap *const *)y;
@@ -610,25 +619,20 @@ static void descriptor_values(Arena *a, const Provider *pv, Names *nm, TValue *p
     }
     tv_add(a, pd, "channels", l);
     l = tv_list(a);
-    for (size_t i = 0; i < pv->levels.n; i++) {
-        const Level *v = pv->levels.v[i];
-        if (!v->n.builtin)
-            tv_push(a, l, define(a, nm, v->n.symbol, "LEVEL", v->n.written, v->value, v->n.loc));
-    }
+    for (size_t i = 0; i < pv->levels.n; i++)
+        define_item(a, nm, l, &pv->levels.v[i]->n, "LEVEL", NULL, pv->levels.v[i]->value);
     tv_add(a, pd, "levels", l);
     /* provider opcodes, then each task's; a task's opcode is named after
      * its task too, as two tasks may have opcodes of the same name */
     l = tv_list(a);
-    for (size_t i = 0; i < pv->opcodes.n; i++) {
-        const Opcode *o = pv->opcodes.v[i];
-        if (!o->n.builtin)
-            tv_push(a, l, define(a, nm, o->n.symbol, "OPCODE", o->n.written, o->value, o->n.loc));
-    }
+    for (size_t i = 0; i < pv->opcodes.n; i++)
+        define_item(a, nm, l, &pv->opcodes.v[i]->n, "OPCODE", NULL, pv->opcodes.v[i]->value);
     for (size_t i = 0; i < pv->tasks.n; i++)
         for (size_t j = 0; j < pv->tasks.v[i]->opcodes.n; j++) {
             const Opcode *o = pv->tasks.v[i]->opcodes.v[j];
-            const char *name = arena_printf(a, "%s_%s", pv->tasks.v[i]->n.written, o->n.written);
-            tv_push(a, l, define(a, nm, o->n.symbol, "OPCODE", name, o->value, o->n.loc));
+            define_item(a, nm, l, &o->n, "OPCODE",
+                        arena_printf(a, "%s_%s", pv->tasks.v[i]->n.written, o->n.written),
+                        o->value);
         }
     tv_add(a, pd, "opcodes", l);
     l = tv_list(a);
@@ -649,12 +653,9 @@ static void descriptor_values(Arena *a, const Provider *pv, Names *nm, TValue *p
     }
     tv_add(a, pd, "tasks", l);
     l = tv_list(a);
-    for (size_t i = 0; i < pv->keywords.n; i++) {
-        const Keyword *k = pv->keywords.v[i];
-        if (!k->n.builtin)
-            tv_push(a, l, define(a, nm, k->n.symbol, "KEYWORD", k->n.written, (int64_t)k->mask,
-                                 k->n.loc));
-    }
+    for (size_t i = 0; i < pv->keywords.n; i++)
+        define_item(a, nm, l, &pv->keywords.v[i]->n, "KEYWORD", NULL,
+                    (int64_t)pv->keywords.v[i]->mask);
     tv_add(a, pd, "keywords", l);
     /* maps with a symbol, sorted by it; their items with a symbol */
     VEC(const ValueMap *) maps = {0};
