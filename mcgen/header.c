@@ -300,14 +300,16 @@ static void add_field(Fn *fn, const Field *f, uint32_t i, const char *macro_name
 
 /* ---- descriptors ---- */
 
+uint64_t channel_keyword(const Channel *c)
+{
+    /* a declared (not auto-imported) channel: bit 63 - its index
+     * (../shared/docs/wevt-template.md 7.1) */
+    return !c->auto_imported && c->index < 64 ? (uint64_t)1 << (63 - c->index) : 0;
+}
+
 uint64_t event_descriptor_keyword(const Event *e)
 {
-    uint64_t kw = e->keyword_mask;
-    /* a declared (not auto-imported) channel adds bit 63 - its index
-     * (../shared/docs/wevt-template.md 7.1) */
-    if (e->channel && !e->channel->auto_imported && e->channel->index < 64)
-        kw |= (uint64_t)1 << (63 - e->channel->index);
-    return kw;
+    return e->keyword_mask | (e->channel ? channel_keyword(e->channel) : 0);
 }
 
 uint8_t event_descriptor_channel(const Event *e, const Provider *pv)
@@ -610,11 +612,10 @@ static void descriptor_values(Arena *a, const Provider *pv, Names *nm, TValue *p
         const Channel *c = pv->channels.v[i];
         TValue *d = define(a, nm, c->symbol, "CHANNEL", c->chid ? c->chid : c->name, c->value,
                            c->loc);
-        /* the bit the channel adds to its events' keyword (wevt-template.md
-         * 7.1); newer mc versions define it as <symbol>_KEYWORD */
-        bool bit = !c->auto_imported && c->index < 64;
-        tv_add(a, d, "keyword",
-               bit ? tv_int(a, (int64_t)((uint64_t)1 << (63 - c->index))) : tv_none(a));
+        /* the bit the channel adds to its events' keyword; newer mc
+         * versions define it as <symbol>_KEYWORD */
+        uint64_t bit = channel_keyword(c);
+        tv_add(a, d, "keyword", bit ? tv_int(a, (int64_t)bit) : tv_none(a));
         tv_push(a, l, d);
     }
     tv_add(a, pd, "channels", l);

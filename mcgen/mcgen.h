@@ -28,6 +28,7 @@ typedef struct Loc {
 
 typedef enum { DIAG_NOTE, DIAG_WARNING, DIAG_ERROR } DiagLevel;
 
+
 /* Makes `bytes` the text shown for `file` in caret lines (copied).  Files
  * not registered are re-read from disk when a diagnostic needs a line. */
 void diag_register_source(const char *file, const void *bytes, size_t len);
@@ -662,7 +663,10 @@ void cli_output_names_free(OutputNames *n);
 char *header_ident(Arena *a, const char *name);
 /* Appends mc's type code of a template field (header-api.md 6). */
 void header_mangle_field(const Field *f, Buf *out);
-/* The EVENT_DESCRIPTOR's Keyword and Channel as mc's header gives them. */
+/* The keyword bit a channel gives its events (0 for an auto-imported one),
+ * and the EVENT_DESCRIPTOR's Keyword (with that bit; TEMP.BIN's EVNT entries
+ * have the same) and Channel as mc's header gives them. */
+uint64_t channel_keyword(const Channel *c);
 uint64_t event_descriptor_keyword(const Event *e);
 uint8_t event_descriptor_channel(const Event *e, const Provider *pv);
 /* Gives every event its name in the C header (Event.c_symbol): symbol=,

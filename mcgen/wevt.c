@@ -689,14 +689,6 @@ static int cmp_event(const void *a, const void *b)
     return x->value < y->value ? -1 : x->value > y->value; /* ties: manifest order */
 }
 
-static uint64_t event_keywords(const Event *e)
-{
-    uint64_t k = e->keyword_mask;
-    if (e->channel && !e->channel->auto_imported)
-        k |= UINT64_C(1) << (63 - e->channel->index);
-    return k;
-}
-
 static void write_evnt(W *w, Event **ev, size_t n)
 {
     size_t at = pos(w);
@@ -713,7 +705,7 @@ static void write_evnt(W *w, Event **ev, size_t n)
         buf_u8(&w->b, e->level ? e->level->value : 0);
         buf_u8(&w->b, e->opcode ? e->opcode->value : 0);
         buf_u16le(&w->b, e->task ? e->task->value : 0);
-        buf_u64le(&w->b, event_keywords(e));
+        buf_u64le(&w->b, event_descriptor_keyword(e));
         buf_u32le(&w->b, msg(&e->msg));
         buf_u32le(&w->b, e->layout ? e->layout->wevt : 0);
         buf_u32le(&w->b, e->opcode ? e->opcode->n.wevt : 0);
