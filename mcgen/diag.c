@@ -5,6 +5,11 @@
  *     <the source line>
  *     <spaces>^
  *
+ * Coded diagnostics print their code after the level:
+ *
+ *   file:line:col: error: [MCG2001] message (first defined at file:line:col)
+ *
+ * and obey the warning controls (-Werror, -Werror=<name>, -Wno-<name>).
  * Source lines come from text registered by the caller (in-memory inputs)
  * or are re-read from disk when needed, so a large manifest is not kept in
  * memory just for the rare error.  UTF-16 sources are decoded for display.
@@ -24,7 +29,50 @@ typedef struct Source {
 
 static VEC(Source) sources;
 static Buf *capture;
-static int errors;
+static int errors, warnings, io_errors;
+static bool werror;
+
+const DiagCodeInfo diag_codes[] = {
+#define DIAG_CODE(num, id, name, lvl, summary) {id, name, lvl, summary},
+#include "diagcodes.def"
+#undef DIAG_CODE
+    {0, NULL, DIAG_NOTE, NULL},
+};
+
+#define NCODES (sizeof diag_codes / sizeof diag_codes[0] - 1)
+
+/* Per code: 0 default, 1 silenced, 2 made an error. */
+static unsigned char wstate[NCODES];
+
+const DiagCodeInfo *diag_code_info(DiagCode code)
+{
+    for (size_t i = 0; i < NCODES; i++)
+        if (diag_codes[i].code == code)
+            return &diag_codes[i];
+    return NULL;
+}
+
+const DiagCodeInfo *diag_code_by_name(const char *name)
+{
+    for (size_t i = 0; i < NCODES; i++)
+        if (strcmp(diag_codes[i].name, name) == 0)
+            return &diag_codes[i];
+    return NULL;
+}
+
+void diag_warnings_as_errors(bool on) { werror = on; }
+
+bool diag_set_warning(const char *name, bool enabled, bool as_error)
+{
+    const DiagCodeInfo *c = diag_code_by_name(name);
+    if (!c || c->level != DIAG_WARNING)
+        return false;
+    wstate[c - diag_codes] = !enabled ? 1 : as_error ? 2 : 0;
+    return true;
+}
+
+int diag_warning_count(void) { return warnings; }
+int diag_io_count(void) { return io_errors; }
 
 static void cache_clear(void);
 
@@ -51,7 +99,9 @@ int diag_error_count(void) { return errors; }
 
 void diag_reset(void)
 {
-    errors = 0;
+    errors = warnings = io_errors = 0;
+    werror = false;
+    memset(wstate, 0, sizeof wstate);
     cache_clear();
     for (size_t i = 0; i < sources.n; i++) {
         free(sources.v[i].file);
@@ -150,18 +200,25 @@ static const char *level_name(DiagLevel lvl)
     unreachable_here();
 }
 
-void diag_vat(DiagLevel lvl, Loc loc, const char *fmt, va_list ap)
+static void report(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const char *what,
+                   const char *fmt, va_list ap)
 {
     Buf b = {0};
     if (lvl == DIAG_ERROR)
         errors++;
+    else if (lvl == DIAG_WARNING)
+        warnings++;
     if (loc.file && loc.line)
         buf_printf(&b, "%s:%u:%u: %s: ", loc.file, loc.line, loc.col, level_name(lvl));
     else if (loc.file)
         buf_printf(&b, "%s: %s: ", loc.file, level_name(lvl));
     else
         buf_printf(&b, "mcgen: %s: ", level_name(lvl));
+    if (code)
+        buf_printf(&b, "[MCG%04d] ", (int)code);
     buf_vprintf(&b, fmt, ap);
+    if (what && related.file)
+        buf_printf(&b, " (%s at %s)", what, diag_loc_text(related));
     buf_addc(&b, '\n');
     Buf line = {0};
     /* No caret under an empty line, or under bytes that are not text
@@ -185,6 +242,75 @@ void diag_vat(DiagLevel lvl, Loc loc, const char *fmt, va_list ap)
     buf_free(&line);
     emit(&b);
     buf_free(&b);
+}
+
+void diag_vat(DiagLevel lvl, Loc loc, const char *fmt, va_list ap)
+{
+    report(lvl, D_NONE, loc, (Loc){0}, NULL, fmt, ap);
+}
+
+/* The level a code reports at after the warning controls; -1: silenced. */
+static int effective_level(DiagCode code)
+{
+    const DiagCodeInfo *c = diag_code_info(code);
+    if (!c)
+        return DIAG_ERROR;
+    if (c->level != DIAG_WARNING)
+        return (int)c->level;
+    unsigned char st = wstate[c - diag_codes];
+    if (st == 1)
+        return -1;
+    return st == 2 || werror ? DIAG_ERROR : DIAG_WARNING;
+}
+
+void diag_c(DiagCode code, Loc loc, const char *fmt, ...)
+{
+    int lvl = effective_level(code);
+    if (lvl < 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    report((DiagLevel)lvl, code, loc, (Loc){0}, NULL, fmt, ap);
+    va_end(ap);
+}
+
+void diag_vc(DiagCode code, Loc loc, const char *fmt, va_list ap)
+{
+    int lvl = effective_level(code);
+    if (lvl >= 0)
+        report((DiagLevel)lvl, code, loc, (Loc){0}, NULL, fmt, ap);
+}
+
+void diag_ex(DiagCode code, Loc loc, Loc related, const char *what, const char *fmt, ...)
+{
+    int lvl = effective_level(code);
+    if (lvl < 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    report((DiagLevel)lvl, code, loc, related, what, fmt, ap);
+    va_end(ap);
+}
+
+const char *diag_loc_text(Loc loc)
+{
+    static char text[4096];
+    if (!loc.file)
+        snprintf(text, sizeof text, "<unknown>");
+    else if (!loc.line)
+        snprintf(text, sizeof text, "%s", loc.file);
+    else
+        snprintf(text, sizeof text, "%s:%u:%u", loc.file, loc.line, loc.col);
+    return text;
+}
+
+void diag_io(const char *fmt, ...)
+{
+    io_errors++;
+    va_list ap;
+    va_start(ap, fmt);
+    report(DIAG_ERROR, D_NONE, (Loc){0}, (Loc){0}, NULL, fmt, ap);
+    va_end(ap);
 }
 
 void diag_at(DiagLevel lvl, Loc loc, const char *fmt, ...)

@@ -333,7 +333,7 @@ void header_assign_symbols(Manifest *m)
             const char *s = e->symbol && *e->symbol ? e->symbol : NULL;
             if (s && strcmp(header_ident(a, s), s) != 0) {
                 const char *fixed = header_ident(a, s);
-                diag_at(DIAG_WARNING, e->loc,
+                diag_c(D_SYMBOL_RENAMED, e->loc,
                         "event symbol '%s' is not a C identifier; the header calls it %s", s,
                         fixed);
                 s = fixed;
@@ -348,7 +348,7 @@ void header_assign_symbols(Manifest *m)
                 const char *renamed = arena_printf(a, "%s_%s", s, ps);
                 for (int k = 2; map_get(&taken, renamed); k++)
                     renamed = arena_printf(a, "%s_%s_%d", s, ps, k);
-                diag_at(DIAG_WARNING, e->loc,
+                diag_c(D_SYMBOL_RENAMED, e->loc,
                         "event symbol '%s' names an event of another provider already (line "
                         "%u); the header calls this one %s",
                         s, first->loc.line, renamed);
@@ -551,7 +551,7 @@ static const char *claim(Arena *a, Names *n, const char *sym, const int64_t *val
         const char *renamed = arena_printf(a, "%s_%s", sym, n->ps);
         for (int k = 2; map_get(&n->taken, renamed); k++)
             renamed = arena_printf(a, "%s_%s_%d", sym, n->ps, k);
-        diag_at(DIAG_WARNING, loc,
+        diag_c(D_SYMBOL_RENAMED, loc,
                 "'%s' names another item of the header already; the header calls this one %s", sym,
                 renamed);
         sym = renamed;

@@ -90,7 +90,7 @@ static int check_wevt(const char *path, const char *explain)
     size_t n;
     char *bytes = read_file(path, &n);
     if (!bytes) {
-        diag_plain(DIAG_ERROR, "cannot open '%s': %s", path, strerror(errno));
+        diag_io("cannot open '%s': %s", path, strerror(errno));
         return 2;
     }
     WevtFile f;
@@ -246,7 +246,7 @@ static bool ensure_dir(const char *dir)
         p.s[i] = '\0';
         struct stat st;
         if (stat(p.s, &st) != 0 && mkdir(p.s, 0777) != 0 && errno != EEXIST) {
-            diag_plain(DIAG_ERROR, "cannot create the directory '%s': %s", p.s, strerror(errno));
+            diag_io("cannot create the directory '%s': %s", p.s, strerror(errno));
             ok = false;
         }
         p.s[i] = c;
@@ -282,8 +282,9 @@ int main(int argc, char **argv)
     bool mc_outputs = !o.selected;
     Manifest *m = manifest_load_file(o.input);
     if (!m) {
+        int io = diag_io_count();
         diag_reset();
-        return 1;
+        return io ? 2 : 1;
     }
     bool *has_table = xcalloc(m->cultures.n + 1, sizeof *has_table);
     for (size_t i = 0; i < m->cultures.n; i++)

@@ -28,6 +28,47 @@ typedef struct Loc {
 
 typedef enum { DIAG_NOTE, DIAG_WARNING, DIAG_ERROR } DiagLevel;
 
+/* Stable diagnostic codes, [MCGnnnn] (mcgen/diagcodes.def). */
+typedef enum {
+    D_NONE = 0, /* an uncoded diagnostic: notes, command line, I/O */
+#define DIAG_CODE(num, id, name, lvl, summary) id = num,
+#include "diagcodes.def"
+#undef DIAG_CODE
+} DiagCode;
+
+typedef struct DiagCodeInfo {
+    DiagCode code;
+    const char *name;    /* -Wno-<name> */
+    DiagLevel level;     /* default level */
+    const char *summary; /* one line */
+} DiagCodeInfo;
+
+/* Every code, in number order, ending with {0}. */
+extern const DiagCodeInfo diag_codes[];
+const DiagCodeInfo *diag_code_info(DiagCode code);
+const DiagCodeInfo *diag_code_by_name(const char *name);
+
+/* A coded diagnostic at `loc`, at the code's level (after -Werror and
+ * -Wno-: a suppressed warning prints nothing). */
+void diag_c(DiagCode code, Loc loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
+void diag_vc(DiagCode code, Loc loc, const char *fmt, va_list ap);
+/* The same, naming a second place: the message is followed by
+ * " (<what> at file:line:col)", and SARIF gets a related location.
+ * E.g. what = "first defined". */
+void diag_ex(DiagCode code, Loc loc, Loc related, const char *what, const char *fmt, ...)
+    PRINTF_LIKE(5, 6);
+/* "file:line:col" of a position (into a static buffer, for messages). */
+const char *diag_loc_text(Loc loc);
+
+/* Warning controls (command line): -Werror makes every warning an error;
+ * -Werror=<name> one; -Wno-<name> silences one.  false: unknown name. */
+void diag_warnings_as_errors(bool on);
+bool diag_set_warning(const char *name, bool enabled, bool as_error);
+int diag_warning_count(void);
+/* Problems of the environment (unreadable input, unwritable output):
+ * counted apart so that main can exit 2 instead of 1. */
+void diag_io(const char *fmt, ...) PRINTF_LIKE(1, 2);
+int diag_io_count(void);
 
 /* Makes `bytes` the text shown for `file` in caret lines (copied).  Files
  * not registered are re-read from disk when a diagnostic needs a line. */

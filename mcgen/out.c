@@ -28,7 +28,7 @@ struct Out {
 static void fail(Out *o, const char *what, const char *path)
 {
     if (!o->failed)
-        diag_plain(DIAG_ERROR, "%s '%s': %s", what, path, strerror(errno));
+        diag_io("%s '%s': %s", what, path, strerror(errno));
     o->failed = true;
 }
 

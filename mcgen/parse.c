@@ -67,6 +67,16 @@ static void error_at(Parser *p, Loc loc, const char *fmt, ...)
     p->failed = true;
 }
 
+static void error_c(Parser *p, DiagCode code, Loc loc, const char *fmt, ...) PRINTF_LIKE(4, 5);
+static void error_c(Parser *p, DiagCode code, Loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    diag_vc(code, loc, fmt, ap);
+    va_end(ap);
+    p->failed = true;
+}
+
 /* A required attribute; NULL after a diagnostic. */
 static const char *need(Parser *p, const XmlElem *e, const char *name)
 {
@@ -782,7 +792,7 @@ static void on_start(void *ctx, XmlReader *r, const XmlElem *e)
             (is(e, "assembly") && strcmp(e->ns, NS_ASM) == 0)) {
             push(p, K_MANIFEST, NULL);
         } else {
-            error_at(p, e->loc,
+            error_c(p, D_XML_ROOT, e->loc,
                      "not an instrumentation manifest: the root element is <%s>%s%s%s, expected "
                      "<instrumentationManifest> in namespace '" NS_EVENTS "'",
                      e->local, e->ns[0] ? " (namespace '" : "", e->ns, e->ns[0] ? "')" : "");

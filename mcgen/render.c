@@ -222,7 +222,7 @@ bool render_user_template(Manifest *m, const Options *o, const char *path, Buf *
     size_t len;
     char *text = read_file(path, &len);
     if (!text) {
-        diag_plain(DIAG_ERROR, "cannot open the template '%s': %s", path, strerror(errno));
+        diag_io("cannot open the template '%s': %s", path, strerror(errno));
         return false;
     }
     Buf p = {0};

@@ -825,23 +825,23 @@ static void replay_error(XmlReader *r, RecType type, const unsigned char *p)
     }
     switch (type) {
     case R_XML_ERROR:
-        diag_at(DIAG_ERROR, loc, "malformed XML: %s", XML_ErrorString((enum XML_Error)extra));
+        diag_c(D_XML_SYNTAX, loc, "malformed XML: %s", XML_ErrorString((enum XML_Error)extra));
         break;
     case R_DOCTYPE:
-        diag_at(DIAG_ERROR, loc,
+        diag_c(D_XML_DTD, loc,
                 "document type declarations are not allowed in a manifest (DTDs and "
                 "entities are refused)");
         break;
     case R_ENTITY:
-        diag_at(DIAG_ERROR, loc, "entity declarations are not allowed in a manifest");
+        diag_c(D_XML_DTD, loc, "entity declarations are not allowed in a manifest");
         break;
     case R_NO_BOM:
-        diag_at(DIAG_ERROR, loc,
+        diag_c(D_XML_ENCODING, loc,
                 "UTF-16 input without a byte-order mark (XML requires a BOM for UTF-16; "
                 "save the file with one)");
         break;
     case R_IO_ERROR:
-        diag_plain(DIAG_ERROR, "cannot read '%s': %s", r->file, strerror((int)extra));
+        diag_io("cannot read '%s': %s", r->file, strerror((int)extra));
         break;
     default:
         unreachable_here();
@@ -941,7 +941,7 @@ static bool run(const char *file, Arena *arena, const XmlHandler *h, Producer *p
 {
     Queue q = {0};
     if (pthread_mutex_init(&q.lock, NULL) != 0 || pthread_cond_init(&q.changed, NULL) != 0) {
-        diag_plain(DIAG_ERROR, "cannot create a lock");
+        diag_io("cannot create a lock");
         return false;
     }
     atomic_init(&q.stop, false);
@@ -1016,7 +1016,7 @@ bool xml_parse_file(const char *path, Arena *arena, const XmlHandler *h)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        diag_plain(DIAG_ERROR, "cannot open '%s': %s", path, strerror(errno));
+        diag_io("cannot open '%s': %s", path, strerror(errno));
         return false;
     }
     Producer pr = {0};

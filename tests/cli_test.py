@@ -49,15 +49,15 @@ LAUGHS_LINE = "<!DOCTYPE x [<!ENTITY a 'aaaa'><!ENTITY b '&a;&a;&a;&a;&a;&a;&a;&
 
 BAD = {
     "truncated.man": (MANIFEST_HEAD + "<events><event value='1'",
-                      diag("truncated.man:4:9", "error: malformed XML: unclosed token",
+                      diag("truncated.man:4:9", "error: [MCG1001] malformed XML: unclosed token",
                            "<events><event value='1'")),
     "utf16-nobom.man": ((MANIFEST_HEAD + MANIFEST_TAIL).encode("utf-16-le"),
                         diag("utf16-nobom.man:1:1",
-                             "error: UTF-16 input without a byte-order mark (XML requires a "
+                             "error: [MCG1004] UTF-16 input without a byte-order mark (XML requires a "
                              "BOM for UTF-16; save the file with one)")),
     "laughs.man": ("<?xml version='1.0'?>\n" + LAUGHS_LINE + "\n<x>&b;</x>\n",
                    diag("laughs.man:2:1",
-                        "error: document type declarations are not allowed in a manifest "
+                        "error: [MCG1002] document type declarations are not allowed in a manifest "
                         "(DTDs and entities are refused)", LAUGHS_LINE)),
     "level.man": (MANIFEST_HEAD + EVENTS_LINE + "\n" + MANIFEST_TAIL,
                   diag("level.man:4:26", "error: unknown level 'win:Loud'", EVENTS_LINE)),
@@ -68,7 +68,7 @@ BAD = {
                    diag("string.man:4:26", "error: undefined string 'gone' in "
                         "'$(string.gone)'", STRING_LINE)),
     "root.man": ("<?xml version='1.0'?>\n<html/>\n",
-                 diag("root.man:2:1", "error: not an instrumentation manifest: the root "
+                 diag("root.man:2:1", "error: [MCG1003] not an instrumentation manifest: the root "
                       "element is <html>, expected <instrumentationManifest> in namespace "
                       "'http://schemas.microsoft.com/win/2004/08/events'", "<html/>")),
 }
@@ -268,10 +268,11 @@ def main():
                   "exit %d, stderr %r, files %r" % (r.returncode, r.stderr, leftovers))
 
         r = run(mcgen, "--json=" + os.path.join(tmp, "x.json"), "missing.man", cwd=tmp)
-        check(r.returncode == 1 and r.stderr ==
+        check(r.returncode == 2 and r.stderr ==
               "mcgen: error: cannot open 'missing.man': No such file or directory\n"
               and not os.path.exists(os.path.join(tmp, "x.json")),
-              "missing file: exit 1, strerror text, no output", repr(r.stderr))
+              "missing file: exit 2 (an I/O problem), strerror text, no output",
+              "exit %d %r" % (r.returncode, r.stderr))
 
         r = run(mcgen, "--frobnicate", HELLO)
         check(r.returncode == 2 and "unknown option '--frobnicate'" in r.stderr,

@@ -179,7 +179,7 @@ START_TEST(test_codegen_enable_bits_symbols_traits)
     ck_assert_str_eq(str(item(p2, "events", 1), "symbol"), "Bad_Name");
     /* controlGuid: channel 0xc in the header's descriptor and name */
     ck_assert_str_eq(str(item(p2, "events", 2), "symbol"), "P2_EVENT_0x3_0_c_0_0_0_0");
-    ck_assert_msg(strstr(diags.s, "codegen.man:47:10: warning: event symbol 'Dup' names an "
+    ck_assert_msg(strstr(diags.s, "codegen.man:47:10: warning: [MCG8001] event symbol 'Dup' names an "
                                   "event of another provider already (line 41); the header "
                                   "calls this one Dup_P2") != NULL, "%s", diags.s);
     ck_assert_msg(strstr(diags.s, "is not a C identifier; the header calls it Bad_Name") != NULL,

@@ -89,7 +89,7 @@ def check_manifest(mcgen, path, tmp):
     r = run_mcgen(mcgen, path, out)
     if err:
         line, col0, msg = err
-        want = "%s:%d:%d: error: malformed XML: %s" % (path, line, col0 + 1, msg)
+        want = "%s:%d:%d: error: [MCG1001] malformed XML: %s" % (path, line, col0 + 1, msg)
         ok = r.returncode == 1 and r.stderr.startswith(want) and not os.path.exists(out)
         report(ok, "%s refused as xmlwf does (%d:%d %s)" % (rel, line, col0 + 1, msg),
                "exit %d, stderr %r" % (r.returncode, r.stderr[:300]))

@@ -746,7 +746,7 @@ START_TEST(test_parse_truncated_xml)
 {
     static const char doc[] = HEAD PROV_OPEN "<events><event value='1'";
     Buf w = {0};
-    want(&w, 7, 9, "error: malformed XML: unclosed token", "<events><event value='1'");
+    want(&w, 7, 9, "error: [MCG1001] malformed XML: unclosed token", "<events><event value='1'");
     load_fails(doc, w.s);
     buf_free(&w);
 }
@@ -761,7 +761,7 @@ START_TEST(test_parse_utf16_without_bom)
     Manifest *m = manifest_load_mem("t.man", b.s, b.len, 0);
     diag_set_capture(NULL);
     ck_assert_ptr_null(m);
-    ck_assert_str_eq(diag.s, "t.man:1:1: error: UTF-16 input without a byte-order mark (XML "
+    ck_assert_str_eq(diag.s, "t.man:1:1: error: [MCG1004] UTF-16 input without a byte-order mark (XML "
                              "requires a BOM for UTF-16; save the file with one)\n");
     buf_free(&diag);
     buf_free(&b);
@@ -776,7 +776,7 @@ START_TEST(test_parse_billion_laughs)
                               "<instrumentationManifest xmlns='" NS_EVENTS "'>&b;</instrumentationManifest>\n";
     Buf w = {0};
     want(&w, 2, 1,
-         "error: document type declarations are not allowed in a manifest (DTDs and entities "
+         "error: [MCG1002] document type declarations are not allowed in a manifest (DTDs and entities "
          "are refused)",
          "<!DOCTYPE m [<!ENTITY a 'aaaaaaaaaa'><!ENTITY b '&a;&a;&a;&a;'>]>");
     load_fails(doc, w.s);
@@ -816,7 +816,7 @@ START_TEST(test_parse_not_a_manifest)
     static const char doc[] = "<?xml version='1.0'?>\n<project xmlns='urn:x'>\n</project>\n";
     Buf w = {0};
     want(&w, 2, 1,
-         "error: not an instrumentation manifest: the root element is <project> (namespace "
+         "error: [MCG1003] not an instrumentation manifest: the root element is <project> (namespace "
          "'urn:x'), expected <instrumentationManifest> in namespace '" NS_EVENTS "'",
          "<project xmlns='urn:x'>");
     load_fails(doc, w.s);

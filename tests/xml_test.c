@@ -148,7 +148,7 @@ START_TEST(test_xml_utf16_without_bom_is_refused)
     Buf b = {0};
     to_utf16(&b, "<root/>", false);
     expect_error(b.s + 2, b.len - 2,
-                 "t.xml:1:1: error: UTF-16 input without a byte-order mark (XML requires a "
+                 "t.xml:1:1: error: [MCG1004] UTF-16 input without a byte-order mark (XML requires a "
                  "BOM for UTF-16; save the file with one)\n");
     buf_free(&b);
 }
@@ -184,7 +184,7 @@ START_TEST(test_xml_billion_laughs_refused)
                               "]>\n"
                               "<lolz>&lol3;</lolz>\n";
     expect_error(doc, strlen(doc),
-                 "t.xml:2:1: error: document type declarations are not allowed in a manifest "
+                 "t.xml:2:1: error: [MCG1002] document type declarations are not allowed in a manifest "
                  "(DTDs and entities are refused)\n"
                  "  <!DOCTYPE lolz [\n"
                  "  ^\n");
@@ -195,7 +195,7 @@ START_TEST(test_xml_external_entity_refused)
 {
     static const char doc[] = "<!DOCTYPE r SYSTEM \"file:///etc/passwd\">\n<r/>";
     expect_error(doc, strlen(doc),
-                 "t.xml:1:1: error: document type declarations are not allowed in a manifest "
+                 "t.xml:1:1: error: [MCG1002] document type declarations are not allowed in a manifest "
                  "(DTDs and entities are refused)\n"
                  "  <!DOCTYPE r SYSTEM \"file:///etc/passwd\">\n"
                  "  ^\n");
@@ -206,7 +206,7 @@ START_TEST(test_xml_truncated_reports_position)
 {
     static const char doc[] = "<r>\n  <a>\n  </a>\n  <b x='1'";
     expect_error(doc, strlen(doc),
-                 "t.xml:4:3: error: malformed XML: unclosed token\n"
+                 "t.xml:4:3: error: [MCG1001] malformed XML: unclosed token\n"
                  "    <b x='1'\n"
                  "    ^\n");
 }
@@ -216,7 +216,7 @@ START_TEST(test_xml_mismatched_tag)
 {
     static const char doc[] = "<r>\n<a></b>\n</r>\n";
     expect_error(doc, strlen(doc),
-                 "t.xml:2:6: error: malformed XML: mismatched tag\n"
+                 "t.xml:2:6: error: [MCG1001] malformed XML: mismatched tag\n"
                  "  <a></b>\n"
                  "       ^\n");
 }
@@ -224,7 +224,7 @@ END_TEST
 
 START_TEST(test_xml_empty_input)
 {
-    expect_error("", 0, "t.xml:1:1: error: malformed XML: no element found\n");
+    expect_error("", 0, "t.xml:1:1: error: [MCG1001] malformed XML: no element found\n");
 }
 END_TEST
 
