@@ -90,7 +90,7 @@ static const SwitchDef *find_long(const char *name, size_t n)
 /* mcgen's own long options, beside the long forms of mc's switches. */
 typedef enum {
     L_JSON, L_WEVT, L_RC, L_TABLES, L_CHECK, L_EXPLAIN, L_COMPAT, L_VERSION, L_EOL,
-    L_PRINT_OUTPUTS, L_DEPFILE, L_TEMPLATES, L_RENDER
+    L_PRINT_OUTPUTS, L_DEPFILE, L_TEMPLATES, L_RENDER, L_VALIDATE
 } LongOpt;
 
 static const struct {
@@ -111,6 +111,7 @@ static const struct {
     {"depfile", L_DEPFILE, true},
     {"templates", L_TEMPLATES, true},
     {"render", L_RENDER, true},
+    {"validate", L_VALIDATE, false},
 };
 
 static int usage_error(const char *fmt, const char *a)
@@ -297,6 +298,9 @@ static int apply_long(Options *o, LongOpt opt, const char *val)
     case L_TEMPLATES:
         o->templates_dir = val;
         break;
+    case L_VALIDATE:
+        o->validate = true;
+        break;
     case L_RENDER: {
         const char *colon = strchr(val, ':');
         if (!colon || colon == val || !colon[1])
@@ -307,6 +311,26 @@ static int apply_long(Options *o, LongOpt opt, const char *val)
         break;
     }
     }
+    return -1;
+}
+
+/* -Werror, -Werror=NAME, -Wno-NAME: the warning controls of diag.c. */
+static int warning_option(const char *a)
+{
+    const char *w = a + 2;
+    if (strcmp(w, "error") == 0) {
+        diag_warnings_as_errors(true);
+        return -1;
+    }
+    bool ok = false;
+    if (strncmp(w, "error=", 6) == 0)
+        ok = diag_set_warning(w + 6, true, true);
+    else if (strncmp(w, "no-", 3) == 0)
+        ok = diag_set_warning(w + 3, false, false);
+    else
+        return usage_error("unknown option '%s' (-Werror, -Werror=NAME or -Wno-NAME)", a);
+    if (!ok)
+        return usage_error("'%s' names no warning (docs/diagnostics.md lists them)", a);
     return -1;
 }
 
@@ -395,24 +419,34 @@ int cli_parse(int argc, char **argv, Options *o)
         int r = -1;
         if (a[0] == '-' && a[1] == '-' && a[2])
             r = parse_long(o, argc, argv, &i);
+        else if (a[0] == '-' && a[1] == 'W' && a[2])
+            /* -Werror, -Werror=NAME, -Wno-NAME (mc's -W takes its file
+             * as the next word, so these words are no mc switch) */
+            r = warning_option(a);
         else if ((a[0] == '-' && a[1]) || (a[0] == '/' && find_switch(a + 1)))
             /* "/h" is a switch, "/tmp/x.man" an absolute path */
             r = parse_mc(o, argc, argv, &i);
-        else if (!o->input)
-            o->input = a;
         else
-            return usage_error("more than one manifest given ('%s' and another)", a);
+            vec_push(&o->inputs, a);
         if (r >= 0)
             return r;
     }
     if (o->help || o->version || o->check_wevt)
         return -1;
-    if (!o->input)
+    if (!o->inputs.n)
         return usage_error("%s", "no manifest given");
-    size_t n = strlen(o->input);
-    if (n > 3 && strcmp(o->input + n - 3, ".mc") == 0)
-        return usage_error("'%s' is a message-text file; mcgen compiles manifests (.man, .xml)",
-                           o->input);
+    o->input = o->inputs.v[0];
+    if (o->inputs.n > 1 && !o->validate)
+        return usage_error("more than one manifest given ('%s' and another); only --validate "
+                           "takes several",
+                           o->inputs.v[1]);
+    for (size_t i = 0; i < o->inputs.n; i++) {
+        size_t n = strlen(o->inputs.v[i]);
+        if (n > 3 && strcmp(o->inputs.v[i] + n - 3, ".mc") == 0)
+            return usage_error(
+                "'%s' is a message-text file; mcgen compiles manifests (.man, .xml)",
+                o->inputs.v[i]);
+    }
     return -1;
 }
 

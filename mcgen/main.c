@@ -255,6 +255,23 @@ static bool ensure_dir(const char *dir)
     return ok;
 }
 
+/* --validate: every input checked, all problems reported, nothing
+ * written.  0: clean (warnings allowed), 1: errors, 2: an input could not
+ * be read. */
+static int validate_inputs(Options *o)
+{
+    for (size_t i = 0; i < o->inputs.n; i++) {
+        Manifest *m = manifest_load_file(o->inputs.v[i]);
+        if (m)
+            manifest_free(m);
+    }
+    int status = diag_io_count() ? 2 : diag_error_count() ? 1 : 0;
+    vec_free(&o->inputs);
+    arena_free(&o->arena);
+    diag_reset();
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -278,6 +295,8 @@ int main(int argc, char **argv)
     if (o.verbose && o.ignored_schema)
         diag_plain(DIAG_NOTE, "-W/-w '%s' ignored: mcgen uses its built-in schema files",
                    o.ignored_schema);
+    if (o.validate)
+        return validate_inputs(&o);
     /* mc's outputs unless only some were named (--json, --wevt, ...) */
     bool mc_outputs = !o.selected;
     Manifest *m = manifest_load_file(o.input);
@@ -392,6 +411,7 @@ int main(int argc, char **argv)
 done:
     finder_free(&finder);
     vec_free(&o.renders);
+    vec_free(&o.inputs);
     arena_free(&o.arena);
     for (size_t i = 0; i < m->cultures.n; i++)
         buf_free(&table_paths[i]);

@@ -653,7 +653,9 @@ typedef struct RenderJob {
 
 /* What the command line asks for: mc.exe's switches and mcgen's own. */
 typedef struct Options {
-    const char *input;
+    const char *input; /* the first of inputs */
+    VEC(const char *) inputs; /* several only with --validate */
+    bool validate;            /* --validate: check, write nothing */
     /* mc.exe's switches (../shared/docs/mc-cli.md) */
     HeaderMode mode;                 /* -um, -km; neither: descriptors only */
     const char *header_dir, *rc_dir; /* -h, -r; NULL: the current directory */
@@ -694,6 +696,15 @@ typedef struct OutputNames {
 void cli_output_names(const Options *o, size_t ncultures, const bool *has_table,
                       OutputNames *out);
 void cli_output_names_free(OutputNames *n);
+
+/* ======================================================================
+ * validate.c, validate_payload.c
+ * ==================================================================== */
+
+/* The semantic rules, on a resolved model with a valid structure (called
+ * by the manifest loaders): errors and warnings through diag_c/diag_ex. */
+void validate_manifest(Manifest *m);
+void validate_payload(Manifest *m);
 
 /* ======================================================================
  * header.c

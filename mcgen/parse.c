@@ -1434,6 +1434,8 @@ static Manifest *load(Manifest *m, bool (*run)(Manifest *, const XmlHandler *, v
     if (ok && !p.failed)
         resolve(m);
     if (ok && !p.failed && diag_error_count() == errors_before)
+        validate_manifest(m);
+    if (ok && !p.failed && diag_error_count() == errors_before)
         msgid_assign(m);
     if (!ok || p.failed || diag_error_count() != errors_before) {
         manifest_free(m);
