@@ -371,6 +371,9 @@ int main(int argc, char **argv)
             status = 1;
     if (threaded)
         pthread_join(wt, NULL);
+    /* a warning made an error by -Werror while building: nothing written */
+    if (status == 0 && diag_error_count())
+        status = 1;
     if (status == 0 && mc_outputs && !write_file(names.header, header_bytes.s, header_bytes.len))
         status = 2;
     buf_free(&header);

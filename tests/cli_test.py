@@ -274,6 +274,47 @@ def main():
               "missing file: exit 2 (an I/O problem), strerror text, no output",
               "exit %d %r" % (r.returncode, r.stderr))
 
+        # --validate: several manifests, every problem, nothing written
+        truncated = os.path.join(tmp, "truncated.man")
+        r = run(mcgen, "--validate", HELLO, truncated, "missing.man", cwd=tmp)
+        check(r.returncode == 2 and "truncated.man:4:9: error: [MCG1001]" in r.stderr
+              and "cannot open 'missing.man'" in r.stderr and "hello.man" not in r.stderr,
+              "--validate: each manifest checked, I/O problem exits 2", r.stderr)
+        before = sorted(os.listdir(tmp))
+        r = run(mcgen, "--validate", HELLO, truncated, cwd=tmp)
+        check(r.returncode == 1 and r.stderr.count("error:") == 1
+              and sorted(os.listdir(tmp)) == before,
+              "--validate: an invalid manifest exits 1, nothing is written", r.stderr)
+        r = run(mcgen, "--validate", HELLO, HELLO, cwd=tmp)
+        check(r.returncode == 0 and r.stderr == "", "--validate: valid manifests exit 0",
+              r.stderr)
+        r = run(mcgen, HELLO, HELLO, cwd=tmp)
+        check(r.returncode == 2 and "only --validate takes several" in r.stderr,
+              "several manifests without --validate: usage error", r.stderr)
+
+        # warning controls, on a warning of the header (two providers'
+        # events called Started)
+        dup = os.path.join(ROOT, "tests", "invalid", "symbol-renamed.man")
+        wdir = os.path.join(tmp, "werror")
+        os.makedirs(wdir)
+        r = run(mcgen, "-um", dup, cwd=wdir)
+        check(r.returncode == 0 and "warning: [MCG8001]" in r.stderr
+              and "symbol-renamed.h" in os.listdir(wdir),
+              "a warning: exit 0, outputs written", r.stderr)
+        wdir = os.path.join(tmp, "werror2")
+        os.makedirs(wdir)
+        for flags in (["-Werror"], ["-Werror=symbol-renamed"]):
+            r = run(mcgen, "-um", *flags, dup, cwd=wdir)
+            check(r.returncode == 1 and "error: [MCG8001]" in r.stderr and not os.listdir(wdir),
+                  "%s: the warning is an error, exit 1, nothing written" % flags[0],
+                  "exit %d %r %r" % (r.returncode, r.stderr, os.listdir(wdir)))
+        r = run(mcgen, "-um", "-Wno-symbol-renamed", dup, cwd=wdir)
+        check(r.returncode == 0 and r.stderr == "", "-Wno-symbol-renamed silences it", r.stderr)
+        for bad in ("-Wno-nonsense", "-Werror=xml-syntax", "-Wfoo"):
+            r = run(mcgen, bad, HELLO, cwd=tmp)
+            check(r.returncode == 2 and bad in r.stderr,
+                  "%s: usage error, exit 2" % bad, r.stderr)
+
         r = run(mcgen, "--frobnicate", HELLO)
         check(r.returncode == 2 and "unknown option '--frobnicate'" in r.stderr,
               "unknown option exits 2", "exit %d %r" % (r.returncode, r.stderr))
