@@ -6,6 +6,7 @@
  *   xml.c      expat, namespaces on, positions for every element/attribute
  *   model      (this header) the manifest model every stage reads
  *   winmeta.c  the built-in win: definitions, loaded from schema/winmeta.xml
+ *   schema.c   the structural check: schema/eventman.xsd, interpreted
  *   parse.c    XML events -> model, then reference resolution
  *   json.c     the resolved model as deterministic JSON (--json)
  *   out.c      output files: temp file + rename, only on success
@@ -134,6 +135,8 @@ bool xml_parse_mem(const char *name, const void *bytes, size_t len, size_t chunk
  * element (call from the start callback).  The local part is interned.
  * false when the prefix is not declared. */
 bool xml_qname(XmlReader *r, const char *value, QName *out);
+/* Whether the prefix p[0..n) is declared at the current element. */
+bool xml_prefix_declared(XmlReader *r, const char *p, size_t n);
 /* Interns a string in the reader's arena (namespace URIs, names). */
 const char *xml_intern(XmlReader *r, const char *s);
 /* Stops the parse after the current callback (used on fatal errors). */
@@ -491,6 +494,28 @@ const String *manifest_string(const Manifest *m, const Culture *c, const char *i
 /* Loads the embedded schema/winmeta.xml into m->wm.  false on error (a
  * broken build). */
 bool winmeta_load(Manifest *m);
+
+/* ======================================================================
+ * schema.c
+ * ==================================================================== */
+
+/* The embedded schema/eventman.xsd, loaded once per process; NULL after a
+ * diagnostic if it cannot be interpreted (a broken build). */
+typedef struct Schema Schema;
+const Schema *schema_get(void);
+void schema_release(void);
+
+/* One document's check: schema_start for every start tag, schema_end for
+ * every end tag, in document order.  Each returns false after reporting
+ * what is wrong with that element (codes MCG11xx and MCG12xx); the
+ * descendants of an element that is not allowed where it is are not
+ * checked. */
+typedef struct SchemaCheck SchemaCheck;
+SchemaCheck *schema_check_new(void);
+bool schema_start(SchemaCheck *sc, XmlReader *r, const XmlElem *e);
+bool schema_end(SchemaCheck *sc, const XmlElem *e, const char *text, size_t len);
+int schema_check_errors(const SchemaCheck *sc);
+void schema_check_free(SchemaCheck *sc);
 
 /* ======================================================================
  * parse.c

@@ -41,6 +41,7 @@ typedef struct Parser {
     VEC(PFrame) stack;
     Provider *prov;
     Culture *culture;
+    SchemaCheck *sc; /* the structural check (schema.c) */
     bool saw_root;
     bool failed;
 } Parser;
@@ -57,16 +58,6 @@ static Loc attr_loc(const XmlElem *e, const char *name)
     return a ? a->loc : e->loc;
 }
 
-static void error_at(Parser *p, Loc loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
-static void error_at(Parser *p, Loc loc, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    diag_vat(DIAG_ERROR, loc, fmt, ap);
-    va_end(ap);
-    p->failed = true;
-}
-
 static void error_c(Parser *p, DiagCode code, Loc loc, const char *fmt, ...) PRINTF_LIKE(4, 5);
 static void error_c(Parser *p, DiagCode code, Loc loc, const char *fmt, ...)
 {
@@ -77,13 +68,66 @@ static void error_c(Parser *p, DiagCode code, Loc loc, const char *fmt, ...)
     p->failed = true;
 }
 
+/*
+ * The schema check (schema.c) has accepted an element before it is read
+ * here, so the attribute checks below only fire where the model needs
+ * more than the schema says: a number too large for its field (the
+ * schema types an event's value as 32-bit, the model holds 16 bits) is
+ * MCG3001; the structural codes after them would mean the schema and
+ * this reader disagree, which the mutation test looks for.
+ */
+
 /* A required attribute; NULL after a diagnostic. */
 static const char *need(Parser *p, const XmlElem *e, const char *name)
 {
     const char *v = xml_attr(e, name);
     if (!v)
-        error_at(p, e->loc, "<%s> is missing the required attribute '%s'", e->local, name);
+        error_c(p, D_SCHEMA_MISSING_ATTRIBUTE, e->loc,
+                "<%s> is missing the required attribute '%s'", e->local, name);
     return v;
+}
+
+/* An unsigned number as the schema's number types write it: decimal
+ * (with an optional '+') or 0x hex. */
+static bool number(const char *v, uint64_t max, uint64_t *out)
+{
+    size_t n;
+    const char *t = trim_span(v, &n);
+    if (n > 1 && t[0] == '+' && t[1] != '+')
+        v = t + 1;
+    return parse_uint(v, max, out);
+}
+
+/* Whether v is written as a number (decimal, or 0x hex), whatever its size. */
+static bool is_numeral(const char *v)
+{
+    size_t n;
+    const char *t = trim_span(v, &n);
+    size_t i = n && t[0] == '+' ? 1 : 0;
+    bool hex = n > i + 2 && t[i] == '0' && (t[i + 1] == 'x' || t[i + 1] == 'X');
+    if (hex)
+        i += 2;
+    if (i == n)
+        return false;
+    for (; i < n; i++)
+        if (!(t[i] >= '0' && t[i] <= '9') &&
+            !(hex && ((t[i] | 0x20) >= 'a' && (t[i] | 0x20) <= 'f')))
+            return false;
+    return true;
+}
+
+/* A number the schema accepted but `max` (the model's field) cannot
+ * hold, or no number at all: diagnosed. */
+static void bad_number(Parser *p, Loc loc, const char *what, const char *v, const char *elem,
+                       uint64_t max)
+{
+    if (is_numeral(v))
+        error_c(p, D_VALUE_RANGE, loc, "%s '%s' on <%s> is out of range: expected 0 to %llu",
+                what, v, elem, (unsigned long long)max);
+    else
+        error_c(p, D_SCHEMA_VALUE, loc,
+                "invalid %s '%s' on <%s>: expected an integer from 0 to %llu (decimal or 0x hex)",
+                what, v, elem, (unsigned long long)max);
 }
 
 static bool num_attr(Parser *p, const XmlElem *e, const char *name, uint64_t max, uint64_t *out)
@@ -91,10 +135,8 @@ static bool num_attr(Parser *p, const XmlElem *e, const char *name, uint64_t max
     const char *v = xml_attr(e, name);
     if (!v)
         return false;
-    if (!parse_uint(v, max, out)) {
-        error_at(p, attr_loc(e, name),
-                 "invalid %s '%s' on <%s>: expected an integer from 0 to %llu (decimal or 0x hex)",
-                 name, v, e->local, (unsigned long long)max);
+    if (!number(v, max, out)) {
+        bad_number(p, attr_loc(e, name), name, v, e->local, max);
         return false;
     }
     return true;
@@ -113,8 +155,8 @@ static bool bool_attr(Parser *p, const XmlElem *e, const char *name, bool *has, 
     if (!v)
         return false;
     if (!parse_bool(v, out)) {
-        error_at(p, attr_loc(e, name), "invalid %s '%s' on <%s>: expected true or false", name,
-                 v, e->local);
+        error_c(p, D_SCHEMA_VALUE, attr_loc(e, name),
+                "invalid %s '%s' on <%s>: expected true or false", name, v, e->local);
         return false;
     }
     if (has)
@@ -134,7 +176,7 @@ static void lenient_note(Parser *p, Loc loc, const char *what, const char *value
     const char *key = arena_printf(A(p), "prefix\x01%s", value);
     if (map_put(seen, key, (void *)key, true))
         return;
-    diag_at(DIAG_WARNING, loc,
+    diag_c(D_LENIENT, loc,
             "%s '%s' has an undeclared namespace prefix; taken literally (decompiled "
             "manifest: provider has source='%s')",
             what, value, p->prov->source);
@@ -154,8 +196,8 @@ static bool qname_value(Parser *p, XmlReader *r, const XmlElem *e, const char *n
         lenient_note(p, loc, name, q->local);
         return true;
     }
-    error_at(p, loc, "invalid %s '%s' on <%s>: undeclared namespace prefix", name, v,
-             e->local);
+    error_c(p, D_SCHEMA_VALUE, loc, "invalid %s '%s' on <%s>: undeclared namespace prefix", name,
+            v, e->local);
     return false;
 }
 
@@ -173,7 +215,7 @@ static bool guid_attr(Parser *p, const XmlElem *e, const char *name, Guid *g)
     if (!v)
         return false;
     if (!guid_parse(v, g)) {
-        error_at(p, attr_loc(e, name),
+        error_c(p, D_SCHEMA_VALUE, attr_loc(e, name),
                  "invalid %s '%s' on <%s>: expected a GUID like "
                  "{12345678-1234-1234-1234-123456789abc}",
                  name, v, e->local);
@@ -195,7 +237,8 @@ static void msg_attr(Parser *p, const XmlElem *e, const char *name, MsgRef *out)
         out->id = arena_strndup(A(p), v + 9, n - 10);
         return;
     }
-    error_at(p, a->loc, "invalid %s '%s' on <%s>: expected a string reference '$(string.ID)'",
+    error_c(p, D_SCHEMA_VALUE, a->loc,
+            "invalid %s '%s' on <%s>: expected a string reference '$(string.ID)'",
              name, a->value, e->local);
 }
 
@@ -363,7 +406,7 @@ static ChannelType channel_type(Parser *p, const XmlElem *e)
     for (int i = 0; i < 4; i++)
         if (strcmp(t, names[i]) == 0)
             return (ChannelType)i;
-    error_at(p, attr_loc(e, "type"),
+    error_c(p, D_SCHEMA_VALUE, attr_loc(e, "type"),
              "invalid channel type '%s': expected Admin, Operational, Analytic or Debug", t);
     return CHAN_NONE;
 }
@@ -398,7 +441,7 @@ static Channel *read_channel(Parser *p, const XmlElem *e, bool import)
             else if (strcmp(iso, "Custom") == 0)
                 c->isolation = ISO_CUSTOM;
             else
-                error_at(p, attr_loc(e, "isolation"),
+                error_c(p, D_SCHEMA_VALUE, attr_loc(e, "isolation"),
                          "invalid isolation '%s': expected Application, System or Custom", iso);
         }
         c->access = dup(p, xml_attr(e, "access"));
@@ -529,10 +572,8 @@ static void read_quantity(Parser *p, const XmlElem *e, const char *name, Quantit
     size_t n;
     const char *s = trim_span(a->value, &n);
     if (n && s[0] >= '0' && s[0] <= '9') {
-        if (!parse_uint(a->value, 65535, &v)) {
-            error_at(p, a->loc,
-                     "invalid %s '%s' on <%s>: expected a number from 0 to 65535 or a field name",
-                     name, a->value, e->local);
+        if (!number(a->value, 65535, &v)) {
+            bad_number(p, a->loc, name, a->value, e->local, 65535);
             return;
         }
         q->kind = QTY_FIXED;
@@ -776,6 +817,13 @@ static void on_start(void *ctx, XmlReader *r, const XmlElem *e)
     Parser *p = ctx;
     PFrame *f = top(p);
     Kind k = f->kind;
+    if (p->sc && !schema_start(p->sc, r, e)) {
+        p->failed = true;
+        if (k == K_DOC)
+            p->saw_root = true;
+        push(p, K_SKIP, NULL);
+        return;
+    }
     if (k == K_SKIP || k == K_LEAF) {
         push(p, K_SKIP, NULL);
         return;
@@ -788,8 +836,7 @@ static void on_start(void *ctx, XmlReader *r, const XmlElem *e)
     }
     if (k == K_DOC) {
         p->saw_root = true;
-        if ((is(e, "instrumentationManifest") && strcmp(e->ns, NS_EVENTS) == 0) ||
-            (is(e, "assembly") && strcmp(e->ns, NS_ASM) == 0)) {
+        if (is(e, "instrumentationManifest") && strcmp(e->ns, NS_EVENTS) == 0) {
             push(p, K_MANIFEST, NULL);
         } else {
             error_c(p, D_XML_ROOT, e->loc,
@@ -964,16 +1011,16 @@ static void leaf_value(Parser *p, const XmlElem *e, Kind parent, Channel *c, con
     bool b;
 #define NUM(field, max, has) \
     do { \
-        if (!parse_uint(s, max, &v)) \
-            error_at(p, e->loc, "invalid <%s> '%s': expected an integer from 0 to %llu", \
-                     e->local, s, (unsigned long long)(max)); \
+        if (!number(s, max, &v)) \
+            bad_number(p, e->loc, "content", s, e->local, max); \
         else \
             field = v, has = true; \
     } while (0)
 #define BOOL(field, has) \
     do { \
         if (!parse_bool(s, &b)) \
-            error_at(p, e->loc, "invalid <%s> '%s': expected true or false", e->local, s); \
+            error_c(p, D_SCHEMA_VALUE, e->loc, "invalid <%s> '%s': expected true or false", \
+                    e->local, s); \
         else \
             field = b, has = true; \
     } while (0)
@@ -994,7 +1041,7 @@ static void leaf_value(Parser *p, const XmlElem *e, Kind parent, Channel *c, con
         NUM(pb->keywords, UINT64_MAX, pb->has_keywords);
     } else if (is(e, "controlGuid")) {
         if (!guid_parse(s, &pb->control_guid))
-            error_at(p, e->loc, "invalid <controlGuid> '%s': expected a GUID", s);
+            error_c(p, D_SCHEMA_VALUE, e->loc, "invalid <controlGuid> '%s': expected a GUID", s);
         else
             pb->has_control_guid = true;
     } else if (is(e, "bufferSize")) {
@@ -1028,6 +1075,8 @@ static void on_end(void *ctx, XmlReader *r, const XmlElem *e, const char *text, 
 {
     (void)r;
     Parser *p = ctx;
+    if (p->sc && !schema_end(p->sc, e, text, len))
+        p->failed = true;
     PFrame f = *top(p);
     p->stack.n--;
     PFrame *parent = top(p);
@@ -1191,7 +1240,7 @@ static void unresolved(Manifest *m, Provider *pv, Loc loc, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     if (!decompiled(pv)) {
-        diag_vat(DIAG_ERROR, loc, fmt, ap);
+        diag_vc(D_REF_UNKNOWN, loc, fmt, ap);
         va_end(ap);
         return;
     }
@@ -1200,7 +1249,7 @@ static void unresolved(Manifest *m, Provider *pv, Loc loc, const char *fmt, ...)
     va_end(ap);
     const char *key = arena_strndup(&m->arena, b.s, b.len);
     if (!map_put(&pv->warned, key, (void *)key, true))
-        diag_at(DIAG_WARNING, loc,
+        diag_c(D_LENIENT, loc,
                 "%s; left unresolved (decompiled manifest: provider has source='%s'; "
                 "further uses not reported)",
                 key, pv->source);
@@ -1339,13 +1388,13 @@ static void check_msg(Manifest *m, MsgRef *r)
      * reference is noted, not refused. */
     if (!m->cultures.n) {
         if (!m->warned_no_localization++)
-            diag_at(DIAG_WARNING, r->loc,
+            diag_c(D_NO_LOCALIZATION, r->loc,
                     "string '%s' is not defined here: the manifest has no <localization> "
                     "(messages are left without text; further such references not reported)",
                     r->id);
         return;
     }
-    diag_at(DIAG_ERROR, r->loc, "undefined string '%s' in '$(string.%s)'", r->id, r->id);
+    diag_c(D_STRING_UNDEFINED, r->loc, "undefined string '%s' in '$(string.%s)'", r->id, r->id);
 }
 
 static void check_named_msgs(Manifest *m, Provider *pv)
@@ -1425,10 +1474,16 @@ static Manifest *load(Manifest *m, bool (*run)(Manifest *, const XmlHandler *, v
     }
     Parser p = {0};
     p.m = m;
+    p.sc = schema_check_new();
+    if (!p.sc) {
+        manifest_free(m);
+        return NULL;
+    }
     push(&p, K_DOC, NULL);
     XmlHandler h = {&p, on_start, on_end};
     bool ok = run(m, &h, arg);
     vec_free(&p.stack);
+    schema_check_free(p.sc);
     if (ok && !p.saw_root)
         ok = false;
     if (ok && !p.failed)

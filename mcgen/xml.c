@@ -916,6 +916,14 @@ bool xml_qname(XmlReader *r, const char *value, QName *out)
     return true;
 }
 
+bool xml_prefix_declared(XmlReader *r, const char *p, size_t n)
+{
+    for (size_t i = r->ns.n; i-- > 0;)
+        if (strncmp(r->ns.v[i].prefix, p, n) == 0 && r->ns.v[i].prefix[n] == '\0')
+            return true;
+    return false;
+}
+
 const XmlAttr *xml_attr_full(const XmlElem *e, const char *local)
 {
     for (size_t i = 0; i < e->nattrs; i++) {

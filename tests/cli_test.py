@@ -60,12 +60,12 @@ BAD = {
                         "error: [MCG1002] document type declarations are not allowed in a manifest "
                         "(DTDs and entities are refused)", LAUGHS_LINE)),
     "level.man": (MANIFEST_HEAD + EVENTS_LINE + "\n" + MANIFEST_TAIL,
-                  diag("level.man:4:26", "error: unknown level 'win:Loud'", EVENTS_LINE)),
+                  diag("level.man:4:26", "error: [MCG2001] unknown level 'win:Loud'", EVENTS_LINE)),
     "string.man": (MANIFEST_HEAD + STRING_LINE + "\n" + MANIFEST_TAIL.replace(
                        "</instrumentation>", "</instrumentation><localization><resources "
                        "culture='en-US'><stringTable><string id='here' value='x'/></stringTable>"
                        "</resources></localization>"),
-                   diag("string.man:4:26", "error: undefined string 'gone' in "
+                   diag("string.man:4:26", "error: [MCG5001] undefined string 'gone' in "
                         "'$(string.gone)'", STRING_LINE)),
     "root.man": ("<?xml version='1.0'?>\n<html/>\n",
                  diag("root.man:2:1", "error: [MCG1003] not an instrumentation manifest: the root "

@@ -2,11 +2,16 @@
 """Corpus tests: every real manifest in ../shared/corpus loads.
 
 For each manifest (golden/*/input.man and manifests/**):
-  * xmlwf (expat's own checker) decides whether the file is well-formed;
-  * a well-formed file must load: exit 0, --json written, valid JSON, with
+  * xmlwf (expat's own checker) decides whether the file is well-formed,
+    and `xmllint --schema schema/eventman.xsd` whether it is valid;
+  * a valid file must load: exit 0, --json written, valid JSON, with
     as many providers and events as an independent parse (ElementTree) finds;
   * a malformed file must be refused with exit 1, a diagnostic at the
-    position xmlwf names, and no --json file.
+    position xmlwf names, and no --json file;
+  * a well-formed file the schema rejects must be refused with exit 1, a
+    structural diagnostic (MCG1003, MCG11xx or MCG12xx: mcgen checks the
+    same schema) and no --json file.  Without xmllint this check is
+    skipped, saying so, and such files are expected to load.
 For every golden case with a real mc.h the JSON is compared with mc.exe's
 EVENT_DESCRIPTORs: event ids, versions, channel values, levels, opcodes,
 tasks, keyword masks (plus the bit mc adds for a declared channel); where the header has
@@ -40,6 +45,11 @@ results = {"passed": 0, "failed": 0, "skipped": 0}
 def report(ok, name, why=""):
     results["passed" if ok else "failed"] += 1
     print(("PASS " if ok else "FAIL ") + name + ("" if ok else ": " + why))
+
+
+def report_skip(name):
+    results["skipped"] += 1
+    print("SKIP " + name)
 
 
 def manifests():
@@ -76,11 +86,28 @@ def independent_counts(path):
     return provs, events
 
 
+XSD = os.path.join(ROOT, "schema", "eventman.xsd")
+
+
+def schema_verdicts(paths):
+    """{path: True (valid) / False (invalid)} from one xmllint run, or None
+    when xmllint is not installed."""
+    try:
+        r = subprocess.run(["xmllint", "--noout", "--schema", XSD] + paths,
+                           capture_output=True, text=True, errors="replace")
+    except OSError:
+        return None
+    out = {}
+    for p in paths:
+        out[p] = bool(re.search(r"^%s validates$" % re.escape(p), r.stderr, re.M))
+    return out
+
+
 def run_mcgen(mcgen, path, out):
     return subprocess.run([mcgen, "--json=" + out, path], capture_output=True, text=True)
 
 
-def check_manifest(mcgen, path, tmp):
+def check_manifest(mcgen, path, tmp, valid=None):
     rel = os.path.relpath(path, CORPUS)
     out = os.path.join(tmp, "model.json")
     if os.path.exists(out):
@@ -93,6 +120,15 @@ def check_manifest(mcgen, path, tmp):
         ok = r.returncode == 1 and r.stderr.startswith(want) and not os.path.exists(out)
         report(ok, "%s refused as xmlwf does (%d:%d %s)" % (rel, line, col0 + 1, msg),
                "exit %d, stderr %r" % (r.returncode, r.stderr[:300]))
+        return None
+    if valid is False:
+        codes = [int(c) for c in re.findall(r"error: \[MCG(\d{4})\]", r.stderr)]
+        structural = [c for c in codes if c == 1003 or 1100 <= c < 1300]
+        first = r.stderr.splitlines()[0] if r.stderr else ""
+        ok = r.returncode == 1 and structural and not os.path.exists(out)
+        report(ok, "%s refused as the schema does (%d structural errors; first: %s)" %
+               (rel, len(structural), first[len(path) + 1:][:160]),
+               "exit %d, stderr %r" % (r.returncode, r.stderr[:600]))
         return None
     if r.returncode != 0:
         report(False, rel, "exit %d: %s" % (r.returncode, r.stderr[:2000]))
@@ -352,9 +388,14 @@ def main():
         print("0 passed, 0 failed, 1 skipped")
         return 0
     models = {}
+    paths = manifests()
+    verdicts = schema_verdicts(paths)
+    if verdicts is None:
+        report_skip("schema verdicts: xmllint is not installed (./setup installs libxml2-utils)")
+        verdicts = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for path in manifests():
-            model = check_manifest(mcgen, path, tmp)
+        for path in paths:
+            model = check_manifest(mcgen, path, tmp, verdicts.get(path))
             if model and path.endswith("input.man"):
                 models[os.path.basename(os.path.dirname(path))] = model
         for case in sorted(os.listdir(os.path.join(CORPUS, "golden"))):
