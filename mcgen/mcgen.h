@@ -117,6 +117,10 @@ typedef struct XmlHandler {
     /* `text` is the element's own character data (all of it, joined),
      * valid during the callback only. */
     void (*end)(void *ctx, XmlReader *r, const XmlElem *e, const char *text, size_t len);
+    /* Optional: called once the reader has started and before the first
+     * callback, so the caller's own preparations overlap with reading;
+     * false stops the parse. */
+    bool (*begin)(void *ctx);
 } XmlHandler;
 
 /* A qualified name, resolved through the in-scope namespace declarations. */
@@ -131,6 +135,9 @@ bool xml_parse_file(const char *path, Arena *arena, const XmlHandler *h);
 /* Parses bytes in memory, fed to expat `chunk` bytes at a time (0: all). */
 bool xml_parse_mem(const char *name, const void *bytes, size_t len, size_t chunk,
                    Arena *arena, const XmlHandler *h);
+/* The same without a reader thread: for the small embedded documents. */
+bool xml_parse_embedded(const char *name, const void *bytes, size_t len, Arena *arena,
+                        const XmlHandler *h);
 /* Resolves a QName value against the declarations in scope at the current
  * element (call from the start callback).  The local part is interned.
  * false when the prefix is not declared. */

@@ -42,6 +42,7 @@ typedef struct Parser {
     Provider *prov;
     Culture *culture;
     SchemaCheck *sc; /* the structural check (schema.c) */
+    bool broken;     /* the built-in data could not be loaded */
     bool saw_root;
     bool failed;
 } Parser;
@@ -1464,24 +1465,27 @@ static Manifest *manifest_new(const char *name)
     return m;
 }
 
+/* Before the first element: the built-in definitions and the schema,
+ * loaded while the reader thread already reads the manifest. */
+static bool on_begin(void *ctx)
+{
+    Parser *p = ctx;
+    if (!winmeta_load(p->m) || !(p->sc = schema_check_new())) {
+        p->failed = p->broken = true;
+        return false;
+    }
+    return true;
+}
+
 static Manifest *load(Manifest *m, bool (*run)(Manifest *, const XmlHandler *, void *),
                       void *arg)
 {
     int errors_before = diag_error_count();
-    if (!winmeta_load(m)) {
-        manifest_free(m);
-        return NULL;
-    }
     Parser p = {0};
     p.m = m;
-    p.sc = schema_check_new();
-    if (!p.sc) {
-        manifest_free(m);
-        return NULL;
-    }
     push(&p, K_DOC, NULL);
-    XmlHandler h = {&p, on_start, on_end};
-    bool ok = run(m, &h, arg);
+    XmlHandler h = {&p, on_start, on_end, NULL};
+    bool ok = on_begin(&p) && run(m, &h, arg) && !p.broken;
     vec_free(&p.stack);
     schema_check_free(p.sc);
     if (ok && !p.saw_root)

@@ -1172,10 +1172,10 @@ const Schema *schema_get(void)
     Schema *s = xcalloc(1, sizeof *s);
     loaded = s;
     SLoader l = {s, {0}, NULL};
-    XmlHandler h = {&l, load_start, load_end};
+    XmlHandler h = {&l, load_start, load_end, NULL};
     int before = diag_error_count();
-    bool ok = xml_parse_mem("schema/eventman.xsd", embed_eventman_xsd,
-                            (size_t)embed_eventman_xsd_len, 0, &s->arena, &h);
+    bool ok = xml_parse_embedded("schema/eventman.xsd", embed_eventman_xsd,
+                                 (size_t)embed_eventman_xsd_len, &s->arena, &h);
     vec_free(&l.stack);
     if (!ok || diag_error_count() != before || !schema_compile(s, l.doc)) {
         s->failed = true;

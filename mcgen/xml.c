@@ -165,6 +165,7 @@ typedef struct Producer {
     unsigned char head[4];
     size_t nhead;
     bool failed;
+    bool sync; /* no reader thread (small embedded documents) */
 } Producer;
 
 static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
@@ -975,12 +976,15 @@ static bool run(const char *file, Arena *arena, const XmlHandler *h, Producer *p
     XML_SetParamEntityParsing(pr->p, XML_PARAM_ENTITY_PARSING_NEVER);
 
     pthread_t t;
-    bool threaded = pthread_create(&t, NULL, producer_main, pr) == 0;
+    bool threaded = !pr->sync && pthread_create(&t, NULL, producer_main, pr) == 0;
     if (!threaded) {
-        /* no thread to be had: read everything first, then replay */
+        /* no thread to be had (or wanted): read everything first, then replay */
         q.unbounded = true;
         producer_main(pr);
     }
+    /* the caller's preparations overlap with the reader's first block */
+    if (h->begin && !h->begin(h->ctx))
+        xml_stop(&r);
     Block *b;
     while ((b = queue_pop(&q)) != NULL) {
         replay(&r, b);
@@ -1017,6 +1021,17 @@ bool xml_parse_mem(const char *name, const void *bytes, size_t len, size_t chunk
     pr.bytes = bytes;
     pr.len = len;
     pr.chunk = chunk;
+    return run(name, arena, h, &pr);
+}
+
+bool xml_parse_embedded(const char *name, const void *bytes, size_t len, Arena *arena,
+                        const XmlHandler *h)
+{
+    diag_register_source(name, bytes, len);
+    Producer pr = {0};
+    pr.bytes = bytes;
+    pr.len = len;
+    pr.sync = true;
     return run(name, arena, h, &pr);
 }
 
