@@ -262,8 +262,10 @@ static int validate_inputs(Options *o)
 {
     for (size_t i = 0; i < o->inputs.n; i++) {
         Manifest *m = manifest_load_file(o->inputs.v[i]);
-        if (m)
+        if (m) {
+            header_assign_symbols(m); /* the header's names: MCG8001 */
             manifest_free(m);
+        }
     }
     int status = diag_io_count() ? 2 : diag_error_count() ? 1 : 0;
     vec_free(&o->inputs);

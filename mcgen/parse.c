@@ -572,7 +572,7 @@ static void read_quantity(Parser *p, const XmlElem *e, const char *name, Quantit
     uint64_t v;
     size_t n;
     const char *s = trim_span(a->value, &n);
-    if (n && s[0] >= '0' && s[0] <= '9') {
+    if (is_numeral(a->value)) {
         if (!number(a->value, 65535, &v)) {
             bad_number(p, a->loc, name, a->value, e->local, 65535);
             return;
@@ -1076,11 +1076,15 @@ static void on_end(void *ctx, XmlReader *r, const XmlElem *e, const char *text, 
 {
     (void)r;
     Parser *p = ctx;
-    if (p->sc && !schema_end(p->sc, e, text, len))
-        p->failed = true;
+    bool valid = !p->sc || schema_end(p->sc, e, text, len);
     PFrame f = *top(p);
     p->stack.n--;
     PFrame *parent = top(p);
+    if (!valid) {
+        p->failed = true;
+        if (f.kind == K_LEAF) /* its text was refused: not read again */
+            return;
+    }
     if (f.kind == K_USERDATA && f.obj) {
         XmlNode *n = f.obj;
         size_t tl;

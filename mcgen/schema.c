@@ -232,7 +232,7 @@ static int re_single_escape(int e)
     case 'r': return '\r';
     case 't': return '\t';
     default:
-        return strchr("\\|.-^?*+{}()[]$", e) && e ? e : -1;
+        return strchr("\\|.-^?*+{}()[]", e) && e ? e : -1; /* not $: no such escape */
     }
 }
 
@@ -1325,6 +1325,7 @@ typedef struct Check {
     XmlReader *r;
     Buf tmp, tmp2;
     const char *why; /* a more precise reason than "expected ..." */
+    char why_buf[160];
 } Check;
 
 static bool builtin_valid(Check *ck, Builtin b, const char *v, size_t n)
@@ -1365,7 +1366,9 @@ static bool builtin_valid(Check *ck, Builtin b, const char *v, size_t n)
         if (!is_ncname(v, pl) || !is_ncname(colon + 1, n - pl - 1))
             return false;
         if (ck->r && !xml_prefix_declared(ck->r, v, pl)) {
-            ck->why = "its prefix is not declared";
+            snprintf(ck->why_buf, sizeof ck->why_buf, "the prefix '%.*s' is not declared",
+                     (int)(pl > 100 ? 100 : pl), v);
+            ck->why = ck->why_buf;
             return false;
         }
         return true;

@@ -837,17 +837,19 @@ START_TEST(test_parse_bad_attribute_values)
     const char *l6 = "<events><event value='70000'/><event value='1' level='zz:x'/></events>";
     const char *l7 = "<channels><channel name='c' type='Secret'/><channel type='Admin'/></channels>";
     Buf w = {0};
+    /* structural errors (the schema's); the provider is not read further,
+     * so value='70000' (MCG3001 on a valid provider) is not reached */
     want(&w, 5, 20,
-         "error: invalid guid '{not-a-guid}' on <provider>: expected a GUID like "
-         "{12345678-1234-1234-1234-123456789abc}", l5);
-    want(&w, 6, 16,
-         "error: invalid value '70000' on <event>: expected an integer from 0 to 65535 "
-         "(decimal or 0x hex)", l6);
-    want(&w, 6, 48, "error: invalid level 'zz:x' on <event>: undeclared namespace prefix", l6);
+         "error: [MCG1203] invalid value '{not-a-guid}' of attribute 'guid' on <provider>: "
+         "expected a GUID in braces, like {12345678-1234-1234-1234-123456789abc}", l5);
+    want(&w, 5, 1, "error: [MCG1202] <provider> is missing the required attribute 'symbol'", l5);
+    want(&w, 6, 48,
+         "error: [MCG1203] invalid value 'zz:x' of attribute 'level' on <event>: the prefix 'zz' "
+         "is not declared", l6);
     want(&w, 7, 29,
-         "error: invalid channel type 'Secret': expected Admin, Operational, Analytic or Debug",
-         l7);
-    want(&w, 7, 44, "error: <channel> is missing the required attribute 'name'", l7);
+         "error: [MCG1203] invalid value 'Secret' of attribute 'type' on <channel>: expected one "
+         "of Admin, Operational, Analytic or Debug", l7);
+    want(&w, 7, 44, "error: [MCG1202] <channel> is missing the required attribute 'name'", l7);
     load_fails(doc, w.s);
     buf_free(&w);
 }
