@@ -31,7 +31,7 @@ def run(mcgen, *args, cwd=None):
 MANIFEST_HEAD = ("<instrumentationManifest xmlns='http://schemas.microsoft.com/win/2004/08/events'"
                  " xmlns:win='http://manifests.microsoft.com/win/2004/08/windows/events'>\n"
                  "<instrumentation><events>\n"
-                 "<provider name='P' guid='{00000000-0000-0000-0000-000000000001}'>\n")
+                 "<provider name='P' guid='{00000000-0000-0000-0000-000000000001}' symbol='P'>\n")
 MANIFEST_TAIL = "</provider></events></instrumentation></instrumentationManifest>\n"
 
 def diag(where, msg, src=None):
