@@ -473,15 +473,6 @@ static void check_map_type(Layout *l, const Field *f)
            f->map_name, f->name, l->tid, t->display);
 }
 
-/* StructDefinitionType: a struct groups data items; one without members
- * describes nothing. */
-static void check_struct(Layout *l, const Field *f)
-{
-    if (f->is_struct && f->members.n == 0)
-        diag_c(D_STRUCT_EMPTY, f->loc, "<struct> '%s' (template '%s') has no members", f->name,
-               l->tid);
-}
-
 static void check_fields(Manifest *m, Provider *pv, Layout *l, Field **v, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -492,7 +483,6 @@ static void check_fields(Manifest *m, Provider *pv, Layout *l, Field **v, size_t
         check_binary_length(pv, l, f);
         check_out_type(m, l, f);
         check_map_type(l, f);
-        check_struct(l, f);
         if (f->is_struct)
             check_fields(m, pv, l, f->members.v, f->members.n);
     }

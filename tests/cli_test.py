@@ -336,8 +336,8 @@ def main():
         if model:
             ev = model["providers"][0]["events"][0]
             check(ev["message"]["text"] == {
-                "en-US": "Hello, %1! You are visitor %2 of session %3.",
-                "de-DE": "Hallo, %1! Sie sind Besucher %2 der Sitzung %3."}
+                "en-US": "Hello, %1!s!! You are visitor %2 of session %3.",
+                "de-DE": "Hallo, %1!s!! Sie sind Besucher %2 der Sitzung %3."}
                 and ev["level"] == {"name": "win:Informational", "value": 4, "builtin": True}
                 and ev["opcode"]["value"] == 1 and ev["keywordMask"] == "0x0000000000000001",
                 "hello: resolved event values", json.dumps(ev)[:500])
