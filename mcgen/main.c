@@ -456,6 +456,10 @@ int main(int argc, char **argv)
         status = run(&o);
     if (diag_format() != DIAG_FORMAT_GCC && !told)
         status = worse(status, write_diagnostics(&o));
+    /* run() frees these on its usual paths; the early returns leave them */
+    vec_free(&o.inputs);
+    vec_free(&o.renders);
+    arena_free(&o.arena);
     diag_reset();
     return status;
 }
