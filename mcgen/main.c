@@ -67,6 +67,11 @@ static void usage(FILE *f)
           "  --check-wevt=FILE\n"
           "                read a TEMP.BIN (mc's or mcgen's) strictly and summarise it;\n"
           "                with --explain=OFFSET, name the field at that offset\n"
+          "  --diagnostics-format=gcc|json|sarif\n"
+          "                gcc (default): each diagnostic as text on stderr; json, sarif:\n"
+          "                all of the run's diagnostics in one document on stdout at the\n"
+          "                end, mcgen's JSON or SARIF 2.1.0 (docs/diagnostics.md)\n"
+          "  --diagnostics-output=FILE  write that document to FILE instead\n"
           "  --version     show the version\n",
           f);
 }
