@@ -242,16 +242,12 @@ static const char *level_name(DiagLevel lvl)
 
 static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
 
-static void record(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const char *what,
-                   const char *fmt, va_list ap)
+/* Keeps one diagnostic for the document; `msg` is taken over. */
+static void record_msg(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const char *what,
+                       char *msg)
 {
     Record r = {lvl, code, dup_or_null(loc.file), loc.file ? loc.line : 0,
-                loc.file && loc.line ? loc.col : 0, NULL, NULL, 0, 0, NULL, NULL};
-    Buf msg = {0};
-    buf_vprintf(&msg, fmt, ap);
-    if (!msg.s)
-        buf_adds(&msg, "");
-    r.message = msg.s;
+                loc.file && loc.line ? loc.col : 0, msg, NULL, 0, 0, NULL, NULL};
     if (what && related.file) {
         r.related_file = xstrdup(related.file);
         r.related_line = related.line;
@@ -265,6 +261,16 @@ static void record(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const cha
     else
         buf_free(&line);
     vec_push(&records, r);
+}
+
+static void record(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const char *what,
+                   const char *fmt, va_list ap)
+{
+    Buf msg = {0};
+    buf_vprintf(&msg, fmt, ap);
+    if (!msg.s)
+        buf_adds(&msg, "");
+    record_msg(lvl, code, loc, related, what, msg.s);
 }
 
 static void report(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const char *what,
@@ -382,6 +388,37 @@ void diag_io(const char *fmt, ...)
     va_start(ap, fmt);
     report(DIAG_ERROR, D_NONE, (Loc){0}, (Loc){0}, NULL, fmt, ap);
     va_end(ap);
+}
+
+/* The template engine's messages come formatted ("file:line:col: error:
+ * message"); the documents get the place and the message apart.  Not
+ * counted: the caller fails the stage itself. */
+void diag_formatted(const char *text)
+{
+    if (format == DIAG_FORMAT_GCC) {
+        fprintf(stderr, "%s\n", text);
+        return;
+    }
+    Loc loc = {0};
+    Buf file = {0};
+    const char *msg = text, *sep = strstr(text, ": error: ");
+    if (sep) {
+        /* back over ":col" and ":line" */
+        const char *col = sep, *line;
+        while (col > text && col[-1] >= '0' && col[-1] <= '9')
+            col--;
+        line = col > text + 1 && col[-1] == ':' && col < sep ? col - 1 : NULL;
+        while (line && line > text && line[-1] >= '0' && line[-1] <= '9')
+            line--;
+        if (line && line > text + 1 && line[-1] == ':' && line < col - 1) {
+            buf_printf(&file, "%.*s", (int)(line - 1 - text), text);
+            loc = (Loc){file.s, (uint32_t)strtoul(line, NULL, 10),
+                        (uint32_t)strtoul(col, NULL, 10)};
+        }
+        msg = sep + strlen(": error: ");
+    }
+    record_msg(DIAG_ERROR, D_NONE, loc, (Loc){0}, NULL, xstrdup(msg));
+    buf_free(&file);
 }
 
 void diag_at(DiagLevel lvl, Loc loc, const char *fmt, ...)
