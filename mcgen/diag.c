@@ -674,10 +674,9 @@ static const char *sarif_level(DiagLevel lvl)
     return lvl == DIAG_ERROR ? "error" : lvl == DIAG_WARNING ? "warning" : "note";
 }
 
-/* The rule of an uncoded diagnostic (command line, I/O, notes). */
-static const DiagCodeInfo uncoded = {
-    D_NONE, "uncoded", DIAG_ERROR,
-    "a problem with no code of its own: the command line, reading or writing a file, a note"};
+/* The rule of an uncoded diagnostic in a file (a template's error). */
+static const DiagCodeInfo uncoded = {D_NONE, "uncoded", DIAG_ERROR,
+                                     "a problem with no code of its own"};
 
 /* One reportingDescriptor.  name: the option name in PascalCase. */
 static void sarif_rule(JOut *j, const DiagCodeInfo *c)
@@ -731,20 +730,27 @@ static void sarif_rule(JOut *j, const DiagCodeInfo *c)
     buf_free(&t);
 }
 
-/* The rules are those used in the run, in code order (uncoded first as
+/* A diagnostic with a file is a result; one without (a bad command line,
+ * an unreadable input, a note) is a tool execution notification: GitHub
+ * code scanning refuses a whole log in which a result has no location.
+ * The rules are those the results use, in code order (uncoded first, as
  * MCG0000); ruleIndex points into that list. */
 void diag_write_sarif(Buf *b, const char *tool_version)
 {
     const DiagCodeInfo **rules = xcalloc(NCODES + 2, sizeof *rules);
     size_t nrules = 0;
-    bool any_uncoded = false;
-    for (size_t i = 0; i < records.n; i++)
-        any_uncoded |= records.v[i].code == D_NONE;
+    bool any_uncoded = false, any_notification = false, failed = false;
+    for (size_t i = 0; i < records.n; i++) {
+        const Record *r = &records.v[i];
+        any_uncoded |= r->file && r->code == D_NONE;
+        any_notification |= !r->file;
+        failed |= !r->file && r->level == DIAG_ERROR;
+    }
     if (any_uncoded)
         rules[nrules++] = &uncoded;
     for (size_t k = 0; k < NCODES; k++)
         for (size_t i = 0; i < records.n; i++)
-            if (records.v[i].code == diag_codes[k].code) {
+            if (records.v[i].file && records.v[i].code == diag_codes[k].code) {
                 rules[nrules++] = &diag_codes[k];
                 break;
             }
@@ -766,10 +772,43 @@ void diag_write_sarif(Buf *b, const char *tool_version)
     j_close(&j, ']');
     j_close(&j, '}');
     j_close(&j, '}');
+    /* executionSuccessful: false after an error that concerns no file */
+    j_kopen(&j, "invocations", '[');
+    j_item(&j);
+    j_open(&j, '{');
+    j_key(&j, "executionSuccessful");
+    buf_adds(b, failed ? "false" : "true");
+    if (any_notification) {
+        j_kopen(&j, "toolExecutionNotifications", '[');
+        for (size_t i = 0; i < records.n; i++) {
+            const Record *r = &records.v[i];
+            if (r->file)
+                continue;
+            j_item(&j);
+            j_open(&j, '{');
+            j_kstr(&j, "level", sarif_level(r->level));
+            j_kopen(&j, "message", '{');
+            j_kstr(&j, "text", r->message);
+            j_close(&j, '}');
+            if (r->code) {
+                char id[16];
+                snprintf(id, sizeof id, "MCG%04d", (int)r->code);
+                j_kopen(&j, "associatedRule", '{');
+                j_kstr(&j, "id", id);
+                j_close(&j, '}');
+            }
+            j_close(&j, '}');
+        }
+        j_close(&j, ']');
+    }
+    j_close(&j, '}');
+    j_close(&j, ']');
     j_kstr(&j, "columnKind", "unicodeCodePoints");
     j_kopen(&j, "results", '[');
     for (size_t i = 0; i < records.n; i++) {
         const Record *r = &records.v[i];
+        if (!r->file)
+            continue;
         size_t ri = 0;
         while (rules[ri]->code != r->code)
             ri++;
@@ -793,14 +832,12 @@ void diag_write_sarif(Buf *b, const char *tool_version)
         j_kstr(&j, "text", t.s);
         j_close(&j, '}');
         buf_free(&t);
-        if (r->file) {
-            j_kopen(&j, "locations", '[');
-            j_item(&j);
-            j_open(&j, '{');
-            sarif_physical(&j, r->file, r->line, r->col, r->source);
-            j_close(&j, '}');
-            j_close(&j, ']');
-        }
+        j_kopen(&j, "locations", '[');
+        j_item(&j);
+        j_open(&j, '{');
+        sarif_physical(&j, r->file, r->line, r->col, r->source);
+        j_close(&j, '}');
+        j_close(&j, ']');
         if (r->related_file) {
             j_kopen(&j, "relatedLocations", '[');
             j_item(&j);
