@@ -468,6 +468,8 @@ int cli_parse(int argc, char **argv, Options *o)
         if (r >= 0)
             return r;
     }
+    if (o->diag_output && diag_format() == DIAG_FORMAT_GCC)
+        return usage_error("%s", "--diagnostics-output needs --diagnostics-format=json or sarif");
     if (diag_format() != DIAG_FORMAT_GCC && !o->diag_output && !o->help && !o->version &&
         (o->print_outputs || o->check_wevt))
         return usage_error("%s writes to standard output, where the diagnostics document "

@@ -314,6 +314,11 @@ def test_usage(mcgen):
     check(r.returncode == 2 and doc["diagnostics"][0]["message"].startswith(
         "--print-outputs writes to standard output"),
         "--print-outputs with the document on stdout: usage error", doc)
+    r = run(mcgen, "--diagnostics-output=x.json", "x.man")
+    check(r.returncode == 2 and r.stdout == b"" and r.stderr ==
+          b"mcgen: error: --diagnostics-output needs --diagnostics-format=json or sarif "
+          b"(see mcgen --help)\n", "--diagnostics-output without json or sarif: usage error",
+          r.stderr)
     r = run(mcgen, "--diagnostics-format=sarif", "--version")
     check(r.returncode == 0 and r.stdout.startswith(b"mcgen "),
           "--version with sarif: the version, no document")
