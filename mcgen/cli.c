@@ -90,7 +90,7 @@ static const SwitchDef *find_long(const char *name, size_t n)
 /* mcgen's own long options, beside the long forms of mc's switches. */
 typedef enum {
     L_JSON, L_WEVT, L_RC, L_TABLES, L_CHECK, L_EXPLAIN, L_COMPAT, L_VERSION, L_EOL,
-    L_PRINT_OUTPUTS, L_DEPFILE, L_TEMPLATES, L_RENDER, L_VALIDATE
+    L_PRINT_OUTPUTS, L_DEPFILE, L_TEMPLATES, L_RENDER, L_VALIDATE, L_DIAG_FORMAT, L_DIAG_OUTPUT
 } LongOpt;
 
 static const struct {
@@ -112,6 +112,8 @@ static const struct {
     {"templates", L_TEMPLATES, true},
     {"render", L_RENDER, true},
     {"validate", L_VALIDATE, false},
+    {"diagnostics-format", L_DIAG_FORMAT, true},
+    {"diagnostics-output", L_DIAG_OUTPUT, true},
 };
 
 static int usage_error(const char *fmt, const char *a)
@@ -301,6 +303,19 @@ static int apply_long(Options *o, LongOpt opt, const char *val)
     case L_VALIDATE:
         o->validate = true;
         break;
+    case L_DIAG_FORMAT:
+        if (strcmp(val, "gcc") == 0)
+            diag_set_format(DIAG_FORMAT_GCC);
+        else if (strcmp(val, "json") == 0)
+            diag_set_format(DIAG_FORMAT_JSON);
+        else if (strcmp(val, "sarif") == 0)
+            diag_set_format(DIAG_FORMAT_SARIF);
+        else
+            return usage_error("--diagnostics-format takes gcc, json or sarif, not '%s'", val);
+        break;
+    case L_DIAG_OUTPUT:
+        o->diag_output = val;
+        break;
     case L_RENDER: {
         const char *colon = strchr(val, ':');
         if (!colon || colon == val || !colon[1])
@@ -409,11 +424,33 @@ static int parse_mc(Options *o, int argc, char **argv, int *i)
     return apply_switch(o, d, a, val);
 }
 
+/* --diagnostics-format and --diagnostics-output are read before the rest,
+ * so that a mistake anywhere on the command line goes into the document. */
+static int diagnostics_options(Options *o, int argc, char **argv)
+{
+    static const char *const names[] = {"--diagnostics-format", "--diagnostics-output"};
+    for (int i = 1; i < argc; i++) {
+        for (int k = 0; k < 2; k++) {
+            size_t n = strlen(names[k]);
+            if (strncmp(argv[i], names[k], n) != 0 || (argv[i][n] && argv[i][n] != '='))
+                continue;
+            int at = i;
+            int r = parse_long(o, argc, argv, &at);
+            if (r >= 0)
+                return r;
+        }
+    }
+    return -1;
+}
+
 int cli_parse(int argc, char **argv, Options *o)
 {
     memset(o, 0, sizeof *o);
     o->format = WEVT_V5;
     o->header_ext = "h";
+    int r0 = diagnostics_options(o, argc, argv);
+    if (r0 >= 0)
+        return r0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int r = -1;
@@ -431,6 +468,13 @@ int cli_parse(int argc, char **argv, Options *o)
         if (r >= 0)
             return r;
     }
+    if (o->diag_output && diag_format() == DIAG_FORMAT_GCC)
+        return usage_error("%s", "--diagnostics-output needs --diagnostics-format=json or sarif");
+    if (diag_format() != DIAG_FORMAT_GCC && !o->diag_output && !o->help && !o->version &&
+        (o->print_outputs || o->check_wevt))
+        return usage_error("%s writes to standard output, where the diagnostics document "
+                           "goes; add --diagnostics-output=FILE",
+                           o->print_outputs ? "--print-outputs" : "--check-wevt");
     if (o->help || o->version || o->check_wevt)
         return -1;
     if (!o->inputs.n)

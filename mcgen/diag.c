@@ -15,11 +15,17 @@
  * memory just for the rare error.  UTF-16 sources are decoded for display.
  * diag_* never exits: stages collect all their errors and the caller looks
  * at diag_error_count().
+ *
+ * With --diagnostics-format=json or sarif nothing is printed: each
+ * diagnostic is recorded (level, code, place, message, related place,
+ * source line) and main writes one document at the end of the run with
+ * diag_write_json or diag_write_sarif.  The text path does not record.
  */
 #include "mcgen.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct Source {
     char *file;
@@ -31,6 +37,22 @@ static VEC(Source) sources;
 static Buf *capture;
 static int errors, warnings, io_errors;
 static bool werror;
+static DiagFormat format;
+
+/* One diagnostic as the documents show it (heap strings; NULL: absent). */
+typedef struct Record {
+    DiagLevel level;
+    DiagCode code;
+    char *file;
+    uint32_t line, col;
+    char *message; /* without the " (<what> at file:line:col)" suffix */
+    char *related_file;
+    uint32_t related_line, related_col;
+    char *related_what; /* "first defined" */
+    char *source;       /* the source line at `line` */
+} Record;
+
+static VEC(Record) records;
 
 const DiagCodeInfo diag_codes[] = {
 #define DIAG_CODE(num, id, name, lvl, summary) {id, name, lvl, summary},
@@ -97,10 +119,28 @@ void diag_set_capture(Buf *b) { capture = b; }
 
 int diag_error_count(void) { return errors; }
 
+static void records_free(void)
+{
+    for (size_t i = 0; i < records.n; i++) {
+        Record *r = &records.v[i];
+        free(r->file);
+        free(r->message);
+        free(r->related_file);
+        free(r->related_what);
+        free(r->source);
+    }
+    vec_free(&records);
+}
+
+void diag_set_format(DiagFormat f) { format = f; }
+DiagFormat diag_format(void) { return format; }
+
 void diag_reset(void)
 {
     errors = warnings = io_errors = 0;
     werror = false;
+    format = DIAG_FORMAT_GCC;
+    records_free();
     memset(wstate, 0, sizeof wstate);
     cache_clear();
     for (size_t i = 0; i < sources.n; i++) {
@@ -200,6 +240,39 @@ static const char *level_name(DiagLevel lvl)
     unreachable_here();
 }
 
+static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
+
+/* Keeps one diagnostic for the document; `msg` is taken over. */
+static void record_msg(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const char *what,
+                       char *msg)
+{
+    Record r = {lvl, code, dup_or_null(loc.file), loc.file ? loc.line : 0,
+                loc.file && loc.line ? loc.col : 0, msg, NULL, 0, 0, NULL, NULL};
+    if (what && related.file) {
+        r.related_file = xstrdup(related.file);
+        r.related_line = related.line;
+        r.related_col = related.line ? related.col : 0;
+        r.related_what = xstrdup(what);
+    }
+    Buf line = {0};
+    if (loc.file && loc.line && source_line(loc.file, loc.line, &line) && line.len &&
+        !memchr(line.s, '\0', line.len))
+        r.source = line.s;
+    else
+        buf_free(&line);
+    vec_push(&records, r);
+}
+
+static void record(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const char *what,
+                   const char *fmt, va_list ap)
+{
+    Buf msg = {0};
+    buf_vprintf(&msg, fmt, ap);
+    if (!msg.s)
+        buf_adds(&msg, "");
+    record_msg(lvl, code, loc, related, what, msg.s);
+}
+
 static void report(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const char *what,
                    const char *fmt, va_list ap)
 {
@@ -208,6 +281,10 @@ static void report(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const cha
         errors++;
     else if (lvl == DIAG_WARNING)
         warnings++;
+    if (format != DIAG_FORMAT_GCC) {
+        record(lvl, code, loc, related, what, fmt, ap);
+        return;
+    }
     if (loc.file && loc.line)
         buf_printf(&b, "%s:%u:%u: %s: ", loc.file, loc.line, loc.col, level_name(lvl));
     else if (loc.file)
@@ -313,6 +390,37 @@ void diag_io(const char *fmt, ...)
     va_end(ap);
 }
 
+/* The template engine's messages come formatted ("file:line:col: error:
+ * message"); the documents get the place and the message apart.  Not
+ * counted: the caller fails the stage itself. */
+void diag_formatted(const char *text)
+{
+    if (format == DIAG_FORMAT_GCC) {
+        fprintf(stderr, "%s\n", text);
+        return;
+    }
+    Loc loc = {0};
+    Buf file = {0};
+    const char *msg = text, *sep = strstr(text, ": error: ");
+    if (sep) {
+        /* back over ":col" and ":line" */
+        const char *col = sep, *line;
+        while (col > text && col[-1] >= '0' && col[-1] <= '9')
+            col--;
+        line = col > text + 1 && col[-1] == ':' && col < sep ? col - 1 : NULL;
+        while (line && line > text && line[-1] >= '0' && line[-1] <= '9')
+            line--;
+        if (line && line > text + 1 && line[-1] == ':' && line < col - 1) {
+            buf_printf(&file, "%.*s", (int)(line - 1 - text), text);
+            loc = (Loc){file.s, (uint32_t)strtoul(line, NULL, 10),
+                        (uint32_t)strtoul(col, NULL, 10)};
+        }
+        msg = sep + strlen(": error: ");
+    }
+    record_msg(DIAG_ERROR, D_NONE, loc, (Loc){0}, NULL, xstrdup(msg));
+    buf_free(&file);
+}
+
 void diag_at(DiagLevel lvl, Loc loc, const char *fmt, ...)
 {
     va_list ap;
@@ -327,4 +435,428 @@ void diag_plain(DiagLevel lvl, const char *fmt, ...)
     va_start(ap, fmt);
     diag_vat(lvl, (Loc){0}, fmt, ap);
     va_end(ap);
+}
+
+/* ---- the documents ----------------------------------------------------
+ * A small indenting JSON writer: two spaces a level, keys in the order
+ * written, so the same run gives the same bytes. */
+
+typedef struct JOut {
+    Buf *b;
+    int depth;
+    bool first; /* no value yet at this depth */
+} JOut;
+
+static void j_newline(JOut *j)
+{
+    buf_addc(j->b, '\n');
+    for (int i = 0; i < j->depth; i++)
+        buf_add(j->b, "  ", 2);
+}
+
+/* Before a value or key: the comma and the line break. */
+static void j_item(JOut *j)
+{
+    if (j->depth == 0)
+        return;
+    if (!j->first)
+        buf_addc(j->b, ',');
+    j->first = false;
+    j_newline(j);
+}
+
+static void j_open(JOut *j, char c)
+{
+    buf_addc(j->b, c);
+    j->depth++;
+    j->first = true;
+}
+
+static void j_close(JOut *j, char c)
+{
+    j->depth--;
+    if (!j->first)
+        j_newline(j);
+    buf_addc(j->b, c);
+    j->first = false;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped,
+ * bytes that are not UTF-8 replaced by U+FFFD so the document stays valid. */
+static void j_str(JOut *j, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = strlen(s);
+    buf_addc(j->b, '"');
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') {
+            buf_addc(j->b, '\\');
+            buf_addc(j->b, (char)c);
+            i++;
+        } else if (c == '\n') {
+            buf_add(j->b, "\\n", 2), i++;
+        } else if (c == '\r') {
+            buf_add(j->b, "\\r", 2), i++;
+        } else if (c == '\t') {
+            buf_add(j->b, "\\t", 2), i++;
+        } else if (c < 0x20 || c == 0x7F) {
+            char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            buf_add(j->b, u, 6);
+            i++;
+        } else if (c < 0x80) {
+            buf_addc(j->b, (char)c);
+            i++;
+        } else {
+            uint32_t cp;
+            size_t len = utf8_get(s + i, n - i, &cp);
+            if (cp == 0xFFFD && len == 1)
+                utf8_put(j->b, 0xFFFD);
+            else
+                buf_add(j->b, s + i, len);
+            i += len;
+        }
+    }
+    buf_addc(j->b, '"');
+}
+
+static void j_key(JOut *j, const char *k)
+{
+    j_item(j);
+    buf_addc(j->b, '"');
+    buf_adds(j->b, k);
+    buf_add(j->b, "\": ", 3);
+}
+
+static void j_kstr(JOut *j, const char *k, const char *v)
+{
+    j_key(j, k);
+    if (v)
+        j_str(j, v);
+    else
+        buf_adds(j->b, "null");
+}
+
+static void j_knum(JOut *j, const char *k, uint32_t v)
+{
+    j_key(j, k);
+    if (v)
+        buf_printf(j->b, "%u", v);
+    else
+        buf_adds(j->b, "null");
+}
+
+static void j_kopen(JOut *j, const char *k, char c)
+{
+    j_key(j, k);
+    j_open(j, c);
+}
+
+static const char *code_name(DiagCode code)
+{
+    const DiagCodeInfo *c = code ? diag_code_info(code) : NULL;
+    return c ? c->name : NULL;
+}
+
+void diag_write_json(Buf *b)
+{
+    JOut j = {b, 0, true};
+    j_open(&j, '{');
+    j_key(&j, "version");
+    buf_adds(b, "1");
+    j_kopen(&j, "diagnostics", '[');
+    for (size_t i = 0; i < records.n; i++) {
+        const Record *r = &records.v[i];
+        j_item(&j);
+        j_open(&j, '{');
+        j_kstr(&j, "level", level_name(r->level));
+        char code[16];
+        snprintf(code, sizeof code, "MCG%04d", (int)r->code);
+        j_kstr(&j, "code", r->code ? code : NULL);
+        j_kstr(&j, "name", code_name(r->code));
+        j_kstr(&j, "file", r->file);
+        j_knum(&j, "line", r->line);
+        j_knum(&j, "column", r->col);
+        j_kstr(&j, "message", r->message);
+        j_kopen(&j, "related", '[');
+        if (r->related_file) {
+            j_item(&j);
+            j_open(&j, '{');
+            j_kstr(&j, "file", r->related_file);
+            j_knum(&j, "line", r->related_line);
+            j_knum(&j, "column", r->related_col);
+            j_kstr(&j, "message", r->related_what);
+            j_close(&j, '}');
+        }
+        j_close(&j, ']');
+        j_kstr(&j, "source", r->source);
+        j_close(&j, '}');
+    }
+    j_close(&j, ']');
+    j_close(&j, '}');
+    buf_addc(b, '\n');
+}
+
+/* ---- SARIF ------------------------------------------------------------ */
+
+/* Percent-encodes a path for a URI: everything but unreserved characters
+ * and '/' ('\\' becomes '/'). */
+static void uri_encode(Buf *b, const char *p)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '\\')
+            c = '/';
+        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+            c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
+            buf_addc(b, (char)c);
+        } else {
+            char e[3] = {'%', hex[c >> 4], hex[c & 15]};
+            buf_add(b, e, 3);
+        }
+    }
+}
+
+/* The artifactLocation of `file`: a URI relative to the current directory
+ * (uriBaseId %SRCROOT%) when the file is under it, else a file: URI. */
+static void sarif_artifact(JOut *j, const char *file)
+{
+    Buf uri = {0};
+    const char *rel = file;
+    bool absolute = file[0] == '/' || file[0] == '\\';
+    if (absolute) {
+        char cwd[4096];
+        size_t n = getcwd(cwd, sizeof cwd) ? strlen(cwd) : 0;
+        if (n > 1 && strncmp(file, cwd, n) == 0 && file[n] == '/') {
+            rel = file + n + 1;
+            absolute = false;
+        }
+    }
+    while (!absolute && rel[0] == '.' && (rel[1] == '/' || rel[1] == '\\'))
+        rel += 2;
+    if (absolute) {
+        buf_adds(&uri, "file://");
+        uri_encode(&uri, file);
+    } else {
+        uri_encode(&uri, rel);
+    }
+    j_kopen(j, "artifactLocation", '{');
+    j_kstr(j, "uri", uri.s ? uri.s : "");
+    if (!absolute)
+        j_kstr(j, "uriBaseId", "%SRCROOT%");
+    j_close(j, '}');
+    buf_free(&uri);
+}
+
+static void sarif_physical(JOut *j, const char *file, uint32_t line, uint32_t col,
+                           const char *snippet)
+{
+    j_kopen(j, "physicalLocation", '{');
+    sarif_artifact(j, file);
+    if (line) {
+        j_kopen(j, "region", '{');
+        j_knum(j, "startLine", line);
+        if (col)
+            j_knum(j, "startColumn", col);
+        if (snippet) {
+            j_kopen(j, "snippet", '{');
+            j_kstr(j, "text", snippet);
+            j_close(j, '}');
+        }
+        j_close(j, '}');
+    }
+    j_close(j, '}');
+}
+
+static const char *sarif_level(DiagLevel lvl)
+{
+    return lvl == DIAG_ERROR ? "error" : lvl == DIAG_WARNING ? "warning" : "note";
+}
+
+/* The rule of an uncoded diagnostic in a file (a template's error). */
+static const DiagCodeInfo uncoded = {D_NONE, "uncoded", DIAG_ERROR,
+                                     "a problem with no code of its own"};
+
+/* One reportingDescriptor.  name: the option name in PascalCase. */
+static void sarif_rule(JOut *j, const DiagCodeInfo *c)
+{
+    char id[16];
+    snprintf(id, sizeof id, "MCG%04d", (int)c->code);
+    Buf t = {0};
+    j_item(j);
+    j_open(j, '{');
+    j_kstr(j, "id", id);
+    bool up = true;
+    for (const char *p = c->name; *p; p++) {
+        if (*p == '-') {
+            up = true;
+            continue;
+        }
+        buf_addc(&t, up && *p >= 'a' && *p <= 'z' ? (char)(*p - 'a' + 'A') : *p);
+        up = false;
+    }
+    j_kstr(j, "name", t.s);
+    buf_reset(&t);
+    j_kopen(j, "shortDescription", '{');
+    j_kstr(j, "text", c->summary);
+    j_close(j, '}');
+    if (c->code)
+        buf_printf(&t, "%s: %s (%s by default).", id, c->summary, level_name(c->level));
+    else
+        buf_printf(&t, "%s: %s.", id, c->summary);
+    if (c->code && c->level == DIAG_WARNING)
+        buf_printf(&t, " -Wno-%s silences it; -Werror=%s makes it an error.", c->name,
+                   c->name);
+    j_kopen(j, "fullDescription", '{');
+    j_kstr(j, "text", t.s);
+    j_close(j, '}');
+    buf_reset(&t);
+    if (c->code)
+        buf_printf(&t,
+                   "The rule, a failing example and the fix: docs/diagnostics.md#mcg%04d-%s-%s "
+                   "in mcgen's sources.",
+                   (int)c->code, c->name, level_name(c->level));
+    else
+        buf_adds(&t, "The message says what went wrong; see docs/diagnostics.md in mcgen's "
+                     "sources.");
+    j_kopen(j, "help", '{');
+    j_kstr(j, "text", t.s);
+    j_close(j, '}');
+    j_kopen(j, "defaultConfiguration", '{');
+    j_kstr(j, "level", sarif_level(c->level));
+    j_close(j, '}');
+    j_close(j, '}');
+    buf_free(&t);
+}
+
+/* A diagnostic with a file is a result; one without (a bad command line,
+ * an unreadable input, a note) is a tool execution notification: GitHub
+ * code scanning refuses a whole log in which a result has no location.
+ * The rules are those the results use, in code order (uncoded first, as
+ * MCG0000); ruleIndex points into that list. */
+void diag_write_sarif(Buf *b, const char *tool_version)
+{
+    const DiagCodeInfo **rules = xcalloc(NCODES + 2, sizeof *rules);
+    size_t nrules = 0;
+    bool any_uncoded = false, any_notification = false, failed = false;
+    for (size_t i = 0; i < records.n; i++) {
+        const Record *r = &records.v[i];
+        any_uncoded |= r->file && r->code == D_NONE;
+        any_notification |= !r->file;
+        failed |= !r->file && r->level == DIAG_ERROR;
+    }
+    if (any_uncoded)
+        rules[nrules++] = &uncoded;
+    for (size_t k = 0; k < NCODES; k++)
+        for (size_t i = 0; i < records.n; i++)
+            if (records.v[i].file && records.v[i].code == diag_codes[k].code) {
+                rules[nrules++] = &diag_codes[k];
+                break;
+            }
+
+    JOut j = {b, 0, true};
+    j_open(&j, '{');
+    j_kstr(&j, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+    j_kstr(&j, "version", "2.1.0");
+    j_kopen(&j, "runs", '[');
+    j_item(&j);
+    j_open(&j, '{');
+    j_kopen(&j, "tool", '{');
+    j_kopen(&j, "driver", '{');
+    j_kstr(&j, "name", "mcgen");
+    j_kstr(&j, "version", tool_version);
+    j_kopen(&j, "rules", '[');
+    for (size_t k = 0; k < nrules; k++)
+        sarif_rule(&j, rules[k]);
+    j_close(&j, ']');
+    j_close(&j, '}');
+    j_close(&j, '}');
+    /* executionSuccessful: false after an error that concerns no file */
+    j_kopen(&j, "invocations", '[');
+    j_item(&j);
+    j_open(&j, '{');
+    j_key(&j, "executionSuccessful");
+    buf_adds(b, failed ? "false" : "true");
+    if (any_notification) {
+        j_kopen(&j, "toolExecutionNotifications", '[');
+        for (size_t i = 0; i < records.n; i++) {
+            const Record *r = &records.v[i];
+            if (r->file)
+                continue;
+            j_item(&j);
+            j_open(&j, '{');
+            j_kstr(&j, "level", sarif_level(r->level));
+            j_kopen(&j, "message", '{');
+            j_kstr(&j, "text", r->message);
+            j_close(&j, '}');
+            if (r->code) {
+                char id[16];
+                snprintf(id, sizeof id, "MCG%04d", (int)r->code);
+                j_kopen(&j, "associatedRule", '{');
+                j_kstr(&j, "id", id);
+                j_close(&j, '}');
+            }
+            j_close(&j, '}');
+        }
+        j_close(&j, ']');
+    }
+    j_close(&j, '}');
+    j_close(&j, ']');
+    j_kstr(&j, "columnKind", "unicodeCodePoints");
+    j_kopen(&j, "results", '[');
+    for (size_t i = 0; i < records.n; i++) {
+        const Record *r = &records.v[i];
+        if (!r->file)
+            continue;
+        size_t ri = 0;
+        while (rules[ri]->code != r->code)
+            ri++;
+        char id[16];
+        snprintf(id, sizeof id, "MCG%04d", (int)r->code);
+        j_item(&j);
+        j_open(&j, '{');
+        j_kstr(&j, "ruleId", id);
+        j_key(&j, "ruleIndex");
+        buf_printf(b, "%zu", ri);
+        j_kstr(&j, "level", sarif_level(r->level));
+        /* the text as printed, with the second place named, for readers
+         * that show only the message */
+        Buf t = {0};
+        buf_adds(&t, r->message);
+        if (r->related_file) {
+            Loc rel = {r->related_file, r->related_line, r->related_col};
+            buf_printf(&t, " (%s at %s)", r->related_what, diag_loc_text(rel));
+        }
+        j_kopen(&j, "message", '{');
+        j_kstr(&j, "text", t.s);
+        j_close(&j, '}');
+        buf_free(&t);
+        j_kopen(&j, "locations", '[');
+        j_item(&j);
+        j_open(&j, '{');
+        sarif_physical(&j, r->file, r->line, r->col, r->source);
+        j_close(&j, '}');
+        j_close(&j, ']');
+        if (r->related_file) {
+            j_kopen(&j, "relatedLocations", '[');
+            j_item(&j);
+            j_open(&j, '{');
+            j_key(&j, "id");
+            buf_adds(b, "1");
+            sarif_physical(&j, r->related_file, r->related_line, r->related_col, NULL);
+            j_kopen(&j, "message", '{');
+            j_kstr(&j, "text", r->related_what);
+            j_close(&j, '}');
+            j_close(&j, '}');
+            j_close(&j, ']');
+        }
+        j_close(&j, '}');
+    }
+    j_close(&j, ']');
+    j_close(&j, '}');
+    j_close(&j, ']');
+    j_close(&j, '}');
+    buf_addc(b, '\n');
+    free(rules);
 }

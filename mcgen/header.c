@@ -846,7 +846,7 @@ bool header_build(Manifest *m, const Options *o, TemplateFinder *tf, Buf *out)
     Tmpl *t = src ? tmpl_parse("header.h.j2", src, len, &err) : NULL;
     bool ok = t && tmpl_render(t, vars, &tf->loader, out, &err);
     if (!ok && err.len) /* "template:line:col: error: ..." already */
-        fprintf(stderr, "%s\n", err.s);
+        diag_formatted(err.s);
     else if (!ok)
         diag_plain(DIAG_ERROR, "no template header.h.j2");
     tmpl_free(t);

@@ -67,6 +67,11 @@ static void usage(FILE *f)
           "  --check-wevt=FILE\n"
           "                read a TEMP.BIN (mc's or mcgen's) strictly and summarise it;\n"
           "                with --explain=OFFSET, name the field at that offset\n"
+          "  --diagnostics-format=gcc|json|sarif\n"
+          "                gcc (default): each diagnostic as text on stderr; json, sarif:\n"
+          "                all of the run's diagnostics in one document on stdout at the\n"
+          "                end, mcgen's JSON or SARIF 2.1.0 (docs/diagnostics.md)\n"
+          "  --diagnostics-output=FILE  write that document to FILE instead\n"
           "  --version     show the version\n",
           f);
 }
@@ -270,106 +275,95 @@ static int validate_inputs(Options *o)
     int status = diag_io_count() ? 2 : diag_error_count() ? 1 : 0;
     vec_free(&o->inputs);
     arena_free(&o->arena);
-    diag_reset();
     return status;
 }
 
-int main(int argc, char **argv)
+/* One run after the command line was read; the exit status. */
+static int run(Options *o)
 {
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
-    }
-    Options o;
-    int r = cli_parse(argc, argv, &o);
-    if (r >= 0)
-        return r;
-    if (o.help) {
+    if (o->help) {
         usage(stdout);
         return 0;
     }
-    if (o.version) {
+    if (o->version) {
         puts("mcgen " MCGEN_VERSION);
         return 0;
     }
-    if (o.check_wevt)
-        return check_wevt(o.check_wevt, o.explain);
-    if (o.verbose && o.ignored_schema)
+    if (o->check_wevt)
+        return check_wevt(o->check_wevt, o->explain);
+    if (o->verbose && o->ignored_schema)
         diag_plain(DIAG_NOTE, "-W/-w '%s' ignored: mcgen uses its built-in schema files",
-                   o.ignored_schema);
-    if (o.validate)
-        return validate_inputs(&o);
+                   o->ignored_schema);
+    if (o->validate)
+        return validate_inputs(o);
     /* mc's outputs unless only some were named (--json, --wevt, ...) */
-    bool mc_outputs = !o.selected;
-    Manifest *m = manifest_load_file(o.input);
-    if (!m) {
-        int io = diag_io_count();
-        diag_reset();
-        return io ? 2 : 1;
-    }
+    bool mc_outputs = !o->selected;
+    Manifest *m = manifest_load_file(o->input);
+    if (!m)
+        return diag_io_count() ? 2 : 1;
     bool *has_table = xcalloc(m->cultures.n + 1, sizeof *has_table);
     for (size_t i = 0; i < m->cultures.n; i++)
         has_table[i] = msgtable_count(m, i) > 0;
     OutputNames names;
-    cli_output_names(&o, m->cultures.n, has_table, &names);
-    const char *wevt_path = mc_outputs ? names.wevt : o.wevt;
-    const char *rc_path = mc_outputs ? names.rc : o.rc;
+    cli_output_names(o, m->cultures.n, has_table, &names);
+    const char *wevt_path = mc_outputs ? names.wevt : o->wevt;
+    const char *rc_path = mc_outputs ? names.rc : o->rc;
     int status = 0;
     TemplateFinder finder;
-    finder_init(&finder, o.templates_dir, NULL);
+    finder_init(&finder, o->templates_dir, NULL);
     /* every file this run writes, in the order it writes them */
     Buf *table_paths = xcalloc(m->cultures.n + 1, sizeof *table_paths);
     VEC(const char *) outputs = {0};
     if (mc_outputs)
         vec_push(&outputs, names.header);
-    if (o.json)
-        vec_push(&outputs, o.json);
+    if (o->json)
+        vec_push(&outputs, o->json);
     if (rc_path)
         vec_push(&outputs, rc_path);
     for (size_t i = 0; i < m->cultures.n; i++) {
-        if (!has_table[i] || !(mc_outputs || o.tables_dir))
+        if (!has_table[i] || !(mc_outputs || o->tables_dir))
             continue;
         if (mc_outputs)
             buf_printf(&table_paths[i], "%s", names.tables[i]);
         else
-            buf_printf(&table_paths[i], "%s/%s", o.tables_dir, names.table_names[i]);
+            buf_printf(&table_paths[i], "%s/%s", o->tables_dir, names.table_names[i]);
         vec_push(&outputs, table_paths[i].s);
     }
     if (wevt_path)
         vec_push(&outputs, wevt_path);
-    for (size_t i = 0; i < o.renders.n; i++)
-        vec_push(&outputs, o.renders.v[i].output);
-    if (o.print_outputs) {
+    for (size_t i = 0; i < o->renders.n; i++)
+        vec_push(&outputs, o->renders.v[i].output);
+    if (o->print_outputs) {
         for (size_t i = 0; i < outputs.n; i++)
             puts(outputs.v[i]);
         goto done;
     }
-    if (mc_outputs && (!ensure_dir(o.header_dir) || !ensure_dir(o.rc_dir))) {
+    if (mc_outputs && (!ensure_dir(o->header_dir) || !ensure_dir(o->rc_dir))) {
         status = 2;
         goto done;
     }
     /* TEMP.BIN is built in a thread of its own while the other outputs are
      * made (wevt.c reads the model and writes only its own offset
      * annotations) */
-    WevtJob job = {m, o.format, {0}};
+    WevtJob job = {m, o->format, {0}};
     pthread_t wt;
     bool threaded = wevt_path && pthread_create(&wt, NULL, wevt_thread, &job) == 0;
     if (wevt_path && !threaded)
         wevt_thread(&job);
     /* every output is built in memory first: nothing is written when any
      * of them fails */
-    Buf *rendered = xcalloc(o.renders.n + 1, sizeof *rendered);
-    for (size_t i = 0; status == 0 && i < o.renders.n; i++)
-        if (!render_user_template(m, &o, o.renders.v[i].tmpl, &rendered[i], &finder))
+    Buf *rendered = xcalloc(o->renders.n + 1, sizeof *rendered);
+    for (size_t i = 0; status == 0 && i < o->renders.n; i++)
+        if (!render_user_template(m, o, o->renders.v[i].tmpl, &rendered[i], &finder))
             status = 1;
     Buf header = {0}, header_bytes = {0};
-    if (mc_outputs && (!header_build(m, &o, &finder, &header) ||
-                       !encode_text(&o, names.header, &header, false, &header_bytes)))
+    if (mc_outputs && (!header_build(m, o, &finder, &header) ||
+                       !encode_text(o, names.header, &header, false, &header_bytes)))
         status = 1;
     Buf *tables = xcalloc(m->cultures.n + 1, sizeof *tables);
     for (size_t i = 0; i < m->cultures.n; i++)
-        if (has_table[i] && (mc_outputs || o.tables_dir) &&
-            !msgtable_build(m, i, &o.tables, &tables[i]))
+        if (has_table[i] && (mc_outputs || o->tables_dir) &&
+            !msgtable_build(m, i, &o->tables, &tables[i]))
             status = 1;
     if (threaded)
         pthread_join(wt, NULL);
@@ -380,8 +374,8 @@ int main(int argc, char **argv)
         status = 2;
     buf_free(&header);
     buf_free(&header_bytes);
-    if (status == 0 && o.json) {
-        Out *out = out_open(o.json);
+    if (status == 0 && o->json) {
+        Out *out = out_open(o->json);
         json_write_model(m, out);
         if (!out_commit(out, true))
             status = 2;
@@ -390,24 +384,24 @@ int main(int argc, char **argv)
         /* the --wevt file is named by its own name in the .rc */
         const char *wname = names.wevt_name;
         if (!mc_outputs) {
-            const char *slash = o.wevt ? strrchr(o.wevt, '/') : NULL;
-            wname = o.wevt ? (slash ? slash + 1 : o.wevt) : NULL;
+            const char *slash = o->wevt ? strrchr(o->wevt, '/') : NULL;
+            wname = o->wevt ? (slash ? slash + 1 : o->wevt) : NULL;
         }
-        status = worse(status, write_rc(m, &o, rc_path, names.table_names, wname, &finder));
+        status = worse(status, write_rc(m, o, rc_path, names.table_names, wname, &finder));
     }
     for (size_t i = 0; status == 0 && i < m->cultures.n; i++)
         if (table_paths[i].s && !write_file(table_paths[i].s, tables[i].s, tables[i].len))
             status = 2;
     if (status == 0 && wevt_path && !write_file(wevt_path, job.bin.s, job.bin.len))
         status = 2;
-    for (size_t i = 0; i < o.renders.n; i++) {
-        if (status == 0 && !write_file(o.renders.v[i].output, rendered[i].s, rendered[i].len))
+    for (size_t i = 0; i < o->renders.n; i++) {
+        if (status == 0 && !write_file(o->renders.v[i].output, rendered[i].s, rendered[i].len))
             status = 2;
         buf_free(&rendered[i]);
     }
     free(rendered);
-    if (status == 0 && o.depfile &&
-        !write_depfile(o.depfile, &o, outputs.v, outputs.n, &finder))
+    if (status == 0 && o->depfile &&
+        !write_depfile(o->depfile, o, outputs.v, outputs.n, &finder))
         status = 2;
     buf_free(&job.bin);
     for (size_t i = 0; i < m->cultures.n; i++)
@@ -415,9 +409,9 @@ int main(int argc, char **argv)
     free(tables);
 done:
     finder_free(&finder);
-    vec_free(&o.renders);
-    vec_free(&o.inputs);
-    arena_free(&o.arena);
+    vec_free(&o->renders);
+    vec_free(&o->inputs);
+    arena_free(&o->arena);
     for (size_t i = 0; i < m->cultures.n; i++)
         buf_free(&table_paths[i]);
     free(table_paths);
@@ -429,7 +423,50 @@ done:
      * LeakSanitizer can check that everything is reachable and freed. */
 #if defined(__SANITIZE_ADDRESS__) || defined(MCGEN_FREE_AT_EXIT)
     manifest_free(m);
-    diag_reset();
 #endif
-    return o.print_outputs ? 0 : status;
+    return o->print_outputs ? 0 : status;
+}
+
+/* --diagnostics-format=json|sarif: the document, on standard output or in
+ * the --diagnostics-output file.  Problems writing it are printed as text. */
+static int write_diagnostics(const Options *o)
+{
+    DiagFormat f = diag_format();
+    diag_set_format(DIAG_FORMAT_GCC);
+    Buf doc = {0};
+    if (f == DIAG_FORMAT_JSON)
+        diag_write_json(&doc);
+    else
+        diag_write_sarif(&doc, MCGEN_VERSION);
+    int status = 0;
+    if (o->diag_output) {
+        if (!write_file(o->diag_output, doc.s, doc.len))
+            status = 2;
+    } else if (fwrite(doc.s, 1, doc.len, stdout) != doc.len || fflush(stdout) != 0) {
+        diag_io("cannot write the diagnostics to standard output: %s", strerror(errno));
+        status = 2;
+    }
+    buf_free(&doc);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    Options o;
+    int status = cli_parse(argc, argv, &o);
+    bool told = status < 0 && (o.help || o.version);
+    if (status < 0)
+        status = run(&o);
+    if (diag_format() != DIAG_FORMAT_GCC && !told)
+        status = worse(status, write_diagnostics(&o));
+    /* run() frees these on its usual paths; the early returns leave them */
+    vec_free(&o.inputs);
+    vec_free(&o.renders);
+    arena_free(&o.arena);
+    diag_reset();
+    return status;
 }

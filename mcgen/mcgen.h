@@ -78,10 +78,25 @@ void diag_register_source(const char *file, const void *bytes, size_t len);
 void diag_set_capture(Buf *b);
 void diag_at(DiagLevel lvl, Loc loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
 void diag_vat(DiagLevel lvl, Loc loc, const char *fmt, va_list ap);
+/* An error already formatted as "file:line:col: error: message" (the
+ * template engine's): printed as it is, or recorded for the document. */
+void diag_formatted(const char *text);
 /* A diagnostic with no position: "mcgen: error: ..." */
 void diag_plain(DiagLevel lvl, const char *fmt, ...) PRINTF_LIKE(2, 3);
 int diag_error_count(void);
+/* Forgets everything: counts, controls, sources, records; the text format. */
 void diag_reset(void);
+
+/* --diagnostics-format: GCC prints each diagnostic as it comes (the text
+ * above); JSON and SARIF print nothing and record every diagnostic, for
+ * one document at the end of the run (docs/diagnostics.md). */
+typedef enum { DIAG_FORMAT_GCC, DIAG_FORMAT_JSON, DIAG_FORMAT_SARIF } DiagFormat;
+void diag_set_format(DiagFormat f);
+DiagFormat diag_format(void);
+/* The recorded diagnostics as mcgen's JSON document, or as a SARIF 2.1.0
+ * log whose tool is "mcgen" `tool_version`; appended to `b`. */
+void diag_write_json(Buf *b);
+void diag_write_sarif(Buf *b, const char *tool_version);
 
 /* ======================================================================
  * xml.c
@@ -707,6 +722,7 @@ typedef struct Options {
     bool selected; /* an output was named: write only the named ones */
     const char *json, *wevt, *rc, *tables_dir, *check_wevt, *explain;
     const char *depfile; /* --depfile: Makefile rule of outputs and inputs */
+    const char *diag_output; /* --diagnostics-output: the document's file */
     const char *templates_dir; /* --templates: built-in templates overridden by name */
     VEC(RenderJob) renders;    /* --render=TEMPLATE:OUTPUT */
     Arena arena; /* strings the options own */

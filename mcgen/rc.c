@@ -270,7 +270,7 @@ bool rc_build(const Manifest *m, const char *const *msg_names, const char *wevt_
     Tmpl *t = src ? tmpl_parse("rc.j2", src, len, &err) : NULL;
     if (ok && !(t && tmpl_render(t, vars, &tf->loader, out, &err))) {
         if (err.len) /* "template:line:col: error: ..." already */
-            fprintf(stderr, "%s\n", err.s);
+            diag_formatted(err.s);
         else
             diag_plain(DIAG_ERROR, "no template rc.j2");
         ok = false;

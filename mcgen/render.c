@@ -237,7 +237,7 @@ bool render_user_template(Manifest *m, const Options *o, const char *path, Buf *
     Tmpl *t = tmpl_parse(path, text, len, &err);
     bool ok = t && tmpl_render(t, vars, &tf->loader, out, &err);
     if (!ok) /* "template:line:col: error: ..." already */
-        fprintf(stderr, "%s\n", err.s ? err.s : "template failed");
+        diag_formatted(err.s ? err.s : "template failed");
     tf->first_dir = NULL;
     tmpl_free(t);
     buf_free(&err);

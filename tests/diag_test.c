@@ -1,0 +1,231 @@
+/* diag_test.c - the diagnostics documents (--diagnostics-format): what
+ * diag.c records, and the JSON and SARIF it writes, word for word. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit.h"
+
+static const char SRC[] = "<a/>\n  <b x=\"1\"/>\n";
+
+/* One coded error naming a second place, one warning made an error by
+ * -Werror, one uncoded note without a place. */
+static void report_three(void)
+{
+    diag_register_source("dir/a b.man", SRC, sizeof SRC - 1);
+    diag_ex(D_XML_SYNTAX, (Loc){"dir/a b.man", 2, 3}, (Loc){"dir/a b.man", 1, 1},
+            "first defined", "dup \"%s\" \\ %d\x01 \xff", "x", 5);
+    diag_warnings_as_errors(true);
+    diag_c(D_NO_LOCALIZATION, (Loc){"dir/a b.man", 0, 0}, "no strings");
+    diag_plain(DIAG_NOTE, "just so you know");
+}
+
+START_TEST(test_diag_json_records_everything)
+{
+    diag_reset();
+    Buf cap = {0};
+    diag_set_capture(&cap);
+    diag_set_format(DIAG_FORMAT_JSON);
+    report_three();
+    ck_assert_uint_eq(cap.len, 0); /* nothing printed */
+    ck_assert_int_eq(diag_error_count(), 2);
+    Buf b = {0};
+    diag_write_json(&b);
+    ck_assert_str_eq(b.s,
+                     "{\n"
+                     "  \"version\": 1,\n"
+                     "  \"diagnostics\": [\n"
+                     "    {\n"
+                     "      \"level\": \"error\",\n"
+                     "      \"code\": \"MCG1001\",\n"
+                     "      \"name\": \"xml-syntax\",\n"
+                     "      \"file\": \"dir/a b.man\",\n"
+                     "      \"line\": 2,\n"
+                     "      \"column\": 3,\n"
+                     "      \"message\": \"dup \\\"x\\\" \\\\ 5\\u0001 \xEF\xBF\xBD\",\n"
+                     "      \"related\": [\n"
+                     "        {\n"
+                     "          \"file\": \"dir/a b.man\",\n"
+                     "          \"line\": 1,\n"
+                     "          \"column\": 1,\n"
+                     "          \"message\": \"first defined\"\n"
+                     "        }\n"
+                     "      ],\n"
+                     "      \"source\": \"  <b x=\\\"1\\\"/>\"\n"
+                     "    },\n"
+                     "    {\n"
+                     "      \"level\": \"error\",\n"
+                     "      \"code\": \"MCG5002\",\n"
+                     "      \"name\": \"no-localization\",\n"
+                     "      \"file\": \"dir/a b.man\",\n"
+                     "      \"line\": null,\n"
+                     "      \"column\": null,\n"
+                     "      \"message\": \"no strings\",\n"
+                     "      \"related\": [],\n"
+                     "      \"source\": null\n"
+                     "    },\n"
+                     "    {\n"
+                     "      \"level\": \"note\",\n"
+                     "      \"code\": null,\n"
+                     "      \"name\": null,\n"
+                     "      \"file\": null,\n"
+                     "      \"line\": null,\n"
+                     "      \"column\": null,\n"
+                     "      \"message\": \"just so you know\",\n"
+                     "      \"related\": [],\n"
+                     "      \"source\": null\n"
+                     "    }\n"
+                     "  ]\n"
+                     "}\n");
+    buf_free(&b);
+    diag_set_capture(NULL);
+    buf_free(&cap);
+    diag_reset();
+}
+END_TEST
+
+START_TEST(test_diag_sarif_related_location)
+{
+    diag_reset();
+    diag_set_format(DIAG_FORMAT_SARIF);
+    report_three();
+    Buf b = {0};
+    diag_write_sarif(&b, "9.9");
+    /* rules: the codes the results use, in number order */
+    const char *r1 = strstr(b.s, "\"id\": \"MCG1001\"");
+    const char *r2 = strstr(b.s, "\"id\": \"MCG5002\"");
+    ck_assert(r1 && r2 && r1 < r2);
+    ck_assert_ptr_null(strstr(b.s, "MCG0000"));
+    ck_assert_ptr_null(strstr(b.s, "MCG1002"));
+    ck_assert_ptr_nonnull(strstr(b.s, "\"name\": \"NoLocalization\""));
+    ck_assert_ptr_nonnull(strstr(
+        b.s, "\"text\": \"MCG5002: the manifest"));
+    ck_assert_ptr_nonnull(strstr(b.s, "-Wno-no-localization silences it"));
+    ck_assert_ptr_nonnull(strstr(b.s, "\"version\": \"9.9\""));
+    /* the first result: its message as printed, a relative URI, the
+     * second place */
+    ck_assert_ptr_nonnull(strstr(b.s,
+        "          \"ruleId\": \"MCG1001\",\n"
+        "          \"ruleIndex\": 0,\n"
+        "          \"level\": \"error\",\n"
+        "          \"message\": {\n"
+        "            \"text\": \"dup \\\"x\\\" \\\\ 5\\u0001 \xEF\xBF\xBD (first defined at dir/a b.man:1:1)\"\n"
+        "          },\n"
+        "          \"locations\": [\n"
+        "            {\n"
+        "              \"physicalLocation\": {\n"
+        "                \"artifactLocation\": {\n"
+        "                  \"uri\": \"dir/a%20b.man\",\n"
+        "                  \"uriBaseId\": \"%SRCROOT%\"\n"
+        "                },\n"
+        "                \"region\": {\n"
+        "                  \"startLine\": 2,\n"
+        "                  \"startColumn\": 3,\n"
+        "                  \"snippet\": {\n"
+        "                    \"text\": \"  <b x=\\\"1\\\"/>\"\n"
+        "                  }\n"
+        "                }\n"
+        "              }\n"
+        "            }\n"
+        "          ],\n"
+        "          \"relatedLocations\": [\n"
+        "            {\n"
+        "              \"id\": 1,\n"
+        "              \"physicalLocation\": {\n"
+        "                \"artifactLocation\": {\n"
+        "                  \"uri\": \"dir/a%20b.man\",\n"
+        "                  \"uriBaseId\": \"%SRCROOT%\"\n"
+        "                },\n"
+        "                \"region\": {\n"
+        "                  \"startLine\": 1,\n"
+        "                  \"startColumn\": 1\n"
+        "                }\n"
+        "              },\n"
+        "              \"message\": {\n"
+        "                \"text\": \"first defined\"\n"
+        "              }\n"
+        "            }\n"
+        "          ]\n"));
+    /* a warning made an error keeps its rule's default level */
+    ck_assert_ptr_nonnull(strstr(b.s, "\"ruleId\": \"MCG5002\",\n"
+                                      "          \"ruleIndex\": 1,\n"
+                                      "          \"level\": \"error\""));
+    ck_assert_ptr_nonnull(strstr(b.s, "\"defaultConfiguration\": {\n"
+                                      "                \"level\": \"warning\""));
+    /* the note has no file: a tool execution notification, not a result
+     * (code scanning refuses a result without a location) */
+    ck_assert_ptr_nonnull(strstr(b.s,
+        "      \"invocations\": [\n"
+        "        {\n"
+        "          \"executionSuccessful\": true,\n"
+        "          \"toolExecutionNotifications\": [\n"
+        "            {\n"
+        "              \"level\": \"note\",\n"
+        "              \"message\": {\n"
+        "                \"text\": \"just so you know\"\n"
+        "              }\n"
+        "            }\n"
+        "          ]\n"
+        "        }\n"
+        "      ],\n"));
+    ck_assert_ptr_null(strstr(strstr(b.s, "\"results\""), "\"level\": \"note\""));
+    buf_free(&b);
+    diag_reset();
+}
+END_TEST
+
+START_TEST(test_diag_gcc_records_nothing)
+{
+    diag_reset();
+    Buf cap = {0};
+    diag_set_capture(&cap);
+    report_three();
+    ck_assert_str_eq(cap.s,
+                     "dir/a b.man:2:3: error: [MCG1001] dup \"x\" \\ 5\x01 \xff (first defined at "
+                     "dir/a b.man:1:1)\n"
+                     "    <b x=\"1\"/>\n"
+                     "    ^\n"
+                     "dir/a b.man: error: [MCG5002] no strings\n"
+                     "mcgen: note: just so you know\n");
+    Buf b = {0};
+    diag_write_json(&b);
+    ck_assert_str_eq(b.s, "{\n  \"version\": 1,\n  \"diagnostics\": []\n}\n");
+    buf_free(&b);
+    diag_set_capture(NULL);
+    buf_free(&cap);
+    diag_reset();
+}
+END_TEST
+
+START_TEST(test_diag_formatted_template_error)
+{
+    diag_reset();
+    diag_set_format(DIAG_FORMAT_JSON);
+    diag_formatted("my:tmpl.j2:4:7: error: '}}' expected");
+    diag_formatted("no place: error here");
+    Buf b = {0};
+    diag_write_json(&b);
+    ck_assert_ptr_nonnull(strstr(b.s, "\"file\": \"my:tmpl.j2\",\n"
+                                      "      \"line\": 4,\n"
+                                      "      \"column\": 7,\n"
+                                      "      \"message\": \"'}}' expected\""));
+    ck_assert_ptr_nonnull(strstr(b.s, "\"file\": null,\n"
+                                      "      \"line\": null,\n"
+                                      "      \"column\": null,\n"
+                                      "      \"message\": \"no place: error here\""));
+    ck_assert_int_eq(diag_error_count(), 0);
+    buf_free(&b);
+    diag_reset();
+}
+END_TEST
+
+Suite *diag_suite(void)
+{
+    Suite *s = suite_create("diag");
+    TCase *tc = tcase_create("diag");
+    tcase_add_test(tc, test_diag_json_records_everything);
+    tcase_add_test(tc, test_diag_sarif_related_location);
+    tcase_add_test(tc, test_diag_gcc_records_nothing);
+    tcase_add_test(tc, test_diag_formatted_template_error);
+    suite_add_tcase(s, tc);
+    return s;
+}

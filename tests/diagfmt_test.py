@@ -1,0 +1,395 @@
+#!/usr/bin/env python3
+"""--diagnostics-format=json|sarif and --diagnostics-output.
+
+Runs `mcgen --validate` on every tests/invalid/*.man (by glob, so new cases
+are covered) in the three formats and checks that:
+  * json and sarif write one JSON document to stdout and nothing to stderr,
+    with the exit status of the text run;
+  * each JSON diagnostic rebuilds the text run's line word for word
+    ("file:line:col: level: [CODE] message" and the source line);
+  * one known case (xml-syntax.man) has exactly the expected fields;
+  * the SARIF log is valid against the SARIF 2.1.0 JSON schema (from the
+    npm package @microsoft/jest-sarif, unpacked by ./setup outside the
+    repository; "skipped" when it or python3-jsonschema is missing), and
+    its rules, ruleIndex and relative URIs are consistent;
+  * examples/ci: the problem matcher's regexp extracts file, line, column,
+    severity, code and message from a real line; the workflow is YAML
+    (skipped without PyYAML).
+Prints PASS/FAIL/SKIP lines and "N passed, N failed, N skipped".
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+INVALID = os.path.join(ROOT, "tests", "invalid")
+HELLO = os.path.join(ROOT, "examples", "hello", "hello.man")
+CI = os.path.join(ROOT, "examples", "ci")
+results = {"passed": 0, "failed": 0, "skipped": 0}
+
+
+def check(ok, name, why=""):
+    results["passed" if ok else "failed"] += 1
+    print(("PASS " if ok else "FAIL ") + name + ("" if ok else ": " + str(why)))
+
+
+def skip(name, why):
+    results["skipped"] += 1
+    print("SKIP %s: skipped (%s)" % (name, why))
+
+
+def run(mcgen, *args, cwd=INVALID):
+    return subprocess.run([mcgen, *args], capture_output=True, cwd=cwd)
+
+
+def schema_path():
+    """Where ./setup unpacks the SARIF schema (the same rule as setup's)."""
+    cache = os.environ.get("MCGEN_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+        "mcgen")
+    return os.path.join(cache, "sarif-schema", "sarif-2.1.0-rtm.5.json")
+
+
+def headlines(stderr):
+    """The text run's diagnostics: (headline, source line or None)."""
+    out = []
+    lines = stderr.decode("utf-8", "replace").splitlines()
+    i = 0
+    while i < len(lines):
+        src = None
+        if (i + 2 < len(lines) and lines[i + 1].startswith("  ") and
+                lines[i + 2].startswith("  ") and lines[i + 2].strip(" \t") == "^"):
+            src = lines[i + 1][2:]
+        out.append((lines[i], src))
+        i += 3 if src is not None else 1
+    return out
+
+
+def rebuild(d):
+    """A JSON diagnostic as the text format prints its first line."""
+    where = d["file"] or "mcgen"
+    if d["file"] and d["line"]:
+        where = "%s:%d:%d" % (d["file"], d["line"], d["column"])
+    text = "%s: %s: " % (where, d["level"])
+    if d["code"]:
+        text += "[%s] " % d["code"]
+    text += d["message"]
+    for r in d["related"]:
+        rw = r["file"] if not r["line"] else "%s:%d:%d" % (r["file"], r["line"], r["column"])
+        text += " (%s at %s)" % (r["message"], rw)
+    return text
+
+
+def test_cases(mcgen):
+    cases = sorted(os.path.basename(p) for p in glob.glob(os.path.join(INVALID, "*.man")))
+    check(len(cases) >= 3, "tests/invalid has cases", cases)
+    for name in cases:
+        gcc = run(mcgen, "--validate", name)
+        gcc2 = run(mcgen, "--validate", "--diagnostics-format=gcc", name)
+        check(gcc2.stderr == gcc.stderr and gcc2.returncode == gcc.returncode and
+              not gcc2.stdout, name + ": --diagnostics-format=gcc is the default text")
+        js = run(mcgen, "--validate", "--diagnostics-format=json", name)
+        try:
+            doc = json.loads(js.stdout)
+        except ValueError as e:
+            check(False, name + ": json output parses", e)
+            continue
+        check(js.returncode == gcc.returncode and js.stderr == b"",
+              name + ": json: same exit status, stderr empty",
+              (js.returncode, gcc.returncode, js.stderr))
+        want = headlines(gcc.stderr)
+        got = [(rebuild(d), d["source"]) for d in doc["diagnostics"]]
+        check(doc["version"] == 1 and got == want,
+              name + ": json diagnostics rebuild the text output", (got, want))
+        sa = run(mcgen, "--validate", "--diagnostics-format=sarif", name)
+        try:
+            log = json.loads(sa.stdout)
+        except ValueError as e:
+            check(False, name + ": sarif output parses", e)
+            continue
+        check(sa.returncode == gcc.returncode and sa.stderr == b"",
+              name + ": sarif: same exit status, stderr empty")
+        res = log["runs"][0]["results"]
+        check([(r["level"], r["ruleId"]) for r in res] ==
+              [(d["level"], d["code"] or "MCG0000") for d in doc["diagnostics"] if d["file"]],
+              name + ": sarif results follow the json diagnostics")
+
+
+XML_SYNTAX_JSON = {
+    "level": "error", "code": "MCG1001", "name": "xml-syntax", "file": "xml-syntax.man",
+    "line": 13, "column": 3, "message": "malformed XML: mismatched tag", "related": [],
+    "source": "</instrumentationManifes>"}
+
+
+def test_known(mcgen, schema):
+    r = run(mcgen, "--validate", "--diagnostics-format=json", "xml-syntax.man")
+    doc = json.loads(r.stdout)
+    check(doc == {"version": 1, "diagnostics": [XML_SYNTAX_JSON]} and r.returncode == 1,
+          "json: xml-syntax.man, exact fields", doc)
+    check(list(doc["diagnostics"][0]) == list(XML_SYNTAX_JSON),
+          "json: keys in the documented order", list(doc["diagnostics"][0]))
+    # the same from the repository root with an absolute path: the URI is
+    # relative to the current directory
+    r = run(mcgen, "--validate", "--diagnostics-format=sarif",
+            os.path.join(INVALID, "xml-syntax.man"), cwd=ROOT)
+    log = json.loads(r.stdout)
+    want_result = {
+        "ruleId": "MCG1001", "ruleIndex": 0, "level": "error",
+        "message": {"text": "malformed XML: mismatched tag"},
+        "locations": [{"physicalLocation": {
+            "artifactLocation": {"uri": "tests/invalid/xml-syntax.man", "uriBaseId": "%SRCROOT%"},
+            "region": {"startLine": 13, "startColumn": 3,
+                       "snippet": {"text": "</instrumentationManifes>"}}}}]}
+    run0 = log["runs"][0]
+    check(run0["results"] == [want_result], "sarif: xml-syntax.man, exact result",
+          run0["results"])
+    rule = run0["tool"]["driver"]["rules"]
+    check(rule == [{
+        "id": "MCG1001", "name": "XmlSyntax",
+        "shortDescription": {"text": "the file is not well-formed XML"},
+        "fullDescription": {"text": "MCG1001: the file is not well-formed XML (error by default)."},
+        "help": {"text": "The rule, a failing example and the fix: "
+                         "docs/diagnostics.md#mcg1001-xml-syntax-error in mcgen's sources."},
+        "defaultConfiguration": {"level": "error"}}], "sarif: the rule of MCG1001", rule)
+    ver = run(mcgen, "--version").stdout.decode().split()[-1]
+    check(log["$schema"] == "https://json.schemastore.org/sarif-2.1.0.json" and
+          log["version"] == "2.1.0" and len(log["runs"]) == 1 and
+          run0["tool"]["driver"]["name"] == "mcgen" and
+          run0["tool"]["driver"]["version"] == ver,
+          "sarif: $schema, version, one run, tool mcgen " + ver)
+    # the docs anchor the help text names exists
+    with open(os.path.join(ROOT, "docs", "diagnostics.md"), encoding="utf-8") as f:
+        check("\n## MCG1001 xml-syntax (error)\n" in f.read(),
+              "sarif: help.text names a heading of docs/diagnostics.md")
+
+
+def validate_schema(log, schema, name):
+    if schema is None:
+        return
+    import jsonschema
+    errors = []
+    for cls in (jsonschema.validators.validator_for(schema), jsonschema.Draft7Validator):
+        v = cls(schema)
+        errors += ["%s: %s at %s" % (cls.__name__, e.message, list(e.absolute_path))
+                   for e in v.iter_errors(log)]
+    check(not errors, name + ": valid against the SARIF 2.1.0 schema", errors[:3])
+
+
+def consistent(log, name):
+    """ruleIndex and ruleId agree; rules are unique; URIs relative."""
+    run0 = log["runs"][0]
+    rules = run0["tool"]["driver"]["rules"]
+    ids = [r["id"] for r in rules]
+    bad = [r for r in run0["results"]
+           if rules[r["ruleIndex"]]["id"] != r["ruleId"] or
+           not re.fullmatch(r"MCG\d{4}", r["ruleId"])]
+    uris = [loc["physicalLocation"]["artifactLocation"]
+            for r in run0["results"] for loc in r.get("locations", []) + r.get("relatedLocations", [])]
+    bad_uri = [u for u in uris if u.get("uriBaseId") != "%SRCROOT%" or
+               u["uri"].startswith("/") or "\\" in u["uri"] or " " in u["uri"]]
+    # GitHub code scanning refuses the whole log when a result has no
+    # location with an artifact URI
+    bad += [r for r in run0["results"] if not r.get("locations") or
+            not r["locations"][0]["physicalLocation"]["artifactLocation"].get("uri")]
+    check(not bad and len(set(ids)) == len(ids) and ids == sorted(ids) and
+          set(ids) == {r["ruleId"] for r in run0["results"]} and not bad_uri,
+          name + ": rules used once each, ruleIndex matches ruleId, relative URIs",
+          (bad, ids, bad_uri))
+
+
+def test_sarif_all(mcgen, schema):
+    names = sorted(os.path.basename(p) for p in glob.glob(os.path.join(INVALID, "*.man")))
+    # several manifests, a missing one and a clean one in one run
+    r = run(mcgen, "--validate", "--diagnostics-format=sarif", *names, "missing.man", HELLO)
+    log = json.loads(r.stdout)
+    check(r.returncode == 2 and r.stderr == b"",
+          "sarif: a --validate run of every case + a missing file: one document, exit 2",
+          (r.returncode, r.stderr))
+    inv = log["runs"][0]["invocations"]
+    check(inv == [{"executionSuccessful": False, "toolExecutionNotifications": [{
+        "level": "error",
+        "message": {"text": "cannot open 'missing.man': No such file or directory"}}]}],
+        "sarif: an unreadable input is a tool execution notification, not a result", inv)
+    consistent(log, "sarif: every case")
+    validate_schema(log, schema, "sarif: every case")
+    r2 = run(mcgen, "--validate", "--diagnostics-format=sarif", *names, "missing.man", HELLO)
+    check(r2.stdout == r.stdout, "sarif: the same run gives the same bytes")
+    jr = run(mcgen, "--validate", "--diagnostics-format=json", *names, "missing.man", HELLO)
+    doc = json.loads(jr.stdout)
+    check(jr.returncode == 2 and len(doc["diagnostics"]) == len(log["runs"][0]["results"]) + 1,
+          "json: the same run, as many diagnostics (+ the notification)")
+    # a clean manifest: an empty document, exit 0
+    for fmt in ("json", "sarif"):
+        r = run(mcgen, "--validate", "--diagnostics-format=" + fmt, HELLO)
+        d = json.loads(r.stdout)
+        empty = d["diagnostics"] if fmt == "json" else d["runs"][0]["results"]
+        check(r.returncode == 0 and empty == [] and r.stderr == b"",
+              fmt + ": a clean manifest: no diagnostics, exit 0")
+        if fmt == "sarif":
+            validate_schema(d, schema, "sarif: a clean run")
+
+
+def test_paths_and_output(mcgen, schema):
+    tmp = tempfile.mkdtemp(prefix="mcgen-diagfmt-")
+    try:
+        sub = os.path.join(tmp, "my dir")
+        os.mkdir(sub)
+        shutil.copy(os.path.join(INVALID, "xml-root.man"), os.path.join(sub, "a b#1.man"))
+        weird = 'we"ird\\.man'
+        shutil.copy(os.path.join(INVALID, "xml-syntax.man"), os.path.join(tmp, weird))
+        r = run(mcgen, "--validate", "--diagnostics-format=sarif", "./my dir/a b#1.man",
+                weird, cwd=tmp)
+        log = json.loads(r.stdout)
+        uris = [x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                for x in log["runs"][0]["results"]]
+        # '\\' is a directory separator, as in the rest of mcgen
+        check(uris == ["my%20dir/a%20b%231.man", "we%22ird/.man"],
+              "sarif: URIs relative, './' dropped, '\\' as '/', other characters "
+              "percent-encoded",
+              uris)
+        validate_schema(log, schema, "sarif: odd file names")
+        r = run(mcgen, "--validate", "--diagnostics-format=json", weird, cwd=tmp)
+        doc = json.loads(r.stdout)
+        check(doc["diagnostics"][0]["file"] == weird, "json: a file name with '\"' and '\\'",
+              doc["diagnostics"][0]["file"])
+        # outside the current directory: an absolute file: URI
+        r = run(mcgen, "--validate", "--diagnostics-format=sarif",
+                os.path.join(sub, "a b#1.man"), cwd=ROOT)
+        loc = json.loads(r.stdout)["runs"][0]["results"][0]["locations"][0]
+        art = loc["physicalLocation"]["artifactLocation"]
+        check(art == {"uri": "file://" + sub.replace(" ", "%20") + "/a%20b%231.man"},
+              "sarif: a file outside the current directory gets a file: URI", art)
+        # --diagnostics-output: the document in a file, stdout and stderr empty
+        out = os.path.join(tmp, "out.sarif")
+        r = run(mcgen, "--validate", "--diagnostics-format=sarif",
+                "--diagnostics-output", out, os.path.join(INVALID, "xml-syntax.man"))
+        with open(out, "rb") as f:
+            body = f.read()
+        check(r.returncode == 1 and r.stdout == b"" and r.stderr == b"" and
+              json.loads(body)["runs"][0]["results"][0]["ruleId"] == "MCG1001",
+              "--diagnostics-output=FILE: the document in FILE, nothing on stdout or stderr")
+        r = run(mcgen, "--validate", "--diagnostics-format=json",
+                "--diagnostics-output=" + os.path.join(tmp, "no", "such", "x.json"),
+                os.path.join(INVALID, "xml-syntax.man"))
+        check(r.returncode == 2 and r.stdout == b"" and
+              r.stderr.startswith(b"mcgen: error: cannot "),
+              "--diagnostics-output into a missing directory: text error, exit 2", r.stderr)
+        # a compilation (not --validate) records its diagnostics too
+        r = run(mcgen, "--diagnostics-format=json", "-h", os.path.join(tmp, "h"),
+                os.path.join(INVALID, "xml-syntax.man"), cwd=tmp)
+        doc = json.loads(r.stdout)
+        check(r.returncode == 1 and doc["diagnostics"][0]["code"] == "MCG1001" and
+              not os.path.exists(os.path.join(tmp, "h")),
+              "json: a compilation's errors, no outputs, exit 1")
+    finally:
+        shutil.rmtree(tmp)
+
+
+def test_usage(mcgen):
+    r = run(mcgen, "--diagnostics-format=sarif", "-q", "x.man")
+    log = json.loads(r.stdout)
+    res = log["runs"][0]["results"]
+    note = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    check(r.returncode == 2 and r.stderr == b"" and res == [] and
+          note == [{"level": "error",
+                    "message": {"text": "Invalid switch: -q. (see mcgen --help)"}}],
+          "sarif: a bad command line is a notification in the document, exit 2",
+          (r.returncode, res, note))
+    r = run(mcgen, "-q", "--diagnostics-format=json", "x.man")
+    doc = json.loads(r.stdout)
+    check(r.returncode == 2 and doc["diagnostics"][0]["message"].startswith("Invalid switch"),
+          "json: an error before --diagnostics-format on the line is in the document too")
+    r = run(mcgen, "--diagnostics-format=xml", "x.man")
+    check(r.returncode == 2 and r.stdout == b"" and r.stderr ==
+          b"mcgen: error: --diagnostics-format takes gcc, json or sarif, not 'xml' "
+          b"(see mcgen --help)\n", "--diagnostics-format=xml: usage error, exit 2", r.stderr)
+    r = run(mcgen, "--diagnostics-format=json", "--print-outputs", "x.man")
+    doc = json.loads(r.stdout)
+    check(r.returncode == 2 and doc["diagnostics"][0]["message"].startswith(
+        "--print-outputs writes to standard output"),
+        "--print-outputs with the document on stdout: usage error", doc)
+    r = run(mcgen, "--diagnostics-output=x.json", "x.man")
+    check(r.returncode == 2 and r.stdout == b"" and r.stderr ==
+          b"mcgen: error: --diagnostics-output needs --diagnostics-format=json or sarif "
+          b"(see mcgen --help)\n", "--diagnostics-output without json or sarif: usage error",
+          r.stderr)
+    r = run(mcgen, "--diagnostics-format=sarif", "--version")
+    check(r.returncode == 0 and r.stdout.startswith(b"mcgen "),
+          "--version with sarif: the version, no document")
+
+
+def test_ci(mcgen):
+    with open(os.path.join(CI, "mcgen-problem-matcher.json"), encoding="utf-8") as f:
+        matcher = json.load(f)["problemMatcher"][0]
+    pat = matcher["pattern"][0]
+    # the regexp is written for JavaScript; \d, (?:), +? mean the same in Python
+    rx = re.compile(pat["regexp"])
+    r = run(mcgen, "--validate", "xml-root.man")
+    line = r.stderr.decode().splitlines()[0]
+    m = rx.match(line)
+    got = m and {k: m.group(pat[k]) for k in
+                 ("file", "line", "column", "severity", "code", "message")}
+    check(got == {"file": "xml-root.man", "line": "2", "column": "1", "severity": "error",
+                  "code": "MCG1003",
+                  "message": "not an instrumentation manifest: the root element is "
+                             "<instrumentation> (namespace "
+                             "'http://schemas.microsoft.com/win/2004/08/events'), expected "
+                             "<instrumentationManifest> in namespace "
+                             "'http://schemas.microsoft.com/win/2004/08/events'"},
+          "problem matcher: file, line, column, severity, code, message of a real line", got)
+    m = rx.match("C:\\src\\app.man:30:5: warning: [MCG8001] symbol renamed")
+    check(m and m.group(pat["file"]) == "C:\\src\\app.man" and
+          m.group(pat["severity"]) == "warning",
+          "problem matcher: a Windows path with a drive letter, a warning")
+    check(not rx.match("  <event value='1'/>") and not rx.match("  ^"),
+          "problem matcher: source and caret lines do not match")
+    try:
+        import yaml
+    except ImportError:
+        skip("examples/ci/manifest-check.yml parses", "no PyYAML")
+        return
+    with open(os.path.join(CI, "manifest-check.yml"), encoding="utf-8") as f:
+        wf = yaml.safe_load(f)
+    steps = wf["jobs"]["mcgen"]["steps"]
+    text = json.dumps(steps)
+    upload = [s for s in steps if s.get("uses", "").startswith("github/codeql-action/upload-sarif")]
+    on = wf.get("on", wf.get(True))  # YAML 1.1 reads the key `on` as true
+    check("pull_request" in on and upload and "always()" in upload[0]["if"] and
+          "--diagnostics-format=sarif" in text and "--diagnostics-output=mcgen.sarif" in text,
+          "examples/ci/manifest-check.yml parses: pull_request, mcgen sarif, upload always()")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mcgen", default=os.path.join(ROOT, "build", "mcgen"))
+    args = ap.parse_args()
+    mcgen = os.path.abspath(args.mcgen)
+    schema = None
+    try:
+        import jsonschema  # noqa: F401
+        try:
+            with open(schema_path(), encoding="utf-8") as f:
+                schema = json.load(f)
+        except OSError:
+            skip("SARIF schema validation", "no %s: run ./setup" % schema_path())
+    except ImportError:
+        skip("SARIF schema validation", "no jsonschema module: python3-jsonschema")
+    test_cases(mcgen)
+    test_known(mcgen, schema)
+    test_sarif_all(mcgen, schema)
+    test_paths_and_output(mcgen, schema)
+    test_usage(mcgen)
+    test_ci(mcgen)
+    print("%d passed, %d failed, %d skipped" %
+          (results["passed"], results["failed"], results["skipped"]))
+    return 1 if results["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
