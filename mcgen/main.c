@@ -266,7 +266,7 @@ static bool ensure_dir(const char *dir)
 static int validate_inputs(Options *o)
 {
     for (size_t i = 0; i < o->inputs.n; i++) {
-        Manifest *m = manifest_load_file(o->inputs.v[i]);
+        Manifest *m = manifest_check_file(o->inputs.v[i]);
         if (m) {
             header_assign_symbols(m); /* the header's names: MCG8001 */
             manifest_free(m);

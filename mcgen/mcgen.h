@@ -545,6 +545,9 @@ void schema_check_free(SchemaCheck *sc);
 
 /* Reads and resolves a manifest file.  NULL after diagnostics. */
 Manifest *manifest_load_file(const char *path);
+/* The same for --validate: checked and resolved, without message ids
+ * (only the outputs need them). */
+Manifest *manifest_check_file(const char *path);
 /* The same from bytes in memory fed in chunks of `chunk` bytes (0: all). */
 Manifest *manifest_load_mem(const char *name, const void *bytes, size_t len, size_t chunk);
 void manifest_free(Manifest *m);

@@ -1482,7 +1482,7 @@ static bool on_begin(void *ctx)
 }
 
 static Manifest *load(Manifest *m, bool (*run)(Manifest *, const XmlHandler *, void *),
-                      void *arg)
+                      void *arg, bool ids)
 {
     int errors_before = diag_error_count();
     Parser p = {0};
@@ -1498,7 +1498,7 @@ static Manifest *load(Manifest *m, bool (*run)(Manifest *, const XmlHandler *, v
         resolve(m);
     if (ok && !p.failed && diag_error_count() == errors_before)
         validate_manifest(m);
-    if (ok && !p.failed && diag_error_count() == errors_before)
+    if (ids && ok && !p.failed && diag_error_count() == errors_before)
         msgid_assign(m);
     if (!ok || p.failed || diag_error_count() != errors_before) {
         manifest_free(m);
@@ -1527,12 +1527,17 @@ static bool run_file(Manifest *m, const XmlHandler *h, void *arg)
 Manifest *manifest_load_mem(const char *name, const void *bytes, size_t len, size_t chunk)
 {
     MemArg a = {bytes, len, chunk};
-    return load(manifest_new(name), run_mem, &a);
+    return load(manifest_new(name), run_mem, &a, true);
 }
 
 Manifest *manifest_load_file(const char *path)
 {
-    return load(manifest_new(path), run_file, NULL);
+    return load(manifest_new(path), run_file, NULL, true);
+}
+
+Manifest *manifest_check_file(const char *path)
+{
+    return load(manifest_new(path), run_file, NULL, false);
 }
 
 static void free_named_maps(Provider *pv)

@@ -578,6 +578,7 @@ typedef struct SType {
     VEC(struct SType *) members; /* union */
     struct SType *item;          /* list */
     VEC(const char *) enums;
+    VEC(size_t) enum_lens;
     VEC(Regex *) patterns; /* any one must match */
     bool has_min, has_max;
     Num min, max;
@@ -839,6 +840,7 @@ static void stype_restriction(Schema *s, SType *t, const SNode *r)
         uint64_t len;
         if (is_xs(f, "enumeration")) {
             vec_push(&t->enums, v);
+            vec_push(&t->enum_lens, strlen(v));
         } else if (is_xs(f, "pattern")) {
             const char *err = NULL;
             Regex *re = re_compile(&s->arena, v, &err);
@@ -1202,6 +1204,7 @@ void schema_release(void)
     for (size_t i = 0; i < s->all_stypes.n; i++) {
         vec_free(&s->all_stypes.v[i]->members);
         vec_free(&s->all_stypes.v[i]->enums);
+        vec_free(&s->all_stypes.v[i]->enum_lens);
         vec_free(&s->all_stypes.v[i]->patterns);
     }
     for (size_t i = 0; i < s->all_ctypes.n; i++) {
@@ -1446,7 +1449,7 @@ static bool facets_valid(const SType *t, const char *v, size_t n, size_t items)
     if (t->enums.n) {
         bool found = false;
         for (size_t i = 0; i < t->enums.n && !found; i++)
-            found = strlen(t->enums.v[i]) == n && !memcmp(t->enums.v[i], v, n);
+            found = t->enum_lens.v[i] == n && !memcmp(t->enums.v[i], v, n);
         if (!found)
             return false;
     }
