@@ -155,7 +155,7 @@ def mc_switches(mcgen, tmp):
           "-n: no CR LF after the texts", repr(nocrlf[:2]))
 
     # a character Windows-1252 does not have, with -A: an error at the string
-    text = open(HELLO, encoding="utf-8").read().replace("Hallo, %1!", "\u4f60\u597d, %1!")
+    text = open(HELLO, encoding="utf-8").read().replace("Hallo, %1%!", "\u4f60\u597d, %1%!")
     with open(os.path.join(work, "cjk.man"), "w", encoding="utf-8") as f:
         f.write(text)
     r = fresh("-A", name="cjk.man")
@@ -336,8 +336,8 @@ def main():
         if model:
             ev = model["providers"][0]["events"][0]
             check(ev["message"]["text"] == {
-                "en-US": "Hello, %1! You are visitor %2 of session %3.",
-                "de-DE": "Hallo, %1! Sie sind Besucher %2 der Sitzung %3."}
+                "en-US": "Hello, %1%! You are visitor %2 of session %3.",
+                "de-DE": "Hallo, %1%! Sie sind Besucher %2 der Sitzung %3."}
                 and ev["level"] == {"name": "win:Informational", "value": 4, "builtin": True}
                 and ev["opcode"]["value"] == 1 and ev["keywordMask"] == "0x0000000000000001",
                 "hello: resolved event values", json.dumps(ev)[:500])
@@ -372,7 +372,7 @@ def main():
         names = sorted(os.listdir(tables))
         de = open(os.path.join(tables, "MSG00002.bin"), "rb").read() if "MSG00002.bin" in names else b""
         check(r.returncode == 0 and names == ["MSG00001.bin", "MSG00002.bin"]
-              and "Hallo, %1!".encode("utf-16-le") in de
+              and "Hallo, %1%!".encode("utf-16-le") in de
               and "Begrüßung\r\n\0".encode("utf-16-le") in de,
               "--message-tables writes one table per culture", "%r %r" % (names, r.stderr))
 
