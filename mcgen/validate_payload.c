@@ -9,7 +9,8 @@
  * (possible only in a decompiled manifest, where parse.c lets it pass with
  * a warning) shows up here as a NULL pointer and is skipped.  Decompiled
  * providers (source=, rebuilt from TDH metadata) have lost the lengths of
- * their binary fields; the rule that needs those lengths leaves them out.
+ * their binary fields and come with a generated string table that repeats
+ * ids; the rules about those leave them out.
  *
  * Every golden manifest was accepted by mc.exe, so a rule that would flag
  * one of them is wrong: where the documentation says more than mc enforces
@@ -437,7 +438,7 @@ static void check_binary_length(Provider *pv, Layout *l, const Field *f)
 
 /* InputType: each inType lists the outTypes it can be rendered as
  * (schema/winmeta.xml, InType.allowed). */
-static void check_out_type(Manifest *m, Layout *l, const Field *f)
+static void check_out_type(Layout *l, const Field *f)
 {
     if (f->is_struct || !f->in_type || !f->out_type)
         return;
@@ -453,7 +454,6 @@ static void check_out_type(Manifest *m, Layout *l, const Field *f)
            "(allowed: %s)",
            f->out_type->display, f->name, l->tid, t->display, b.len ? b.s : "none");
     buf_free(&b);
-    (void)m;
 }
 
 /* DataDefinitionType map: "The data type of the data item must be" win:UInt8,
@@ -473,6 +473,26 @@ static void check_map_type(Layout *l, const Field *f)
            f->map_name, f->name, l->tid, t->display);
 }
 
+/* UserData (TemplateItemType): the XML fragment takes the template's
+ * fields through "%N" element text, N from 1 to the number of top-level
+ * fields; an N past them is substituted by nothing (wevt.c drops it). */
+static void rule_userdata_inserts(const Layout *l, const XmlNode *n)
+{
+    if (!n)
+        return;
+    const char *t = n->text;
+    if (t && t[0] == '%' && is_digit(t[1])) {
+        unsigned long idx = strtoul(t + 1, NULL, 10);
+        if (idx < 1 || idx > l->fields.n)
+            diag_c(D_USERDATA_INSERT, n->loc,
+                   "<%s> of the <UserData> of template '%s' takes %%%lu, but the template has "
+                   "%zu field%s",
+                   n->name.local, l->tid, idx, l->fields.n, l->fields.n == 1 ? "" : "s");
+    }
+    for (size_t i = 0; i < n->children.n; i++)
+        rule_userdata_inserts(l, n->children.v[i]);
+}
+
 static void check_fields(Manifest *m, Provider *pv, Layout *l, Field **v, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -481,7 +501,7 @@ static void check_fields(Manifest *m, Provider *pv, Layout *l, Field **v, size_t
         check_quantity(l, f, &f->length, "length");
         check_length_type(l, f);
         check_binary_length(pv, l, f);
-        check_out_type(m, l, f);
+        check_out_type(l, f);
         check_map_type(l, f);
         if (f->is_struct)
             check_fields(m, pv, l, f->members.v, f->members.n);
@@ -550,6 +570,7 @@ void validate_payload(Manifest *m)
             Layout *l = pv->layouts.v[j];
             rule_field_names(l, l->fields.v, l->fields.n);
             check_fields(m, pv, l, l->fields.v, l->fields.n);
+            rule_userdata_inserts(l, l->user_data);
         }
         for (size_t j = 0; j < pv->maps.n; j++) {
             rule_map_values(m, pv->maps.v[j]);
