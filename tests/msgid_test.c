@@ -14,7 +14,7 @@
 
 static const char doc[] =
     "<instrumentationManifest " NS "><instrumentation><events>\n"
-    "<provider name='A' guid='{00000000-0000-0000-0000-000000000001}' message='$(string.p)'>\n"
+    "<provider name='A' guid='{00000000-0000-0000-0000-000000000001}' symbol='A' message='$(string.p)'>\n"
     " <channels>\n"
     "  <channel name='A/Op' type='Operational' message='$(string.c1)'/>\n"
     "  <channel name='A/Dbg' type='Debug'/>\n"
@@ -27,9 +27,9 @@ static const char doc[] =
     " <opcodes><opcode name='O' value='11' message='$(string.o)'/></opcodes>\n"
     " <keywords><keyword name='K' mask='0x400000000000' message='$(string.k)'/></keywords>\n"
     " <maps>\n"
-    "  <valueMap name='V'><map value='7' message='$(string.v1)'/><map value='8'/>\n"
+    "  <valueMap name='V'><map value='7' message='$(string.v1)'/><map value='8' message='$(string.v3)'/>\n"
     "   <map value='9' message='$(string.v2)'/></valueMap>\n"
-    "  <bitMap name='B'><map value='1' message='$(string.b1)'/></bitMap>\n"
+    "  <bitMap name='B'><map value='0x1' message='$(string.b1)'/></bitMap>\n"
     " </maps>\n"
     " <events>\n"
     "  <event value='5' version='1' message='$(string.e)'/>\n"
@@ -41,7 +41,7 @@ static const char doc[] =
     " </events>\n"
     " <filters><filter name='F' value='0xFE' version='2' message='$(string.f)'/></filters>\n"
     "</provider>\n"
-    "<provider name='B' guid='{00000000-0000-0000-0000-000000000002}' message='$(string.p2)'>\n"
+    "<provider name='B' guid='{00000000-0000-0000-0000-000000000002}' symbol='B' message='$(string.p2)'>\n"
     " <events><event value='1' message='$(string.e2)'/></events>\n"
     "</provider>\n"
     "<messageTable><message value='0x12345' message='$(string.explicit)'/></messageTable>\n"
@@ -53,7 +53,7 @@ static const char doc[] =
     " <string id='v2' value='x'/><string id='b1' value='x'/><string id='e' value='x'/>\n"
     " <string id='sys' value='x'/><string id='app' value='x'/><string id='shared' value='x'/>\n"
     " <string id='explicit' value='x'/><string id='f' value='x'/><string id='p2' value='x'/>\n"
-    " <string id='e2' value='x'/>\n"
+    " <string id='e2' value='x'/><string id='v3' value='x'/>\n"
     "</stringTable></resources></localization></instrumentationManifest>\n";
 
 static uint32_t id_of(const MsgRef *r)
@@ -80,10 +80,11 @@ START_TEST(test_msgid_formula_for_every_kind)
     ck_assert_uint_eq(id_of(&a->tasks.v[0]->opcodes.v[0]->n.msg), 0x30110066);
     ck_assert_uint_eq(id_of(&a->opcodes.v[0]->n.msg), 0x3000000B);
     ck_assert_uint_eq(id_of(&a->keywords.v[0]->n.msg), 0x1000002F);
-    /* value-map and bit-map items count separately; no message, no number */
+    /* value-map and bit-map items count separately, in manifest order
+     * (the schema requires a message on every item) */
     ck_assert_uint_eq(id_of(&a->maps.v[0]->items.v[0]->msg), 0xD0000001);
-    ck_assert(!a->maps.v[0]->items.v[1]->msg.has_msgid);
-    ck_assert_uint_eq(id_of(&a->maps.v[0]->items.v[2]->msg), 0xD0000002);
+    ck_assert_uint_eq(id_of(&a->maps.v[0]->items.v[1]->msg), 0xD0000002);
+    ck_assert_uint_eq(id_of(&a->maps.v[0]->items.v[2]->msg), 0xD0000003);
     ck_assert_uint_eq(id_of(&a->maps.v[1]->items.v[0]->msg), 0xF0000001);
     ck_assert_uint_eq(id_of(&a->events.v[0]->msg), 0xB0010005);
     ck_assert_uint_eq(id_of(&a->events.v[1]->msg), 0x00000006); /* on imported System */
@@ -110,7 +111,7 @@ static void worked_example_table(Buf *b)
 {
     static const char man[] =
         "<instrumentationManifest " NS "><instrumentation><events>\n"
-        "<provider name='P' guid='{00000000-0000-0000-0000-000000000001}' message='$(string.p)'>\n"
+        "<provider name='P' guid='{00000000-0000-0000-0000-000000000001}' symbol='P' message='$(string.p)'>\n"
         " <channels><channel name='C' type='Operational' message='$(string.c)'/></channels>\n"
         " <events><event value='1' level='win:Error'/><event value='2' level='win:Warning'/>\n"
         "  <event value='3' level='win:Informational'/></events>\n"

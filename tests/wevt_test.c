@@ -53,7 +53,7 @@ START_TEST(test_wevt_template_binxml_and_id)
 {
     Manifest *m = load(
         "<instrumentationManifest " NS "><instrumentation><events>\n"
-        "<provider name='P' guid='{00000000-0000-0000-0000-000000000001}'>\n"
+        "<provider name='P' guid='{00000000-0000-0000-0000-000000000001}' symbol='P'>\n"
         "<templates><template tid='T'><data name='width' inType='win:UInt32'/>"
         "<data name='height' inType='win:UInt32'/></template></templates>\n"
         "</provider></events></instrumentation></instrumentationManifest>\n");
@@ -99,7 +99,8 @@ END_TEST
 /* A manifest that fills most lists, for the reader tests. */
 static const char rich[] =
     "<instrumentationManifest " NS "><instrumentation><events>\n"
-    "<provider name='Rich' guid='{00000000-0000-0000-0000-000000000009}' message='$(string.p)'"
+    "<provider name='Rich' guid='{00000000-0000-0000-0000-000000000009}' symbol='RICH'"
+    " message='$(string.p)'"
     " controlGuid='{00000000-0000-0000-0000-00000000000A}'>\n"
     " <traits groupGuid='{00000000-0000-0000-0000-00000000000B}'/>\n"
     " <channels><channel name='R/Op' type='Operational' message='$(string.c)'/></channels>\n"
@@ -107,7 +108,7 @@ static const char rich[] =
     " <tasks><task name='T' value='1'><opcodes><opcode name='O' value='10'/></opcodes></task></tasks>\n"
     " <keywords><keyword name='K1' mask='0x1'/><keyword name='K2' mask='0x2'/></keywords>\n"
     " <maps><valueMap name='V'><map value='1' message='$(string.v)'/></valueMap></maps>\n"
-    " <namedQueries><patternMaps><patternMap name='Q' format='%1'><map name='a' value='b'/>"
+    " <namedQueries><patternMaps><patternMap name='Q' format='winrxv1'><map name='a' value='b'/>"
     "</patternMap></patternMaps></namedQueries>\n"
     " <templates><template tid='T1'><data name='n' inType='win:UInt32' map='V'/>"
     "<struct name='S' count='n'><data name='x' inType='win:UInt8'/></struct></template>\n"
