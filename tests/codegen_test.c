@@ -4,8 +4,9 @@
  * length, fixed and variable, strings and the rest), the EventWrite
  * macro parameters (<name>_Len_ before the values that need a size), the
  * enable-bit pairs, the synthesized event names, the mangling of names
- * that are no C identifier and the renaming of a symbol two providers use, and the provider traits bytes.  Expected
- * values are worked out by hand from the document's tables.
+ * that are no C identifier, the renaming of a symbol two providers use,
+ * and the provider traits bytes.  Expected values are worked out by hand
+ * from the document's tables.
  */
 #include <string.h>
 
