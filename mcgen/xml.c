@@ -165,7 +165,6 @@ typedef struct Producer {
     unsigned char head[4];
     size_t nhead;
     bool failed;
-    bool sync; /* no reader thread (small embedded documents) */
 } Producer;
 
 static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
@@ -513,6 +512,7 @@ struct XmlReader {
     bool failed; /* a diagnostic was given or a handler stopped the parse */
     const char *last_ns; /* intern_ns cache */
     size_t last_ns_len;
+    XML_Parser direct; /* xml_parse_embedded: expat called on this thread */
 };
 
 const char *xml_intern(XmlReader *r, const char *s)
@@ -528,6 +528,10 @@ const char *xml_intern(XmlReader *r, const char *s)
 void xml_stop(XmlReader *r)
 {
     r->failed = true;
+    if (r->direct) {
+        XML_StopParser(r->direct, XML_FALSE);
+        return;
+    }
     atomic_store(&r->q->stop, true);
     pthread_mutex_lock(&r->q->lock);
     pthread_cond_broadcast(&r->q->changed);
@@ -976,9 +980,9 @@ static bool run(const char *file, Arena *arena, const XmlHandler *h, Producer *p
     XML_SetParamEntityParsing(pr->p, XML_PARAM_ENTITY_PARSING_NEVER);
 
     pthread_t t;
-    bool threaded = !pr->sync && pthread_create(&t, NULL, producer_main, pr) == 0;
+    bool threaded = pthread_create(&t, NULL, producer_main, pr) == 0;
     if (!threaded) {
-        /* no thread to be had (or wanted): read everything first, then replay */
+        /* no thread to be had: read everything first, then replay */
         q.unbounded = true;
         producer_main(pr);
     }
@@ -1024,15 +1028,97 @@ bool xml_parse_mem(const char *name, const void *bytes, size_t len, size_t chunk
     return run(name, arena, h, &pr);
 }
 
+/* ---- small embedded documents: expat on the calling thread ----
+ * The schema files built into the binary are read with expat's callbacks
+ * turned straight into the handler's, without the reader thread and its
+ * records: attributes get their element's position (these documents are
+ * ours, and a mistake in them is an internal error). */
+
+static void XMLCALL direct_start(void *ud, const XML_Char *name, const XML_Char **atts)
+{
+    XmlReader *r = ud;
+    Frame f = {0};
+    f.elem.loc.file = r->file;
+    f.elem.loc.line = (uint32_t)XML_GetCurrentLineNumber(r->direct);
+    f.elem.loc.col = (uint32_t)XML_GetCurrentColumnNumber(r->direct) + 1;
+    split_name(r, name, &f.elem.ns, &f.elem.local, true);
+    f.text_start = r->text.len;
+    f.attr_start = r->attrs.n;
+    size_t n = 0;
+    for (; atts[2 * n]; n++) {
+        XmlAttr a = {0};
+        split_name(r, atts[2 * n], &a.ns, &a.local, false);
+        a.value = atts[2 * n + 1];
+        a.loc = f.elem.loc;
+        vec_push(&r->attrs, a);
+    }
+    f.elem.nattrs = n;
+    vec_push(&r->stack, f);
+    Frame *top = &r->stack.v[r->stack.n - 1];
+    top->elem.attrs = r->attrs.v + top->attr_start;
+    r->h->start(r->h->ctx, r, &top->elem);
+}
+
+static void XMLCALL direct_end(void *ud, const XML_Char *name)
+{
+    (void)name;
+    replay_end(ud);
+}
+
+static void XMLCALL direct_text(void *ud, const XML_Char *s, int len)
+{
+    XmlReader *r = ud;
+    if (r->stack.n)
+        buf_add(&r->text, s, (size_t)len);
+}
+
+static void XMLCALL direct_ns_start(void *ud, const XML_Char *prefix, const XML_Char *uri)
+{
+    XmlReader *r = ud;
+    NsDecl d = {xml_intern(r, prefix ? prefix : ""), xml_intern(r, uri ? uri : "")};
+    vec_push(&r->ns, d);
+}
+
+static void XMLCALL direct_ns_end(void *ud, const XML_Char *prefix)
+{
+    replay_ns_end(ud, prefix ? prefix : "");
+}
+
 bool xml_parse_embedded(const char *name, const void *bytes, size_t len, Arena *arena,
                         const XmlHandler *h)
 {
     diag_register_source(name, bytes, len);
-    Producer pr = {0};
-    pr.bytes = bytes;
-    pr.len = len;
-    pr.sync = true;
-    return run(name, arena, h, &pr);
+    XmlReader r = {0};
+    r.file = name;
+    r.arena = arena;
+    r.h = h;
+    r.direct = XML_ParserCreateNS(NULL, NS_SEP);
+    if (!r.direct) {
+        fputs("mcgen: error: out of memory\n", stderr);
+        exit(1);
+    }
+    XML_SetUserData(r.direct, &r);
+    XML_SetElementHandler(r.direct, direct_start, direct_end);
+    XML_SetCharacterDataHandler(r.direct, direct_text);
+    XML_SetNamespaceDeclHandler(r.direct, direct_ns_start, direct_ns_end);
+    if (h->begin && !h->begin(h->ctx))
+        r.failed = true;
+    if (!r.failed && XML_Parse(r.direct, bytes, (int)len, XML_TRUE) == XML_STATUS_ERROR &&
+        !r.failed) {
+        Loc loc = {name, (uint32_t)XML_GetCurrentLineNumber(r.direct),
+                   (uint32_t)XML_GetCurrentColumnNumber(r.direct) + 1};
+        diag_c(D_XML_SYNTAX, loc, "malformed XML: %s",
+               XML_ErrorString(XML_GetErrorCode(r.direct)));
+        r.failed = true;
+    }
+    XML_ParserFree(r.direct);
+    map_free(&r.interned);
+    vec_free(&r.ns);
+    vec_free(&r.stack);
+    vec_free(&r.attrs);
+    buf_free(&r.text);
+    buf_free(&r.scratch);
+    return !r.failed;
 }
 
 bool xml_parse_file(const char *path, Arena *arena, const XmlHandler *h)
