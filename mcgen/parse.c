@@ -849,6 +849,14 @@ static void on_start(void *ctx, XmlReader *r, const XmlElem *e)
         }
         return;
     }
+    if (k == K_INSTRUMENTATION && (is(e, "counters") || is(e, "perftrack"))) {
+        /* performance counters, usually in their own namespace */
+        p->m->skipped_counter_sections++;
+        diag_at(DIAG_NOTE, e->loc, "<%s> section skipped: mcgen compiles event providers only",
+                e->local);
+        push(p, K_SKIP, NULL);
+        return;
+    }
     if (!ns_ok(e->ns) && k != K_MANIFEST) {
         push(p, K_SKIP, NULL);
         return;
@@ -863,13 +871,8 @@ static void on_start(void *ctx, XmlReader *r, const XmlElem *e)
             nk = K_LOCALIZATION;
         break;
     case K_INSTRUMENTATION:
-        if (is(e, "events")) {
+        if (is(e, "events"))
             nk = K_EVENTS;
-        } else if (is(e, "counters") || is(e, "perftrack")) {
-            p->m->skipped_counter_sections++;
-            diag_at(DIAG_NOTE, e->loc, "<%s> section skipped: mcgen compiles event providers only",
-                    e->local);
-        }
         break;
     case K_EVENTS:
         if (is(e, "provider"))

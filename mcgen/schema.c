@@ -1338,8 +1338,14 @@ static bool builtin_valid(Check *ck, Builtin b, const char *v, size_t n)
     case B_STRING:
     case B_NORMALIZED:
     case B_TOKEN:
-    case B_ANYURI:
     case B_NONE:
+        return true;
+    case B_ANYURI:
+        /* as libxml2 reads it: any text, but a '%' starts an escape of two
+         * hex digits */
+        for (size_t i = 0; i < n; i++)
+            if (v[i] == '%' && (i + 2 >= n || !is_hex(v[i + 1]) || !is_hex(v[i + 2])))
+                return false;
         return true;
     case B_BOOLEAN:
         return (n == 4 && !memcmp(v, "true", 4)) || (n == 5 && !memcmp(v, "false", 5)) ||
