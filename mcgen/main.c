@@ -1,7 +1,8 @@
 /*
  * main.c - the command line.  Loads the manifest, then writes the outputs
  * that were asked for.  Exit status: 0 success, 1 errors in the input,
- * 2 usage or I/O problems.
+ * 2 usage or I/O problems.  With --diagnostics-format=json or sarif the
+ * diagnostics document is written last, after any run (main, below).
  */
 #include "mcgen.h"
 
