@@ -752,6 +752,14 @@ static bool sddl_ace(Sddl *x)
     return true;
 }
 
+/* White space between the parts (a long descriptor may be written over
+ * several lines) is let through. */
+static void skip_space(Sddl *x)
+{
+    while (is_xml_space((unsigned char)*x->p))
+        x->p++;
+}
+
 static bool sddl_acl(Sddl *x)
 {
     for (;;) {
@@ -764,7 +772,7 @@ static bool sddl_acl(Sddl *x)
         else
             break;
     }
-    while (*x->p == '(')
+    for (skip_space(x); *x->p == '('; skip_space(x))
         if (!sddl_ace(x))
             return false;
     return true;
@@ -776,7 +784,7 @@ static const char *sddl_check(const char *s, size_t *at)
 {
     Sddl x = {s, s, NULL};
     bool owner = false, group = false, dacl = false, sacl = false;
-    while (*x.p && !x.err) {
+    for (skip_space(&x); *x.p && !x.err; skip_space(&x)) {
         char k = x.p[0];
         bool *once = k == 'O'   ? &owner
                      : k == 'G' ? &group
