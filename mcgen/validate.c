@@ -884,33 +884,31 @@ static void rule_symbol_syntax(Manifest *m, Provider *pv)
     }
 }
 
-/* One name the header defines: what defines it, and for a #define its
- * value (a #define may repeat with the same value: C allows that). */
+/* One name the header defines: what defines it, and whether it is a
+ * #define (channels, levels, tasks, opcodes, keywords) or the name of a
+ * variable or type (provider GUID, event descriptor, map enum). */
 typedef struct Defined {
     const char *kind; /* "level", "event", ... */
-    bool is_define;
-    uint64_t value;
-    bool is_event;
+    bool is_define, is_event;
     Loc loc;
 } Defined;
 
-static void claim_symbol(Manifest *m, Map *taken, const char *sym, const char *kind,
-                         bool is_define, uint64_t value, bool is_event, Loc loc)
+static void claim_symbol(Manifest *m, Map *taken, const char *sym, const char *kind, Loc loc)
 {
     if (!sym || !sym[0])
         return;
+    static const char *const defines[] = {"channel", "level", "task", "opcode", "keyword", NULL};
     Defined *d = arena_alloc(&m->arena, sizeof *d);
-    *d = (Defined){kind, is_define, value, is_event, loc};
+    *d = (Defined){kind, in_list(kind, strlen(kind), defines), strcmp(kind, "event") == 0, loc};
     const Defined *first = map_put(taken, sym, d, true);
     if (!first)
         return;
-    /* two events: header.c renames the second (MCG8001); two providers:
-     * MCG2017 */
-    if (first->is_event && is_event)
+    /* two events, or two #defines: header.c renames the second when it
+     * writes the header (MCG8001), unless the #define repeats its value;
+     * two providers: MCG2017 */
+    if ((first->is_event && d->is_event) || (first->is_define && d->is_define))
         return;
     if (strcmp(first->kind, "provider") == 0 && strcmp(kind, "provider") == 0)
-        return;
-    if (first->is_define && is_define && first->value == value)
         return;
     diag_ex(D_SYMBOL_CLASH, loc, first->loc, "first defined",
             "symbol '%s' of this %s names an earlier %s too: the header would define it twice",
@@ -919,43 +917,43 @@ static void claim_symbol(Manifest *m, Map *taken, const char *sym, const char *k
 
 /* CSymbolType: mc.exe "uses the symbol to create a constant ... in the
  * header file that the compiler generates": the symbols of one manifest
- * all land in one C header, where a name can be defined once (or a macro
- * repeated with the same value). */
+ * all land in one C header, where a name can be defined once.  header.c
+ * sees the clashes among #defines and among event descriptors when it
+ * writes the header (MCG8001); this rule reports the others: a provider's
+ * GUID, an event descriptor or a map's enum named like another item. */
 static void rule_symbol_unique(Manifest *m)
 {
     Map taken = {0};
     for (size_t i = 0; i < m->providers.n; i++) {
         Provider *pv = m->providers.v[i];
-        claim_symbol(m, &taken, pv->symbol, "provider", false, 0, false, pv->loc);
+        claim_symbol(m, &taken, pv->symbol, "provider", pv->loc);
         for (size_t j = 0; j < pv->channels.n; j++) {
             Channel *c = pv->channels.v[j];
             if (written_channel(c))
-                claim_symbol(m, &taken, c->symbol, "channel", true, c->value, false, c->loc);
+                claim_symbol(m, &taken, c->symbol, "channel", c->loc);
         }
         for (size_t j = 0; j < pv->levels.n; j++)
-            claim_symbol(m, &taken, pv->levels.v[j]->n.symbol, "level", true,
-                         pv->levels.v[j]->value, false, pv->levels.v[j]->n.loc);
+            claim_symbol(m, &taken, pv->levels.v[j]->n.symbol, "level", pv->levels.v[j]->n.loc);
         for (size_t j = 0; j < pv->opcodes.n; j++)
-            claim_symbol(m, &taken, pv->opcodes.v[j]->n.symbol, "opcode", true,
-                         pv->opcodes.v[j]->value, false, pv->opcodes.v[j]->n.loc);
+            claim_symbol(m, &taken, pv->opcodes.v[j]->n.symbol, "opcode",
+                         pv->opcodes.v[j]->n.loc);
         for (size_t j = 0; j < pv->tasks.n; j++) {
             Task *t = pv->tasks.v[j];
-            claim_symbol(m, &taken, t->n.symbol, "task", true, t->value, false, t->n.loc);
+            claim_symbol(m, &taken, t->n.symbol, "task", t->n.loc);
             for (size_t k = 0; k < t->opcodes.n; k++)
-                claim_symbol(m, &taken, t->opcodes.v[k]->n.symbol, "opcode", true,
-                             t->opcodes.v[k]->value, false, t->opcodes.v[k]->n.loc);
+                claim_symbol(m, &taken, t->opcodes.v[k]->n.symbol, "opcode",
+                             t->opcodes.v[k]->n.loc);
         }
         for (size_t j = 0; j < pv->keywords.n; j++)
-            claim_symbol(m, &taken, pv->keywords.v[j]->n.symbol, "keyword", true,
-                         pv->keywords.v[j]->mask, false, pv->keywords.v[j]->n.loc);
+            claim_symbol(m, &taken, pv->keywords.v[j]->n.symbol, "keyword",
+                         pv->keywords.v[j]->n.loc);
         for (size_t j = 0; j < pv->maps.n; j++)
             if (pv->maps.v[j]->kind != MAP_PATTERN)
-                claim_symbol(m, &taken, pv->maps.v[j]->symbol, "map", false, 0, false,
-                             pv->maps.v[j]->loc);
+                claim_symbol(m, &taken, pv->maps.v[j]->symbol, "map", pv->maps.v[j]->loc);
         for (size_t j = 0; j < pv->events.n; j++) {
             Event *e = pv->events.v[j];
             if (!e->not_logged)
-                claim_symbol(m, &taken, e->symbol, "event", false, 0, true, e->loc);
+                claim_symbol(m, &taken, e->symbol, "event", e->loc);
         }
     }
     map_free(&taken);
