@@ -33,7 +33,7 @@ static const char doc[] =
     " </maps>\n"
     " <events>\n"
     "  <event value='5' version='1' message='$(string.e)'/>\n"
-    "  <event value='6' channel='Sys' message='$(string.sys)'/>\n"
+    "  <event value='6' channel='Sys' message='$(string.sys)' level='win:Error'/>\n"
     "  <event value='7' channel='Application' message='$(string.app)' level='win:Error'/>\n"
     "  <event value='8' message='$(string.shared)'/>\n"
     "  <event value='9' message='$(string.shared)'/>\n"

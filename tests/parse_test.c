@@ -127,9 +127,9 @@ static const char channels_doc[] =
     HEAD PROV_OPEN
     "<events>\n"
     "  <event value='1' channel='Op'/>\n"
-    "  <event value='2' channel='Contoso/Admin'/>\n"
-    "  <event value='3' channel='Application'/>\n"
-    "  <event value='4' channel='Sys'/>\n"
+    "  <event value='2' channel='Contoso/Admin' level='win:Error' message='$(string.adm)'/>\n"
+    "  <event value='3' channel='Application' level='win:Error' message='$(string.adm)'/>\n"
+    "  <event value='4' channel='Sys' level='win:Error' message='$(string.adm)'/>\n"
     "</events>\n"
     "<channels>\n"
     "  <channel name='Contoso/Admin' chid='Adm' type='Admin' value='16' symbol='ADM_SYM'\n"
