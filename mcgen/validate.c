@@ -48,17 +48,6 @@ static bool decompiled(const Provider *pv) { return pv->source != NULL; }
  * event names one. */
 static bool written_channel(const Channel *c) { return !c->auto_imported; }
 
-static bool is_c_ident(const char *s)
-{
-    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
-        return false;
-    for (s++; *s; s++)
-        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
-              *s == '_'))
-            return false;
-    return true;
-}
-
 static int popcount64(uint64_t v)
 {
     int n = 0;
@@ -434,25 +423,9 @@ static void rule_channel_range(Manifest *m, Provider *pv)
 
 /* ======================================================================
  * 4010-4099: channels
+ * (At most eight channels per provider is the schema's rule: the channel
+ * list's maxOccurs="8", MCG1102.)
  * ==================================================================== */
-
-/* ChannelListType: "You can specify up to eight channels (any combination
- * of imported channels or channels that you define)". */
-static void rule_channel_count(Manifest *m, Provider *pv)
-{
-    (void)m;
-    size_t n = 0;
-    for (size_t i = 0; i < pv->channels.n; i++) {
-        Channel *c = pv->channels.v[i];
-        if (!written_channel(c))
-            continue;
-        if (++n == 9)
-            diag_c(D_TOO_MANY_CHANNELS, c->loc,
-                   "channel '%s' is the ninth channel of provider '%s': a provider defines or "
-                   "imports at most eight",
-                   c->name, pv->name);
-    }
-}
 
 /* EventDefinitionType message: "You must specify a message if the channel
  * type to which the event is written is Admin"; level: "You must specify
@@ -837,52 +810,9 @@ static void rule_channel_access(Manifest *m, Provider *pv)
 
 /* ======================================================================
  * 8010-8099: symbols of the generated header
+ * (That a symbol= is a C identifier is the schema's rule: CSymbolType,
+ * MCG1203.)
  * ==================================================================== */
-
-static void check_symbol(Manifest *m, const char *sym, Loc loc, const char *what,
-                         const char *name)
-{
-    if (sym && sym[0] && !is_c_ident(sym))
-        diag_c(D_SYMBOL_INVALID, loc,
-               "symbol '%s' of %s '%s' is not a C identifier ([A-Za-z_][A-Za-z0-9_]*); the "
-               "header calls it %s",
-               sym, what, name, header_ident(&m->arena, sym));
-}
-
-/* CSymbolType: "()|([_a-zA-Z][_0-9a-zA-Z]*)": "If you specify a name, the
- * name must begin with an underscore (_) or an alphabetical character".
- * mc.exe accepts other text and writes it into the header as it is, which
- * then does not compile; mcgen makes an identifier of it: a warning.
- * (Event symbols are reported by header.c, MCG8001.) */
-static void rule_symbol_syntax(Manifest *m, Provider *pv)
-{
-    check_symbol(m, pv->symbol, pv->loc, "provider", pv->name);
-    for (size_t i = 0; i < pv->channels.n; i++)
-        check_symbol(m, pv->channels.v[i]->symbol, pv->channels.v[i]->loc, "channel",
-                     pv->channels.v[i]->name);
-    for (size_t i = 0; i < pv->levels.n; i++)
-        check_symbol(m, pv->levels.v[i]->n.symbol, pv->levels.v[i]->n.loc, "level",
-                     pv->levels.v[i]->n.display);
-    for (size_t i = 0; i < pv->tasks.n; i++) {
-        Task *t = pv->tasks.v[i];
-        check_symbol(m, t->n.symbol, t->n.loc, "task", t->n.display);
-        for (size_t j = 0; j < t->opcodes.n; j++)
-            check_symbol(m, t->opcodes.v[j]->n.symbol, t->opcodes.v[j]->n.loc, "opcode",
-                         t->opcodes.v[j]->n.display);
-    }
-    for (size_t i = 0; i < pv->opcodes.n; i++)
-        check_symbol(m, pv->opcodes.v[i]->n.symbol, pv->opcodes.v[i]->n.loc, "opcode",
-                     pv->opcodes.v[i]->n.display);
-    for (size_t i = 0; i < pv->keywords.n; i++)
-        check_symbol(m, pv->keywords.v[i]->n.symbol, pv->keywords.v[i]->n.loc, "keyword",
-                     pv->keywords.v[i]->n.display);
-    for (size_t i = 0; i < pv->maps.n; i++) {
-        ValueMap *vm = pv->maps.v[i];
-        check_symbol(m, vm->symbol, vm->loc, "map", vm->name);
-        for (size_t j = 0; j < vm->items.n; j++)
-            check_symbol(m, vm->items.v[j]->symbol, vm->items.v[j]->loc, "map item of", vm->name);
-    }
-}
 
 /* One name the header defines: what defines it, and whether it is a
  * #define (channels, levels, tasks, opcodes, keywords) or the name of a
@@ -983,14 +913,12 @@ void validate_manifest(Manifest *m)
         rule_keyword_mask(m, pv);
         rule_channel_range(m, pv);
         /* channels */
-        rule_channel_count(m, pv);
         rule_admin_events(m, pv);
         rule_channel_publishing(m, pv);
         /* provider */
         rule_provider_files(m, pv);
         rule_channel_access(m, pv);
         /* symbols */
-        rule_symbol_syntax(m, pv);
     }
     rule_symbol_unique(m);
     validate_payload(m);
