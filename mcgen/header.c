@@ -24,6 +24,18 @@
 
 /* mc's C identifier for a name: a leading digit and every character
  * outside [A-Za-z0-9_] become '_'. */
+/* Whether name is already what header_ident would make of it. */
+static bool is_ident(const char *name)
+{
+    for (size_t i = 0; name[i]; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' ||
+              (i > 0 && c >= '0' && c <= '9')))
+            return false;
+    }
+    return true;
+}
+
 char *header_ident(Arena *a, const char *name)
 {
     size_t n = strlen(name);
@@ -327,11 +339,12 @@ void header_assign_symbols(Manifest *m)
     Map taken = {0}; /* name -> the Event that has it */
     for (size_t i = 0; i < m->providers.n; i++) {
         const Provider *pv = m->providers.v[i];
-        const char *ps = header_ident(a, pv->symbol && *pv->symbol ? pv->symbol : pv->name);
+        const char *pn = pv->symbol && *pv->symbol ? pv->symbol : pv->name;
+        const char *ps = is_ident(pn) ? pn : header_ident(a, pn);
         for (size_t j = 0; j < pv->events.n; j++) {
             Event *e = pv->events.v[j];
             const char *s = e->symbol && *e->symbol ? e->symbol : NULL;
-            if (s && strcmp(header_ident(a, s), s) != 0) {
+            if (s && !is_ident(s)) {
                 const char *fixed = header_ident(a, s);
                 diag_c(D_SYMBOL_RENAMED, e->loc,
                         "event symbol '%s' is not a C identifier; the header calls it %s", s,
