@@ -766,6 +766,27 @@ static const char *get_str(const unsigned char **p)
     return s;
 }
 
+/* Pushes an element whose attributes are the last ones in r->attrs and
+ * hands it to the handler. */
+static void open_element(XmlReader *r, const Frame *f)
+{
+    vec_push(&r->stack, *f);
+    Frame *top = &r->stack.v[r->stack.n - 1];
+    top->elem.attrs = r->attrs.v + top->attr_start;
+    r->h->start(r->h->ctx, r, &top->elem);
+}
+
+/* What a reader holds besides its arena. */
+static void reader_free(XmlReader *r)
+{
+    map_free(&r->interned);
+    vec_free(&r->ns);
+    vec_free(&r->stack);
+    vec_free(&r->attrs);
+    buf_free(&r->text);
+    buf_free(&r->scratch);
+}
+
 static void replay_start(XmlReader *r, const unsigned char *p)
 {
     Frame f = {0};
@@ -785,10 +806,7 @@ static void replay_start(XmlReader *r, const unsigned char *p)
     }
     locate_attrs(r, &f, n, p, rawlen);
     f.elem.nattrs = n;
-    vec_push(&r->stack, f);
-    Frame *top = &r->stack.v[r->stack.n - 1];
-    top->elem.attrs = r->attrs.v + top->attr_start;
-    r->h->start(r->h->ctx, r, &top->elem);
+    open_element(r, &f);
 }
 
 static void replay_end(XmlReader *r)
@@ -1008,12 +1026,7 @@ static bool run(const char *file, Arena *arena, const XmlHandler *h, Producer *p
     }
     pthread_mutex_destroy(&q.lock);
     pthread_cond_destroy(&q.changed);
-    map_free(&r.interned);
-    vec_free(&r.ns);
-    vec_free(&r.stack);
-    vec_free(&r.attrs);
-    buf_free(&r.text);
-    buf_free(&r.scratch);
+    reader_free(&r);
     return ok;
 }
 
@@ -1053,10 +1066,7 @@ static void XMLCALL direct_start(void *ud, const XML_Char *name, const XML_Char 
         vec_push(&r->attrs, a);
     }
     f.elem.nattrs = n;
-    vec_push(&r->stack, f);
-    Frame *top = &r->stack.v[r->stack.n - 1];
-    top->elem.attrs = r->attrs.v + top->attr_start;
-    r->h->start(r->h->ctx, r, &top->elem);
+    open_element(r, &f);
 }
 
 static void XMLCALL direct_end(void *ud, const XML_Char *name)
@@ -1112,12 +1122,7 @@ bool xml_parse_embedded(const char *name, const void *bytes, size_t len, Arena *
         r.failed = true;
     }
     XML_ParserFree(r.direct);
-    map_free(&r.interned);
-    vec_free(&r.ns);
-    vec_free(&r.stack);
-    vec_free(&r.attrs);
-    buf_free(&r.text);
-    buf_free(&r.scratch);
+    reader_free(&r);
     return !r.failed;
 }
 
