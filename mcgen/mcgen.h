@@ -465,6 +465,7 @@ struct String {
     const char *id;
     const char *value;
     const char *string_type; /* stringType= (optional) */
+    bool referenced;         /* validate_payload.c: some reference names it */
     Loc loc;
 };
 

@@ -22,9 +22,50 @@
  */
 #include "mcgen.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- helpers ---- */
+
+/* Integer keys seen, each with where it was seen first: open addressing
+ * on the heap, freed after the rule (a large manifest has many events,
+ * and string keys in the arena would stay for the whole run). */
+typedef struct IntSeen {
+    uint32_t *keys; /* key + 1; 0: empty */
+    const Loc **locs;
+    size_t cap, n;
+} IntSeen;
+
+static const Loc *int_seen_at(IntSeen *t, uint32_t key, const Loc *loc)
+{
+    if (2 * (t->n + 1) > t->cap) {
+        IntSeen g = {NULL, NULL, t->cap ? 2 * t->cap : 64, 0};
+        g.keys = xcalloc(g.cap, sizeof *g.keys);
+        g.locs = xcalloc(g.cap, sizeof *g.locs);
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->keys[i])
+                int_seen_at(&g, t->keys[i] - 1, t->locs[i]);
+        free(t->keys);
+        free(t->locs);
+        *t = g;
+    }
+    size_t i = (key * 2654435761u) & (t->cap - 1);
+    while (t->keys[i]) {
+        if (t->keys[i] == key + 1)
+            return t->locs[i];
+        i = (i + 1) & (t->cap - 1);
+    }
+    t->keys[i] = key + 1;
+    t->locs[i] = loc;
+    t->n++;
+    return NULL;
+}
+
+static void int_seen_free(IntSeen *t)
+{
+    free(t->keys);
+    free(t->locs);
+}
 
 /* Records `key` as seen at `loc`; returns where it was seen first, or NULL
  * the first time.  Keys are arena strings (the map does not copy them). */
@@ -65,17 +106,17 @@ static int popcount64(uint64_t v)
  * the pair (value, version) is what must be unique. */
 static void rule_event_unique(Manifest *m, Provider *pv)
 {
-    Map seen = {0};
+    (void)m;
+    IntSeen seen = {0};
     for (size_t i = 0; i < pv->events.n; i++) {
         Event *e = pv->events.v[i];
-        const char *key = arena_printf(&m->arena, "%u/%u", e->value, e->version);
-        const Loc *first = seen_at(&seen, key, &e->loc);
+        const Loc *first = int_seen_at(&seen, (uint32_t)e->value << 8 | e->version, &e->loc);
         if (first)
             diag_ex(D_DUP_EVENT, e->loc, *first, "first defined",
                     "duplicate event value %u version %u in provider '%s'", e->value, e->version,
                     pv->name);
     }
-    map_free(&seen);
+    int_seen_free(&seen);
 }
 
 /* ChannelType name: "The name must be unique within the list of channels
@@ -85,7 +126,9 @@ static void rule_event_unique(Manifest *m, Provider *pv)
  * channels that the provider defines". */
 static void rule_channel_unique(Manifest *m, Provider *pv)
 {
-    Map names = {0}, chids = {0}, values = {0};
+    (void)m;
+    Map names = {0}, chids = {0};
+    IntSeen values = {0};
     for (size_t i = 0; i < pv->channels.n; i++) {
         Channel *c = pv->channels.v[i];
         if (!written_channel(c))
@@ -100,15 +143,14 @@ static void rule_channel_unique(Manifest *m, Provider *pv)
         /* values left to the compiler are unique by construction */
         if (!c->has_value)
             continue;
-        const char *key = arena_printf(&m->arena, "%u", c->value);
-        if ((first = seen_at(&values, key, &c->loc)))
+        if ((first = int_seen_at(&values, c->value, &c->loc)))
             diag_ex(D_DUP_CHANNEL, c->loc, *first, "first defined",
                     "duplicate channel value %u ('%s') in provider '%s'", c->value, c->name,
                     pv->name);
     }
     map_free(&names);
     map_free(&chids);
-    map_free(&values);
+    int_seen_free(&values);
 }
 
 /* LevelType name: "This name must be unique within the scope of the
@@ -116,20 +158,21 @@ static void rule_channel_unique(Manifest *m, Provider *pv)
  * two levels with one value could not be told apart by a consumer. */
 static void rule_level_unique(Manifest *m, Provider *pv)
 {
-    Map names = {0}, values = {0};
+    Map names = {0};
+    IntSeen values = {0};
     for (size_t i = 0; i < pv->levels.n; i++) {
         Level *l = pv->levels.v[i];
         const Loc *first = seen_at(&names, qkey(m, l->n.name), &l->n.loc);
         if (first)
             diag_ex(D_DUP_LEVEL, l->n.loc, *first, "first defined",
                     "duplicate level name '%s' in provider '%s'", l->n.display, pv->name);
-        if ((first = seen_at(&values, arena_printf(&m->arena, "%u", l->value), &l->n.loc)))
+        if ((first = int_seen_at(&values, l->value, &l->n.loc)))
             diag_ex(D_DUP_LEVEL, l->n.loc, *first, "first defined",
                     "duplicate level value %u ('%s') in provider '%s'", l->value, l->n.display,
                     pv->name);
     }
     map_free(&names);
-    map_free(&values);
+    int_seen_free(&values);
 }
 
 /* TaskType value: "A numeric value that uniquely identifies this task
@@ -137,39 +180,42 @@ static void rule_level_unique(Manifest *m, Provider *pv)
  * events reference a task, so it must be unique too. */
 static void rule_task_unique(Manifest *m, Provider *pv)
 {
-    Map names = {0}, values = {0};
+    Map names = {0};
+    IntSeen values = {0};
     for (size_t i = 0; i < pv->tasks.n; i++) {
         Task *t = pv->tasks.v[i];
         const Loc *first = seen_at(&names, qkey(m, t->n.name), &t->n.loc);
         if (first)
             diag_ex(D_DUP_TASK, t->n.loc, *first, "first defined",
                     "duplicate task name '%s' in provider '%s'", t->n.display, pv->name);
-        if ((first = seen_at(&values, arena_printf(&m->arena, "%u", t->value), &t->n.loc)))
+        if ((first = int_seen_at(&values, t->value, &t->n.loc)))
             diag_ex(D_DUP_TASK, t->n.loc, *first, "first defined",
                     "duplicate task value %u ('%s') in provider '%s'", t->value, t->n.display,
                     pv->name);
     }
     map_free(&names);
-    map_free(&values);
+    int_seen_free(&values);
 }
 
 static void opcode_scope_unique(Manifest *m, Provider *pv, Task *task, Opcode **v, size_t n)
 {
-    Map names = {0}, values = {0};
-    const char *scope = task ? arena_printf(&m->arena, "task '%s'", task->n.display)
-                             : arena_printf(&m->arena, "provider '%s'", pv->name);
+    Map names = {0};
+    IntSeen values = {0};
+    const char *scope = task ? "task" : "provider";
+    const char *scope_name = task ? task->n.display : pv->name;
     for (size_t i = 0; i < n; i++) {
         Opcode *o = v[i];
         const Loc *first = seen_at(&names, qkey(m, o->n.name), &o->n.loc);
         if (first)
             diag_ex(D_DUP_OPCODE, o->n.loc, *first, "first defined",
-                    "duplicate opcode name '%s' in %s", o->n.display, scope);
-        if ((first = seen_at(&values, arena_printf(&m->arena, "%u", o->value), &o->n.loc)))
+                    "duplicate opcode name '%s' in %s '%s'", o->n.display, scope, scope_name);
+        if ((first = int_seen_at(&values, o->value, &o->n.loc)))
             diag_ex(D_DUP_OPCODE, o->n.loc, *first, "first defined",
-                    "duplicate opcode value %u ('%s') in %s", o->value, o->n.display, scope);
+                    "duplicate opcode value %u ('%s') in %s '%s'", o->value, o->n.display, scope,
+                    scope_name);
     }
     map_free(&names);
-    map_free(&values);
+    int_seen_free(&values);
 }
 
 /* OpcodeType name: "This name must be unique within the scope of this

@@ -272,10 +272,15 @@ static void rule_string_unique(Manifest *m)
     }
 }
 
-static void mark_used(Map *used, const char *id)
+static void mark_used(Manifest *m, const char *id)
 {
-    if (id)
-        map_put(used, id, (void *)id, true);
+    if (!id)
+        return;
+    for (size_t c = 0; c < m->cultures.n; c++) {
+        String *s = map_get(&m->cultures.v[c]->by_id, id);
+        if (s)
+            s->referenced = true;
+    }
 }
 
 /* A string nothing references is dead text (often a misspelt id).  Only a
@@ -285,35 +290,35 @@ static void rule_string_used(Manifest *m, const MsgRefs *refs)
 {
     if (m->skipped_counter_sections)
         return;
-    Map used = {0};
+    /* marks on the strings themselves (String.referenced), not a map:
+     * a large manifest has hundreds of thousands of strings */
     for (size_t i = 0; i < refs->n; i++)
-        if (refs->v[i]->id)
-            map_put(&used, refs->v[i]->id, (void *)refs->v[i], true);
+        mark_used(m, refs->v[i]->id);
     /* the ids winmeta gives its own texts (level.Error, opcode.Stop...):
      * manifest editors write them into the string table for the win:
      * items a manifest uses */
     const Winmeta *wm = &m->wm;
     for (size_t i = 0; i < wm->channels.n; i++)
-        mark_used(&used, wm->channels.v[i]->builtin_msgid);
+        mark_used(m, wm->channels.v[i]->builtin_msgid);
     for (size_t i = 0; i < wm->levels.n; i++)
-        mark_used(&used, wm->levels.v[i]->n.builtin_msgid);
+        mark_used(m, wm->levels.v[i]->n.builtin_msgid);
     for (size_t i = 0; i < wm->tasks.n; i++)
-        mark_used(&used, wm->tasks.v[i]->n.builtin_msgid);
+        mark_used(m, wm->tasks.v[i]->n.builtin_msgid);
     for (size_t i = 0; i < wm->opcodes.n; i++)
-        mark_used(&used, wm->opcodes.v[i]->n.builtin_msgid);
+        mark_used(m, wm->opcodes.v[i]->n.builtin_msgid);
     for (size_t i = 0; i < wm->keywords.n; i++)
-        mark_used(&used, wm->keywords.v[i]->n.builtin_msgid);
+        mark_used(m, wm->keywords.v[i]->n.builtin_msgid);
     for (size_t c = 0; c < m->cultures.n; c++) {
         Culture *cu = m->cultures.v[c];
         for (size_t k = 0; k < cu->strings.n; k++) {
             String *s = cu->strings.v[k];
-            if (!map_get(&used, s->id))
+            const String *first = map_get(&cu->by_id, s->id);
+            if (!(first ? first : s)->referenced)
                 diag_c(D_STRING_UNUSED, s->loc,
                        "string '%s' (culture '%s') is defined but never referenced", s->id,
                        cu->name);
         }
     }
-    map_free(&used);
 }
 
 /* ---- templates -------------------------------------------------------- */
