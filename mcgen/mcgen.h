@@ -132,10 +132,6 @@ typedef struct XmlHandler {
     /* `text` is the element's own character data (all of it, joined),
      * valid during the callback only. */
     void (*end)(void *ctx, XmlReader *r, const XmlElem *e, const char *text, size_t len);
-    /* Optional: called once the reader has started and before the first
-     * callback, so the caller's own preparations overlap with reading;
-     * false stops the parse. */
-    bool (*begin)(void *ctx);
 } XmlHandler;
 
 /* A qualified name, resolved through the in-scope namespace declarations. */

@@ -42,7 +42,6 @@ typedef struct Parser {
     Provider *prov;
     Culture *culture;
     SchemaCheck *sc; /* the structural check (schema.c) */
-    bool broken;     /* the built-in data could not be loaded */
     bool saw_root;
     bool failed;
 } Parser;
@@ -1472,16 +1471,10 @@ static Manifest *manifest_new(const char *name)
     return m;
 }
 
-/* Before the first element: the built-in definitions and the schema,
- * loaded while the reader thread already reads the manifest. */
-static bool on_begin(void *ctx)
+/* Before the first element: the built-in definitions and the schema. */
+static bool load_builtins(Parser *p)
 {
-    Parser *p = ctx;
-    if (!winmeta_load(p->m) || !(p->sc = schema_check_new())) {
-        p->failed = p->broken = true;
-        return false;
-    }
-    return true;
+    return winmeta_load(p->m) && (p->sc = schema_check_new()) != NULL;
 }
 
 static Manifest *load(Manifest *m, bool (*run)(Manifest *, const XmlHandler *, void *),
@@ -1491,8 +1484,8 @@ static Manifest *load(Manifest *m, bool (*run)(Manifest *, const XmlHandler *, v
     Parser p = {0};
     p.m = m;
     push(&p, K_DOC, NULL);
-    XmlHandler h = {&p, on_start, on_end, NULL};
-    bool ok = on_begin(&p) && run(m, &h, arg) && !p.broken;
+    XmlHandler h = {&p, on_start, on_end};
+    bool ok = load_builtins(&p) && run(m, &h, arg);
     vec_free(&p.stack);
     schema_check_free(p.sc);
     if (ok && !p.saw_root)

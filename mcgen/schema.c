@@ -432,8 +432,10 @@ static ReNode *re_alt(ReParser *ps)
 
 static GInfo re_build(Glushkov *a, const void *node, void *ctx);
 
-static GInfo re_build_once(Glushkov *a, const ReNode *n, void *ctx)
+/* One copy of a node, its own repetition left to the caller. */
+static GInfo re_build_once(Glushkov *a, const void *node, void *ctx)
 {
+    const ReNode *n = node;
     if (n->kind == RE_CLASS)
         return gl_leaf(a, n->cls);
     GInfo r = n->kind == RE_SEQ ? gl_empty : (GInfo){0, 0, false};
@@ -444,17 +446,12 @@ static GInfo re_build_once(Glushkov *a, const ReNode *n, void *ctx)
     return r;
 }
 
-static GInfo re_build_plain(Glushkov *a, const void *node, void *ctx)
-{
-    return re_build_once(a, node, ctx);
-}
-
 static GInfo re_build(Glushkov *a, const void *node, void *ctx)
 {
     const ReNode *n = node;
     if (n->min == 1 && n->max == 1)
         return re_build_once(a, n, ctx);
-    return gl_repeat(a, n, n->min, n->max, re_build_plain, ctx);
+    return gl_repeat(a, n, n->min, n->max, re_build_once, ctx);
 }
 
 /* Compiles an XSD pattern; NULL with *err set. */
@@ -1002,8 +999,10 @@ static Particle *particle(Schema *s, const SNode *n, int depth)
 
 static GInfo model_build(Glushkov *a, const void *node, void *ctx);
 
-static GInfo model_build_once(Glushkov *a, const Particle *p, void *ctx)
+/* One copy of a particle, its own repetition left to the caller. */
+static GInfo model_build_once(Glushkov *a, const void *node, void *ctx)
 {
+    const Particle *p = node;
     CType *c = ctx;
     if (p->kind == P_ELEM || p->kind == P_ANY) {
         vec_push(&c->leaves, (Particle *)p);
@@ -1017,17 +1016,12 @@ static GInfo model_build_once(Glushkov *a, const Particle *p, void *ctx)
     return r;
 }
 
-static GInfo model_build_plain(Glushkov *a, const void *node, void *ctx)
-{
-    return model_build_once(a, node, ctx);
-}
-
 static GInfo model_build(Glushkov *a, const void *node, void *ctx)
 {
     const Particle *p = node;
     if (p->min == 1 && p->max == 1)
         return model_build_once(a, p, ctx);
-    return gl_repeat(a, p, p->min, p->max, model_build_plain, ctx);
+    return gl_repeat(a, p, p->min, p->max, model_build_once, ctx);
 }
 
 static void ctype_attrs(Schema *s, CType *c, const SNode *holder)
@@ -1174,7 +1168,7 @@ const Schema *schema_get(void)
     Schema *s = xcalloc(1, sizeof *s);
     loaded = s;
     SLoader l = {s, {0}, NULL};
-    XmlHandler h = {&l, load_start, load_end, NULL};
+    XmlHandler h = {&l, load_start, load_end};
     int before = diag_error_count();
     bool ok = xml_parse_embedded("schema/eventman.xsd", embed_eventman_xsd,
                                  (size_t)embed_eventman_xsd_len, &s->arena, &h);
@@ -1326,7 +1320,7 @@ static size_t utf8_length(const char *v, size_t n)
 
 typedef struct Check {
     XmlReader *r;
-    Buf tmp, tmp2;
+    Buf tmp;
     const char *why; /* a more precise reason than "expected ..." */
     char why_buf[160];
 } Check;
@@ -1629,7 +1623,6 @@ void schema_check_free(SchemaCheck *sc)
         return;
     vec_free(&sc->stack);
     buf_free(&sc->ck.tmp);
-    buf_free(&sc->ck.tmp2);
     free(sc);
 }
 

@@ -150,7 +150,7 @@ static void wm_end(void *ctx, XmlReader *r, const XmlElem *e, const char *text, 
 bool winmeta_load(Manifest *m)
 {
     WmParser w = {m, NULL, false};
-    XmlHandler h = {&w, wm_start, wm_end, NULL};
+    XmlHandler h = {&w, wm_start, wm_end};
     bool ok = xml_parse_embedded("<embedded>/schema/winmeta.xml", embed_winmeta_xml,
                                  embed_winmeta_xml_len, &m->arena, &h);
     return ok && !w.bad;

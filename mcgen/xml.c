@@ -1004,9 +1004,6 @@ static bool run(const char *file, Arena *arena, const XmlHandler *h, Producer *p
         q.unbounded = true;
         producer_main(pr);
     }
-    /* the caller's preparations overlap with the reader's first block */
-    if (h->begin && !h->begin(h->ctx))
-        xml_stop(&r);
     Block *b;
     while ((b = queue_pop(&q)) != NULL) {
         replay(&r, b);
@@ -1111,10 +1108,7 @@ bool xml_parse_embedded(const char *name, const void *bytes, size_t len, Arena *
     XML_SetElementHandler(r.direct, direct_start, direct_end);
     XML_SetCharacterDataHandler(r.direct, direct_text);
     XML_SetNamespaceDeclHandler(r.direct, direct_ns_start, direct_ns_end);
-    if (h->begin && !h->begin(h->ctx))
-        r.failed = true;
-    if (!r.failed && XML_Parse(r.direct, bytes, (int)len, XML_TRUE) == XML_STATUS_ERROR &&
-        !r.failed) {
+    if (XML_Parse(r.direct, bytes, (int)len, XML_TRUE) == XML_STATUS_ERROR && !r.failed) {
         Loc loc = {name, (uint32_t)XML_GetCurrentLineNumber(r.direct),
                    (uint32_t)XML_GetCurrentColumnNumber(r.direct) + 1};
         diag_c(D_XML_SYNTAX, loc, "malformed XML: %s",

@@ -49,7 +49,7 @@ static void expect_events(const void *bytes, size_t len, const char *want)
     for (int i = 0; i < 5; i++) {
         Rec rec = {0};
         Arena a = {0};
-        XmlHandler h = {&rec, rec_start, rec_end, NULL};
+        XmlHandler h = {&rec, rec_start, rec_end};
         bool ok = xml_parse_mem("t.xml", bytes, len, unit_chunks[i], &a, &h);
         ck_assert_msg(ok, "parse failed with chunk %zu", unit_chunks[i]);
         ck_assert_str_eq(rec.out.s, want);
@@ -67,7 +67,7 @@ static void expect_error(const void *bytes, size_t len, const char *want)
         Arena a = {0};
         Buf diag = {0};
         diag_set_capture(&diag);
-        XmlHandler h = {&rec, rec_start, rec_end, NULL};
+        XmlHandler h = {&rec, rec_start, rec_end};
         bool ok = xml_parse_mem("t.xml", bytes, len, unit_chunks[i], &a, &h);
         diag_set_capture(NULL);
         ck_assert_msg(!ok, "parse succeeded with chunk %zu", unit_chunks[i]);
@@ -244,7 +244,7 @@ START_TEST(test_xml_large_records_and_many_blocks)
     buf_adds(&doc, "</r>");
     Rec rec = {0};
     Arena a = {0};
-    XmlHandler h = {&rec, rec_start, rec_end, NULL};
+    XmlHandler h = {&rec, rec_start, rec_end};
     ck_assert(xml_parse_mem("t.xml", doc.s, doc.len, 4096, &a, &h));
     /* the root's start line carries the whole attribute; then 20000 child
      * elements, each a start and an end line; then the root's end with its
