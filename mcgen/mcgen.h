@@ -548,6 +548,11 @@ Manifest *manifest_check_file(const char *path);
 /* The same from bytes in memory fed in chunks of `chunk` bytes (0: all). */
 Manifest *manifest_load_mem(const char *name, const void *bytes, size_t len, size_t chunk);
 void manifest_free(Manifest *m);
+/* Calls fn on every message reference of a manifest, in document order:
+ * each provider's own, its channels', levels', tasks' (and their
+ * opcodes'), opcodes', keywords', map items', events', filters'; then the
+ * messageTable's. */
+void manifest_each_msgref(Manifest *m, void (*fn)(Manifest *m, MsgRef *r, void *arg), void *arg);
 
 /* ======================================================================
  * msgid.c

@@ -1404,30 +1404,41 @@ static void check_msg(Manifest *m, MsgRef *r)
     diag_c(D_STRING_UNDEFINED, r->loc, "undefined string '%s' in '$(string.%s)'", r->id, r->id);
 }
 
-static void check_named_msgs(Manifest *m, Provider *pv)
+void manifest_each_msgref(Manifest *m, void (*fn)(Manifest *m, MsgRef *r, void *arg), void *arg)
 {
-    check_msg(m, &pv->msg);
-    for (size_t i = 0; i < pv->channels.n; i++)
-        check_msg(m, &pv->channels.v[i]->msg);
-    for (size_t i = 0; i < pv->levels.n; i++)
-        check_msg(m, &pv->levels.v[i]->n.msg);
-    for (size_t i = 0; i < pv->tasks.n; i++) {
-        Task *t = pv->tasks.v[i];
-        check_msg(m, &t->n.msg);
-        for (size_t j = 0; j < t->opcodes.n; j++)
-            check_msg(m, &t->opcodes.v[j]->n.msg);
+    for (size_t p = 0; p < m->providers.n; p++) {
+        Provider *pv = m->providers.v[p];
+        fn(m, &pv->msg, arg);
+        for (size_t i = 0; i < pv->channels.n; i++)
+            fn(m, &pv->channels.v[i]->msg, arg);
+        for (size_t i = 0; i < pv->levels.n; i++)
+            fn(m, &pv->levels.v[i]->n.msg, arg);
+        for (size_t i = 0; i < pv->tasks.n; i++) {
+            Task *t = pv->tasks.v[i];
+            fn(m, &t->n.msg, arg);
+            for (size_t j = 0; j < t->opcodes.n; j++)
+                fn(m, &t->opcodes.v[j]->n.msg, arg);
+        }
+        for (size_t i = 0; i < pv->opcodes.n; i++)
+            fn(m, &pv->opcodes.v[i]->n.msg, arg);
+        for (size_t i = 0; i < pv->keywords.n; i++)
+            fn(m, &pv->keywords.v[i]->n.msg, arg);
+        for (size_t i = 0; i < pv->maps.n; i++)
+            for (size_t j = 0; j < pv->maps.v[i]->items.n; j++)
+                fn(m, &pv->maps.v[i]->items.v[j]->msg, arg);
+        for (size_t i = 0; i < pv->events.n; i++)
+            fn(m, &pv->events.v[i]->msg, arg);
+        for (size_t i = 0; i < pv->filters.n; i++)
+            fn(m, &pv->filters.v[i]->msg, arg);
     }
-    for (size_t i = 0; i < pv->opcodes.n; i++)
-        check_msg(m, &pv->opcodes.v[i]->n.msg);
-    for (size_t i = 0; i < pv->keywords.n; i++)
-        check_msg(m, &pv->keywords.v[i]->n.msg);
-    for (size_t i = 0; i < pv->maps.n; i++)
-        for (size_t j = 0; j < pv->maps.v[i]->items.n; j++)
-            check_msg(m, &pv->maps.v[i]->items.v[j]->msg);
-    for (size_t i = 0; i < pv->events.n; i++)
-        check_msg(m, &pv->events.v[i]->msg);
-    for (size_t i = 0; i < pv->filters.n; i++)
-        check_msg(m, &pv->filters.v[i]->msg);
+    for (size_t i = 0; i < m->message_table.n; i++)
+        fn(m, &m->message_table.v[i]->msg, arg);
+}
+
+static void check_msg_cb(Manifest *m, MsgRef *r, void *arg)
+{
+    (void)arg;
+    check_msg(m, r);
 }
 
 /* Everything a provider's own references need: run when its element
@@ -1454,12 +1465,9 @@ static void resolve_provider(Manifest *m, Provider *pv)
  * strings, which come last. */
 static void resolve(Manifest *m)
 {
-    for (size_t i = 0; i < m->providers.n; i++) {
+    for (size_t i = 0; i < m->providers.n; i++)
         link_foreign_imports(m, m->providers.v[i]);
-        check_named_msgs(m, m->providers.v[i]);
-    }
-    for (size_t i = 0; i < m->message_table.n; i++)
-        check_msg(m, &m->message_table.v[i]->msg);
+    manifest_each_msgref(m, check_msg_cb, NULL);
 }
 
 /* ---- entry points ---- */

@@ -42,38 +42,14 @@ static bool in_type_is(const InType *t, const char *local)
 }
 
 /* Every message reference of the manifest, in document order: what the
- * string rules walk (keep in step with parse.c's check_named_msgs). */
+ * string rules walk. */
 typedef VEC(const MsgRef *) MsgRefs;
 
-static void collect_refs(const Manifest *m, MsgRefs *out)
+static void collect_ref(Manifest *m, MsgRef *r, void *arg)
 {
-    for (size_t i = 0; i < m->providers.n; i++) {
-        const Provider *pv = m->providers.v[i];
-        vec_push(out, &pv->msg);
-        for (size_t j = 0; j < pv->channels.n; j++)
-            vec_push(out, &pv->channels.v[j]->msg);
-        for (size_t j = 0; j < pv->levels.n; j++)
-            vec_push(out, &pv->levels.v[j]->n.msg);
-        for (size_t j = 0; j < pv->tasks.n; j++) {
-            const Task *t = pv->tasks.v[j];
-            vec_push(out, &t->n.msg);
-            for (size_t k = 0; k < t->opcodes.n; k++)
-                vec_push(out, &t->opcodes.v[k]->n.msg);
-        }
-        for (size_t j = 0; j < pv->opcodes.n; j++)
-            vec_push(out, &pv->opcodes.v[j]->n.msg);
-        for (size_t j = 0; j < pv->keywords.n; j++)
-            vec_push(out, &pv->keywords.v[j]->n.msg);
-        for (size_t j = 0; j < pv->maps.n; j++)
-            for (size_t k = 0; k < pv->maps.v[j]->items.n; k++)
-                vec_push(out, &pv->maps.v[j]->items.v[k]->msg);
-        for (size_t j = 0; j < pv->events.n; j++)
-            vec_push(out, &pv->events.v[j]->msg);
-        for (size_t j = 0; j < pv->filters.n; j++)
-            vec_push(out, &pv->filters.v[j]->msg);
-    }
-    for (size_t i = 0; i < m->message_table.n; i++)
-        vec_push(out, &m->message_table.v[i]->msg);
+    (void)m;
+    MsgRefs *out = arg;
+    vec_push(out, r);
 }
 
 /* ---- messages and their inserts --------------------------------------- */
@@ -561,7 +537,7 @@ static void rule_bitmap_bits(const ValueMap *vm)
 void validate_payload(Manifest *m)
 {
     MsgRefs refs = {0};
-    collect_refs(m, &refs);
+    manifest_each_msgref(m, collect_ref, &refs);
     rule_string_unique(m);
     rule_string_in_every_culture(m, &refs);
     rule_string_used(m, &refs);
