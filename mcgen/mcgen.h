@@ -202,7 +202,6 @@ typedef struct Named {
     const char *builtin_msgid; /* winmeta item: its string id (level.Error) */
     bool builtin;            /* from winmeta */
     struct Named *homonym;   /* next item of the same kind and local name */
-    uint32_t wevt;           /* wevt.c: offset of its entry in TEMP.BIN */
     Loc loc;
 } Named;
 
@@ -277,7 +276,6 @@ typedef struct Channel {
     struct Channel *import_of; /* the imported channel (winmeta or another provider's) */
     Provider *owner;
     uint32_t index; /* position in the provider's channel list (CHAN order) */
-    uint32_t wevt;  /* wevt.c: offset of its CHAN entry */
     ChannelLogging logging;
     ChannelPublishing publishing;
     Loc loc;
@@ -299,7 +297,6 @@ typedef struct ValueMap {
     const char *name; /* maps are named by plain strings, not QNames */
     const char *symbol;
     const char *format; /* patternMap */
-    uint32_t wevt;      /* wevt.c: offset of its VMAP/BMAP entry */
     VEC(MapItem *) items;
     Loc loc;
 } ValueMap;
@@ -368,7 +365,6 @@ typedef struct Layout {
     const char *name; /* name= attribute, optional */
     VEC(Field *) fields;
     XmlNode *user_data;
-    uint32_t wevt; /* wevt.c: offset of its TEMP entry */
     Loc loc;
 } Layout;
 
@@ -609,9 +605,8 @@ typedef enum {
     WEVT_V3_MC81, /* CRIM 3.1 with mc 8.1's template ids */
 } WevtFormat;
 
-/* The WEVT_TEMPLATE resource (<base>TEMP.BIN), appended to `out`.
- * Annotates the model with entry offsets. */
-void wevt_build(Manifest *m, WevtFormat format, Buf *out);
+/* The WEVT_TEMPLATE resource (<base>TEMP.BIN), appended to `out`. */
+void wevt_build(const Manifest *m, WevtFormat format, Buf *out);
 
 /* ======================================================================
  * wevt_read.c

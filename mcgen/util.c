@@ -327,6 +327,59 @@ void map_free(Map *m)
     memset(m, 0, sizeof *m);
 }
 
+/* ---- pointer map ---- */
+
+static size_t ptr_hash(const void *p)
+{
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return (size_t)x;
+}
+
+static PtrMapEntry *ptrmap_slot(PtrMapEntry *e, size_t cap, const void *key)
+{
+    size_t i = ptr_hash(key) & (cap - 1);
+    while (e[i].key && e[i].key != key)
+        i = (i + 1) & (cap - 1);
+    return &e[i];
+}
+
+void *ptrmap_get(const PtrMap *m, const void *key)
+{
+    if (!m->cap)
+        return NULL;
+    PtrMapEntry *x = ptrmap_slot(m->e, m->cap, key);
+    return x->key ? x->val : NULL;
+}
+
+void ptrmap_put(PtrMap *m, const void *key, void *val)
+{
+    if ((m->n + 1) * 4 > m->cap * 3) {
+        size_t cap = m->cap ? m->cap * 2 : 16;
+        PtrMapEntry *e = xcalloc(cap, sizeof *e);
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->e[i].key)
+                *ptrmap_slot(e, cap, m->e[i].key) = m->e[i];
+        free(m->e);
+        m->e = e;
+        m->cap = cap;
+    }
+    PtrMapEntry *x = ptrmap_slot(m->e, m->cap, key);
+    if (!x->key) {
+        x->key = key;
+        m->n++;
+    }
+    x->val = val;
+}
+
+void ptrmap_free(PtrMap *m)
+{
+    free(m->e);
+    memset(m, 0, sizeof *m);
+}
+
 /* ---- text ---- */
 
 void utf8_put(Buf *b, uint32_t c)

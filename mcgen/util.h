@@ -122,6 +122,23 @@ void *map_put(Map *m, const char *key, void *val, bool keep_old);
 void map_free(Map *m);
 uint32_t util_hash(const char *s, size_t n);
 
+/* ---- pointer map: object addresses to pointers ----------------------
+ * Side tables beside a model that a stage must not change: the key is the
+ * object's address, compared as such; a missing key reads as NULL. */
+typedef struct PtrMapEntry {
+    const void *key;
+    void *val;
+} PtrMapEntry;
+typedef struct PtrMap {
+    PtrMapEntry *e;
+    size_t n, cap;
+} PtrMap;
+
+void *ptrmap_get(const PtrMap *m, const void *key);
+/* Sets key's value (replacing any). */
+void ptrmap_put(PtrMap *m, const void *key, void *val);
+void ptrmap_free(PtrMap *m);
+
 /* ---- text ------------------------------------------------------------ */
 /* Appends the UTF-8 encoding of code point `c` (invalid -> U+FFFD). */
 void utf8_put(Buf *b, uint32_t c);

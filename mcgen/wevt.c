@@ -6,12 +6,11 @@
  *
  * The file is built in one buffer; every offset is absolute (from the CRIM
  * header), so a list records where its entries land and later lists point
- * there.  The writer annotates the model with those offsets as it goes
- * (Named.wevt, Channel.wevt, ValueMap.wevt, Layout.wevt); they are valid
- * for the provider being written.  Sizes and counts are written as
- * placeholders and patched when the list is complete; nothing is guessed.
- * It only reads the model besides those annotations, so it can run in a
- * thread next to the JSON and message-table writers (main.c does).
+ * there: a side table of its own (W.at: item -> offset, valid for the
+ * provider being written) keeps them, as the model is read-only here.
+ * Sizes and counts are written as placeholders and patched when the list
+ * is complete; nothing is guessed.  As it only reads the model, it can run
+ * in a thread next to the other writers.
  */
 #include "mcgen.h"
 
@@ -25,9 +24,20 @@ typedef struct W {
     const Manifest *m;
     int major;       /* 5 or 3 */
     bool md5_ids;    /* mc 8.1: template ids by MD5 */
+    PtrMap at;       /* channel, level, task, opcode, keyword, map, layout ->
+                      * the offset of its entry (this provider's) */
 } W;
 
 static size_t pos(W *w) { return w->b.len; }
+
+/* The entry of `item` starts here. */
+static void mark(W *w, const void *item) { ptrmap_put(&w->at, item, (void *)(uintptr_t)pos(w)); }
+
+/* The offset of item's entry; 0 for none (an item not written). */
+static uint32_t at_of(const W *w, const void *item)
+{
+    return item ? (uint32_t)(uintptr_t)ptrmap_get(&w->at, item) : 0;
+}
 
 static void patch32(W *w, size_t at, uint32_t v)
 {
@@ -170,7 +180,7 @@ static void write_chan(W *w, Provider *pv)
     Names names = {0};
     for (size_t i = 0; i < pv->channels.n; i++) {
         Channel *c = pv->channels.v[i];
-        c->wevt = (uint32_t)pos(w);
+        mark(w, c);
         buf_u32le(&w->b, c->imported ? 1 : 0);
         name_later(w, &names, c->name);
         buf_u32le(&w->b, c->value);
@@ -185,7 +195,7 @@ static void write_opco(W *w, Opcode **v, size_t n)
     size_t at = list_begin(w, "OPCO");
     Names names = {0};
     for (size_t i = 0; i < n; i++) {
-        v[i]->n.wevt = (uint32_t)pos(w);
+        mark(w, v[i]);
         buf_u16le(&w->b, (uint16_t)opcode_task(v[i]));
         buf_u16le(&w->b, v[i]->value);
         buf_u32le(&w->b, msg(&v[i]->n.msg));
@@ -200,7 +210,7 @@ static void write_levl(W *w, Level **v, size_t n)
     size_t at = list_begin(w, "LEVL");
     Names names = {0};
     for (size_t i = 0; i < n; i++) {
-        v[i]->n.wevt = (uint32_t)pos(w);
+        mark(w, v[i]);
         buf_u32le(&w->b, v[i]->value);
         buf_u32le(&w->b, msg(&v[i]->n.msg));
         name_later(w, &names, v[i]->n.written);
@@ -215,7 +225,7 @@ static void write_task(W *w, Task **v, size_t n)
     Names names = {0};
     static const Guid zero;
     for (size_t i = 0; i < n; i++) {
-        v[i]->n.wevt = (uint32_t)pos(w);
+        mark(w, v[i]);
         buf_u32le(&w->b, v[i]->value);
         buf_u32le(&w->b, msg(&v[i]->n.msg));
         guid(w, v[i]->has_guid ? &v[i]->event_guid : &zero);
@@ -230,7 +240,7 @@ static void write_keyw(W *w, Keyword **v, size_t n)
     size_t at = list_begin(w, "KEYW");
     Names names = {0};
     for (size_t i = 0; i < n; i++) {
-        v[i]->n.wevt = (uint32_t)pos(w);
+        mark(w, v[i]);
         buf_u64le(&w->b, v[i]->mask);
         buf_u32le(&w->b, msg(&v[i]->n.msg));
         name_later(w, &names, v[i]->n.written);
@@ -265,7 +275,7 @@ static void write_maps(W *w, ValueMap **maps, size_t n)
     VEC(size_t) names = {0};
     for (size_t i = 0; i < n; i++) {
         ValueMap *m = maps[i];
-        m->wevt = (uint32_t)pos(w);
+        mark(w, m);
         sig(w, m->kind == MAP_BIT ? "BMAP" : "VMAP");
         buf_u32le(&w->b, (uint32_t)(20 + 8 * m->items.n));
         vec_push(&names, placeholder(w));
@@ -282,7 +292,7 @@ static void write_maps(W *w, ValueMap **maps, size_t n)
         free(items);
     }
     for (size_t i = 0; i < n; i++) {
-        patch32(w, offsets + 4 * i, sorted[i]->wevt);
+        patch32(w, offsets + 4 * i, at_of(w, sorted[i]));
         size_t k = 0;
         while (maps[k] != sorted[i])
             k++;
@@ -579,7 +589,7 @@ static void template_id(const W *w, const Buf *xml, const Layout *l, unsigned ch
 static void write_temp(W *w, Layout *l)
 {
     size_t at = pos(w);
-    l->wevt = (uint32_t)at;
+    ptrmap_put(&w->at, l, (void *)(uintptr_t)at);
     FieldVec order = {0};
     for (size_t i = 0; i < l->fields.n; i++)
         vec_push(&order, l->fields.v[i]);
@@ -624,7 +634,7 @@ static void write_temp(W *w, Layout *l)
             buf_u8(&w->b, f->in_type ? f->in_type->value : 0);
             buf_u8(&w->b, out ? out->value : 0);
             buf_u16le(&w->b, 0);
-            buf_u32le(&w->b, f->map ? f->map->wevt : 0);
+            buf_u32le(&w->b, at_of(w, f->map));
         }
         buf_u16le(&w->b, quantity_value(&f->count, &order));
         buf_u16le(&w->b, quantity_value(&f->length, &order));
@@ -707,13 +717,13 @@ static void write_evnt(W *w, Event **ev, size_t n)
         buf_u16le(&w->b, e->task ? e->task->value : 0);
         buf_u64le(&w->b, event_descriptor_keyword(e));
         buf_u32le(&w->b, msg(&e->msg));
-        buf_u32le(&w->b, e->layout ? e->layout->wevt : 0);
-        buf_u32le(&w->b, e->opcode ? e->opcode->n.wevt : 0);
-        buf_u32le(&w->b, e->level ? e->level->n.wevt : 0);
-        buf_u32le(&w->b, e->task ? e->task->n.wevt : 0);
+        buf_u32le(&w->b, at_of(w, e->layout));
+        buf_u32le(&w->b, at_of(w, e->opcode));
+        buf_u32le(&w->b, at_of(w, e->level));
+        buf_u32le(&w->b, at_of(w, e->task));
         buf_u32le(&w->b, (uint32_t)e->keywords.n);
         vec_push(&arrays, placeholder(w));
-        buf_u32le(&w->b, e->channel ? e->channel->wevt : 0);
+        buf_u32le(&w->b, at_of(w, e->channel));
     }
     for (size_t i = 0; i < n; i++) {
         Event *e = ev[i];
@@ -724,7 +734,7 @@ static void write_evnt(W *w, Event **ev, size_t n)
         memcpy(k, e->keywords.v, e->keywords.n * sizeof *k);
         sort_stable(k, e->keywords.n, sizeof *k, cmp_keyword);
         for (size_t j = 0; j < e->keywords.n; j++)
-            buf_u32le(&w->b, k[j]->n.wevt);
+            buf_u32le(&w->b, at_of(w, k[j]));
         free(k);
     }
     vec_free(&arrays);
@@ -834,7 +844,7 @@ static void write_fltr(W *w, Provider *pv)
     buf_u32le(&w->b, (uint32_t)pv->filters.n);
     /* mc writes the template offset of the last filter here */
     Filter *last = pv->filters.v[pv->filters.n - 1];
-    buf_u32le(&w->b, last->layout ? last->layout->wevt : 0);
+    buf_u32le(&w->b, at_of(w, last->layout));
     Names names = {0};
     for (size_t i = 0; i < pv->filters.n; i++) {
         Filter *f = pv->filters.v[i];
@@ -843,7 +853,7 @@ static void write_fltr(W *w, Provider *pv)
         buf_u16le(&w->b, 0);
         buf_u32le(&w->b, msg(&f->msg));
         name_later(w, &names, f->written);
-        buf_u32le(&w->b, f->layout ? f->layout->wevt : 0);
+        buf_u32le(&w->b, at_of(w, f->layout));
     }
     names_write(w, &names);
     patch32(w, at + 4, (uint32_t)(pos(w) - at));
@@ -973,7 +983,7 @@ static void write_provider(W *w, Provider *pv, Arena *ar)  /* ar: wevt_build's o
     vec_free(&keywords);
 }
 
-void wevt_build(Manifest *m, WevtFormat format, Buf *out)
+void wevt_build(const Manifest *m, WevtFormat format, Buf *out)
 {
     int major = format == WEVT_V5 ? 5 : 3;
     W w = {.m = m, .major = major, .md5_ids = format == WEVT_V3_MC81};
@@ -1000,4 +1010,5 @@ void wevt_build(Manifest *m, WevtFormat format, Buf *out)
     buf_u16le(&w.b, 0); /* two bytes after the counted size (section 2) */
     buf_add(out, w.b.s, w.b.len);
     buf_free(&w.b);
+    ptrmap_free(&w.at);
 }
