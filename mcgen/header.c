@@ -20,36 +20,6 @@
 #include <string.h>
 #include <strings.h>
 
-/* ---- names ---- */
-
-/* mc's C identifier for a name: a leading digit and every character
- * outside [A-Za-z0-9_] become '_'. */
-/* Whether name is already what header_ident would make of it. */
-static bool is_ident(const char *name)
-{
-    for (size_t i = 0; name[i]; i++) {
-        unsigned char c = (unsigned char)name[i];
-        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' ||
-              (i > 0 && c >= '0' && c <= '9')))
-            return false;
-    }
-    return true;
-}
-
-char *header_ident(Arena *a, const char *name)
-{
-    size_t n = strlen(name);
-    char *s = arena_strndup(a, name, n);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' ||
-                  (i > 0 && c >= '0' && c <= '9');
-        if (!ok)
-            s[i] = '_';
-    }
-    return s;
-}
-
 /* ---- the mangled code of one field ---- */
 
 typedef enum { Q_NONE, Q_FIXED, Q_VAR } QKind;
@@ -310,71 +280,6 @@ static void add_field(Fn *fn, const Field *f, uint32_t i, const char *macro_name
     }
 }
 
-/* ---- descriptors ---- */
-
-uint64_t channel_keyword(const Channel *c)
-{
-    /* a declared (not auto-imported) channel: bit 63 - its index
-     * (../shared/docs/wevt-template.md 7.1) */
-    return !c->auto_imported && c->index < 64 ? (uint64_t)1 << (63 - c->index) : 0;
-}
-
-uint64_t event_descriptor_keyword(const Event *e)
-{
-    return e->keyword_mask | (e->channel ? channel_keyword(e->channel) : 0);
-}
-
-uint8_t event_descriptor_channel(const Event *e, const Provider *pv)
-{
-    if (e->channel)
-        return e->channel->value;
-    /* mc's header says 12 for an event without channel in a provider with
-     * a controlGuid; TEMP.BIN says 0 (header-api.md section 2) */
-    return pv->has_control_guid ? 0xC : 0;
-}
-
-void header_assign_symbols(Manifest *m)
-{
-    Arena *a = &m->arena;
-    Map taken = {0}; /* name -> the Event that has it */
-    for (size_t i = 0; i < m->providers.n; i++) {
-        const Provider *pv = m->providers.v[i];
-        const char *pn = pv->symbol && *pv->symbol ? pv->symbol : pv->name;
-        const char *ps = is_ident(pn) ? pn : header_ident(a, pn);
-        for (size_t j = 0; j < pv->events.n; j++) {
-            Event *e = pv->events.v[j];
-            const char *s = e->symbol && *e->symbol ? e->symbol : NULL;
-            if (s && !is_ident(s)) {
-                const char *fixed = header_ident(a, s);
-                diag_c(D_SYMBOL_RENAMED, e->loc,
-                        "event symbol '%s' is not a C identifier; the header calls it %s", s,
-                        fixed);
-                s = fixed;
-            }
-            if (!s)
-                s = arena_printf(a, "%s_EVENT_0x%x_%x_%x_%x_%x_%x_%llx", ps, e->value, e->version,
-                                 event_descriptor_channel(e, pv), e->level ? e->level->value : 0,
-                                 e->opcode ? e->opcode->value : 0, e->task ? e->task->value : 0,
-                                 (unsigned long long)event_descriptor_keyword(e));
-            const Event *first = e->not_logged ? NULL : map_get(&taken, s);
-            if (first && first != e) {
-                const char *renamed = arena_printf(a, "%s_%s", s, ps);
-                for (int k = 2; map_get(&taken, renamed); k++)
-                    renamed = arena_printf(a, "%s_%s_%d", s, ps, k);
-                diag_c(D_SYMBOL_RENAMED, e->loc,
-                        "event symbol '%s' names an event of another provider already (line "
-                        "%u); the header calls this one %s",
-                        s, first->loc.line, renamed);
-                s = renamed;
-            }
-            e->c_symbol = s;
-            if (!e->not_logged && !map_get(&taken, s))
-                map_put(&taken, s, e, false);
-        }
-    }
-    map_free(&taken);
-}
-
 /* ---- template functions, enable bits, event macros ---- */
 
 typedef struct FnEntry {
@@ -546,59 +451,22 @@ static const char *guid_text(Arena *a, const Guid *g)
                         g->d4[6], g->d4[7]);
 }
 
-/* The names the header defines so far, across providers: a #define may
- * repeat with the same value (C allows that), anything else that repeats
- * a name gets <name>_<ProvSym> and a warning (mc writes both, and its
- * header does not compile). */
-typedef struct Names {
-    Map taken; /* name -> int64_t* value of a define, or the Names itself for data */
-    const char *ps;
-} Names;
-
-static const char *claim(Arena *a, Names *n, const char *sym, const int64_t *value, Loc loc)
-{
-    void *had = map_get(&n->taken, sym);
-    if (had && value && had != (void *)n && *(const int64_t *)had == *value)
-        return sym;
-    if (had) {
-        const char *renamed = arena_printf(a, "%s_%s", sym, n->ps);
-        for (int k = 2; map_get(&n->taken, renamed); k++)
-            renamed = arena_printf(a, "%s_%s_%d", sym, n->ps, k);
-        diag_c(D_SYMBOL_RENAMED, loc,
-                "'%s' names another item of the header already; the header calls this one %s", sym,
-                renamed);
-        sym = renamed;
-    }
-    void *val = n;
-    if (value) {
-        int64_t *v = arena_alloc(a, sizeof *v);
-        *v = *value;
-        val = v;
-    }
-    map_put(&n->taken, sym, val, false);
-    return sym;
-}
-
-/* {symbol, value}: the item's symbol=, else <ProvSym>_<KIND>_<name>. */
-static TValue *define(Arena *a, Names *n, const char *symbol, const char *kind, const char *name,
-                      int64_t value, Loc loc)
+/* {symbol, value}: the name the check stage gave the item (check_names.c). */
+static TValue *define(Arena *a, const Facts *f, const void *item, int64_t value)
 {
     TValue *d = tv_dict(a);
-    const char *sym = symbol && *symbol
-                          ? header_ident(a, symbol)
-                          : arena_printf(a, "%s_%s_%s", n->ps, kind, header_ident(a, name));
-    tv_add(a, d, "symbol", tv_str(a, claim(a, n, sym, &value, loc)));
+    tv_add(a, d, "symbol", tv_str(a, facts_name(f, item)));
     tv_add(a, d, "value", tv_int(a, value));
     return d;
 }
 
-/* Adds the define of a level, opcode or keyword the manifest declares
- * (winmeta's have theirs in the SDK); name: the item's, unless given. */
-static void define_item(Arena *a, Names *nm, TValue *list, const Named *n, const char *kind,
-                        const char *name, int64_t value)
+/* The define of a level, opcode or keyword the manifest declares
+ * (winmeta's have theirs in the SDK). */
+static void define_item(Arena *a, const Facts *f, TValue *list, const void *item, const Named *n,
+                        int64_t value)
 {
     if (!n->builtin)
-        tv_push(a, list, define(a, nm, n->symbol, kind, name ? name : n->written, value, n->loc));
+        tv_push(a, list, define(a, f, item, value));
 }
 
 static int by_symbol(const void *x, const void *y)
@@ -610,7 +478,7 @@ static int by_symbol(const void *x, const void *y)
 /* GUIDs, traits, the defines of channels, levels, opcodes, tasks and
  * keywords, the enums of maps, and the numbers of each EVENT_DESCRIPTOR
  * (header-api.md 2). */
-static void descriptor_values(Arena *a, const Provider *pv, Names *nm, TValue *pd)
+static void descriptor_values(Arena *a, const Provider *pv, const Facts *f, TValue *pd)
 {
     tv_add(a, pd, "name", tv_str(a, pv->name));
     tv_add(a, pd, "guid", tv_str(a, guid_text(a, &pv->guid)));
@@ -623,8 +491,7 @@ static void descriptor_values(Arena *a, const Provider *pv, Names *nm, TValue *p
     TValue *l = tv_list(a);
     for (size_t i = 0; i < pv->channels.n; i++) {
         const Channel *c = pv->channels.v[i];
-        TValue *d = define(a, nm, c->symbol, "CHANNEL", c->chid ? c->chid : c->name, c->value,
-                           c->loc);
+        TValue *d = define(a, f, c, c->value);
         /* the bit the channel adds to its events' keyword; newer mc
          * versions define it as <symbol>_KEYWORD */
         uint64_t bit = channel_keyword(c);
@@ -634,41 +501,34 @@ static void descriptor_values(Arena *a, const Provider *pv, Names *nm, TValue *p
     tv_add(a, pd, "channels", l);
     l = tv_list(a);
     for (size_t i = 0; i < pv->levels.n; i++)
-        define_item(a, nm, l, &pv->levels.v[i]->n, "LEVEL", NULL, pv->levels.v[i]->value);
+        define_item(a, f, l, pv->levels.v[i], &pv->levels.v[i]->n, pv->levels.v[i]->value);
     tv_add(a, pd, "levels", l);
-    /* provider opcodes, then each task's; a task's opcode is named after
-     * its task too, as two tasks may have opcodes of the same name */
+    /* provider opcodes, then each task's */
     l = tv_list(a);
     for (size_t i = 0; i < pv->opcodes.n; i++)
-        define_item(a, nm, l, &pv->opcodes.v[i]->n, "OPCODE", NULL, pv->opcodes.v[i]->value);
+        define_item(a, f, l, pv->opcodes.v[i], &pv->opcodes.v[i]->n, pv->opcodes.v[i]->value);
     for (size_t i = 0; i < pv->tasks.n; i++)
         for (size_t j = 0; j < pv->tasks.v[i]->opcodes.n; j++) {
             const Opcode *o = pv->tasks.v[i]->opcodes.v[j];
-            define_item(a, nm, l, &o->n, "OPCODE",
-                        arena_printf(a, "%s_%s", pv->tasks.v[i]->n.written, o->n.written),
-                        o->value);
+            define_item(a, f, l, o, &o->n, o->value);
         }
     tv_add(a, pd, "opcodes", l);
     l = tv_list(a);
-    static const uint8_t zero[8];
     for (size_t i = 0; i < pv->tasks.n; i++) {
         const Task *t = pv->tasks.v[i];
         if (t->n.builtin)
             continue;
-        TValue *d = define(a, nm, t->n.symbol, "TASK", t->n.written, t->value, t->n.loc);
-        bool guid = t->has_guid && (t->event_guid.d1 || t->event_guid.d2 || t->event_guid.d3 ||
-                                    memcmp(t->event_guid.d4, zero, 8) != 0);
+        TValue *d = define(a, f, t, t->value);
+        bool guid = task_has_guid(t);
         tv_add(a, d, "guid_symbol",
-               guid ? tv_str(a, claim(a, nm, arena_printf(a, "%sId", header_ident(a, t->n.written)),
-                                      NULL, t->n.loc))
-                    : tv_none(a));
+               guid ? tv_str(a, facts_name(f, &t->event_guid)) : tv_none(a));
         tv_add(a, d, "guid_init", guid ? tv_str(a, guid_init(a, &t->event_guid)) : tv_none(a));
         tv_push(a, l, d);
     }
     tv_add(a, pd, "tasks", l);
     l = tv_list(a);
     for (size_t i = 0; i < pv->keywords.n; i++)
-        define_item(a, nm, l, &pv->keywords.v[i]->n, "KEYWORD", NULL,
+        define_item(a, f, l, pv->keywords.v[i], &pv->keywords.v[i]->n,
                     (int64_t)pv->keywords.v[i]->mask);
     tv_add(a, pd, "keywords", l);
     /* maps with a symbol, sorted by it; their items with a symbol */
@@ -751,7 +611,7 @@ static const char *macro_name(const char *symbol, const char *strip)
     return symbol;
 }
 
-TValue *header_values(const Manifest *m, const Options *o, Arena *a)
+TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena *a)
 {
     static const Options defaults = {.mode = HEADER_UM};
     if (!o)
@@ -761,16 +621,13 @@ TValue *header_values(const Manifest *m, const Options *o, Arena *a)
     TValue *providers = tv_list(a);
     Map seen = {0};
     FnList all = {0};
-    Names names = {{0}, NULL};
     for (size_t i = 0; i < m->providers.n; i++) {
         const Provider *pv = m->providers.v[i];
         TValue *pd = tv_dict(a);
         tv_add(a, pd, "ident", tv_str(a, header_ident(a, pv->name)));
-        names.ps = header_ident(a, pv->symbol && *pv->symbol ? pv->symbol : pv->name);
-        names.ps = claim(a, &names, names.ps, NULL, pv->loc);
-        tv_add(a, pd, "symbol", tv_str(a, names.ps));
+        tv_add(a, pd, "symbol", tv_str(a, facts_name(f, pv)));
         tv_add(a, pd, "control_guid", tv_bool(a, pv->has_control_guid));
-        descriptor_values(a, pv, &names, pd);
+        descriptor_values(a, pv, f, pd);
         int64_t tsize = 0;
         tv_add(a, pd, "traits", traits(a, pv, &tsize));
         tv_add(a, pd, "traits_size", tv_int(a, tsize));
@@ -793,8 +650,9 @@ TValue *header_values(const Manifest *m, const Options *o, Arena *a)
                 tv_push(a, keywords, tv_int(a, (int64_t)kw));
             }
             TValue *ed = tv_dict(a);
-            tv_add(a, ed, "symbol", tv_str(a, e->c_symbol));
-            tv_add(a, ed, "macro_name", tv_str(a, macro_name(e->c_symbol, o->strip_prefix)));
+            const char *sym = facts_name(f, e);
+            tv_add(a, ed, "symbol", tv_str(a, sym));
+            tv_add(a, ed, "macro_name", tv_str(a, macro_name(sym, o->strip_prefix)));
             tv_add(a, ed, "not_logged", tv_bool(a, e->not_logged));
             tv_add(a, ed, "id", tv_int(a, e->value));
             tv_add(a, ed, "version", tv_int(a, e->version));
@@ -840,18 +698,17 @@ TValue *header_values(const Manifest *m, const Options *o, Arena *a)
     tv_add(a, root, "manifest", tv_str(a, base ? base + 1 : m->file ? m->file : ""));
     vec_free(&all);
     map_free(&seen);
-    map_free(&names.taken);
     return root;
 }
 
 /* ---- rendering ---- */
 
-bool header_build(Manifest *m, const Options *o, TemplateFinder *tf, Buf *out)
+bool header_build(const Manifest *m, const Facts *f, const Options *o, TemplateFinder *tf,
+                  Buf *out)
 {
     Arena a = {0};
     Buf err = {0};
-    header_assign_symbols(m);
-    TValue *vars = header_values(m, o, &a);
+    TValue *vars = header_values(m, f, o, &a);
     tv_add(&a, vars, "logging", tv_bool(&a, o->mode != HEADER_DESCRIPTORS));
     tv_add(&a, vars, "callout", tv_bool(&a, o->callout));
     size_t len = 0;

@@ -1,13 +1,16 @@
 /*
- * main.c - the command line.  Loads the manifest, then writes the outputs
- * that were asked for.  Exit status: 0 success, 1 errors in the input,
+ * main.c - the driver, which is the pipeline: the command line (cli.c);
+ * each input read by the reader that recognises it (read.c) and checked
+ * (check.c); then every output that the emitter table (emit.c) says this
+ * run writes, built, and committed together only when the run has no
+ * error (out.c).  --validate stops after the check: the verdict is the
+ * same as a compile's.  Exit status: 0 success, 1 errors in the input,
  * 2 usage or I/O problems.  With --diagnostics-format=json or sarif the
- * diagnostics document is written last, after any run (main, below).
+ * diagnostics document is written last, after any run.
  */
 #include "mcgen.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -77,19 +80,6 @@ static void usage(FILE *f)
           f);
 }
 
-typedef struct WevtJob {
-    Manifest *m;
-    WevtFormat format;
-    Buf bin;
-} WevtJob;
-
-static void *wevt_thread(void *arg)
-{
-    WevtJob *j = arg;
-    wevt_build(j->m, j->format, &j->bin);
-    return NULL;
-}
-
 /* --check-wevt: 0 when the file reads cleanly, 1 when it does not. */
 static int check_wevt(const char *path, const char *explain)
 {
@@ -122,81 +112,6 @@ static int check_wevt(const char *path, const char *explain)
     return ok ? 0 : 1;
 }
 
-/* A text output in the encoding and line endings asked for (-cp,
- * --line-endings); `text` is UTF-8 with LF or CRLF line ends.  mc writes
- * the .rc in UTF-16 when UTF-8 is asked for, as rc.exe cannot read UTF-8.
- * false when a character has no place in the ANSI code page. */
-static bool encode_text(const Options *o, const char *path, const Buf *text, bool rc, Buf *out)
-{
-    Buf lines = {0};
-    const char *p = text->s, *end = text->s + text->len;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *stop = nl ? nl : end;
-        size_t n = (size_t)(stop - p);
-        if (nl && n && stop[-1] == '\r')
-            n--; /* CRLF in the text: one line end */
-        buf_add(&lines, p, n);
-        if (nl)
-            buf_add(&lines, o->lf ? "\n" : "\r\n", o->lf ? 1 : 2);
-        p = nl ? nl + 1 : end;
-    }
-    bool ok = true;
-    TextEncoding enc = o->encoding == ENC_UTF8 && rc ? ENC_UTF16 : o->encoding;
-    bool ascii = true;
-    for (size_t i = 0; ascii && i < lines.len; i++)
-        ascii = (unsigned char)lines.s[i] < 0x80;
-    if (enc == ENC_ANSI && ascii && !out->len) {
-        /* ASCII is its own Windows-1252: hand the buffer over */
-        Buf t = *out;
-        *out = lines;
-        lines = t;
-    } else if (enc == ENC_UTF8) {
-        buf_add(out, "\xEF\xBB\xBF", 3);
-        buf_add(out, lines.s, lines.len);
-    } else if (enc == ENC_UTF16) {
-        buf_add(out, "\xFF\xFE", 2);
-        utf8_to_utf16le(out, lines.s, lines.len);
-    } else if (lines.len) {
-        size_t bad = utf8_to_cp1252(out, lines.s, lines.len);
-        if (bad != SIZE_MAX) {
-            diag_plain(DIAG_ERROR,
-                       "%s: a character cannot be written in the ANSI code page "
-                       "(Windows-1252); use -cp utf-8 or -cp utf-16",
-                       path);
-            ok = false;
-        }
-    }
-    buf_free(&lines);
-    return ok;
-}
-
-/* Writes one output file (through out.c: temporary file, renamed on
- * success, untouched when unchanged); false after a diagnostic. */
-static bool write_file(const char *path, const void *p, size_t n)
-{
-    Out *o = out_open(path);
-    out_put(o, p, n);
-    return out_commit(o, true);
-}
-
-/* The .rc: LANGUAGE and message table per culture, then the TEMP.BIN. */
-static int write_rc(const Manifest *m, const Options *o, const char *path,
-                    char *const *table_names, const char *wevt_name, TemplateFinder *tf)
-{
-    Buf text = {0}, bytes = {0};
-    int status = 0;
-    if (!rc_build(m, (const char *const *)table_names, wevt_name, tf, &text))
-        status = 1;
-    else if (!encode_text(o, path, &text, true, &bytes))
-        status = 1;
-    else if (!write_file(path, bytes.s, bytes.len))
-        status = 2;
-    buf_free(&text);
-    buf_free(&bytes);
-    return status;
-}
-
 static int worse(int a, int b) { return a > b ? a : b; }
 
 /* A path in a Makefile rule: spaces and '#' escaped with '\\', '$' doubled. */
@@ -209,31 +124,6 @@ static void make_path(Buf *b, const char *p)
             buf_add(b, "$", 1);
         buf_add(b, p, 1);
     }
-}
-
-/* --depfile: "outputs: inputs" as make and ninja read it.  The inputs are
- * the manifest and the templates read from disk (--templates, --render);
- * the built-in templates and schema files are part of the binary. */
-static bool write_depfile(const char *path, const Options *o, const char *const *outputs,
-                          size_t n, const TemplateFinder *tf)
-{
-    Buf b = {0};
-    for (size_t i = 0; i < n; i++) {
-        if (i)
-            buf_add(&b, " ", 1);
-        make_path(&b, outputs[i]);
-    }
-    buf_add(&b, ":", 1);
-    buf_add(&b, " ", 1);
-    make_path(&b, o->input);
-    for (size_t i = 0; i < tf->read.n; i++) {
-        buf_add(&b, " ", 1);
-        make_path(&b, tf->read.v[i]);
-    }
-    buf_add(&b, "\n", 1);
-    bool ok = write_file(path, b.s, b.len);
-    buf_free(&b);
-    return ok;
 }
 
 /* Creates a directory and its parents as `mkdir -p` does; false after a
@@ -261,26 +151,120 @@ static bool ensure_dir(const char *dir)
     return ok;
 }
 
-/* --validate: every input checked, all problems reported, nothing
- * written.  0: clean (warnings allowed), 1: errors, 2: an input could not
- * be read. */
-static int validate_inputs(Options *o)
+/* read -> check: the checked manifest and its facts, or NULL after the
+ * diagnostics. */
+static Manifest *read_and_check(const char *path, const Options *o, Facts *f)
+{
+    Manifest *m = read_input(path);
+    if (m && !check_manifest(m, o, f)) {
+        manifest_free(m);
+        m = NULL;
+    }
+    return m;
+}
+
+static int verdict(void) { return diag_io_count() ? 2 : diag_error_count() ? 1 : 0; }
+
+/* --validate: every input read and checked, all problems reported,
+ * nothing written. */
+static int validate(const Options *o)
 {
     for (size_t i = 0; i < o->inputs.n; i++) {
-        Manifest *m = manifest_check_file(o->inputs.v[i]);
-        if (m) {
-            header_assign_symbols(m); /* the header's names: MCG8001 */
-            manifest_free(m);
-        }
+        Facts f = {0};
+        manifest_free(read_and_check(o->inputs.v[i], o, &f));
+        facts_free(&f);
     }
-    int status = diag_io_count() ? 2 : diag_error_count() ? 1 : 0;
-    vec_free(&o->inputs);
-    arena_free(&o->arena);
+    return verdict();
+}
+
+/* --depfile: "outputs: inputs" as make and ninja read it.  The inputs are
+ * the manifest and the templates read from disk (--templates, --render);
+ * the built-in templates and schema files are part of the binary. */
+static void depfile(const Options *o, const OutputList *l, const TemplateFinder *tf, Out *out)
+{
+    Buf b = {0};
+    for (size_t i = 0; i < l->files.n; i++) {
+        if (i)
+            buf_add(&b, " ", 1);
+        make_path(&b, l->files.v[i].path);
+    }
+    buf_add(&b, ": ", 2);
+    make_path(&b, o->input);
+    for (size_t i = 0; i < tf->read.n; i++) {
+        buf_add(&b, " ", 1);
+        make_path(&b, tf->read.v[i]);
+    }
+    buf_add(&b, "\n", 1);
+    out_put(out, b.s, b.len);
+    buf_free(&b);
+}
+
+/* read -> check -> emit -> commit. */
+static int compile(const Options *o)
+{
+    Facts facts = {0};
+    Manifest *m = read_and_check(o->input, o, &facts);
+    if (!m) {
+        facts_free(&facts);
+        return verdict();
+    }
+    EmitCtx c = {m, &facts, o, NULL, {0}, !o->selected};
+    TemplateFinder finder;
+    finder_init(&finder, o->templates_dir, NULL);
+    c.tf = &finder;
+    bool *has_table = xcalloc(m->cultures.n + 1, sizeof *has_table);
+    for (size_t i = 0; i < m->cultures.n; i++)
+        has_table[i] = msgtable_count(m, i) > 0;
+    cli_output_names(o, m->cultures.n, has_table, &c.names);
+    free(has_table);
+    OutputList files = {0};
+    emit_outputs(&c, &files);
+    int status = 0;
+    if (o->print_outputs) {
+        for (size_t i = 0; i < files.files.n; i++)
+            puts(files.files.v[i].path);
+    } else if (c.mc_outputs && (!ensure_dir(o->header_dir) || !ensure_dir(o->rc_dir))) {
+        status = 2;
+    } else {
+        /* every file built before any is committed */
+        Out **outs = xcalloc(files.files.n + 1, sizeof *outs);
+        for (size_t i = 0; i < files.files.n; i++) {
+            const OutputFile *f = &files.files.v[i];
+            outs[i] = out_open(f->path);
+            if (!f->by->build(&c, f->part, f->path, outs[i]))
+                status = 1;
+        }
+        Out *dep = o->depfile ? out_open(o->depfile) : NULL;
+        if (dep)
+            depfile(o, &files, &finder, dep);
+        /* an output that could not be written, or a warning made an error
+         * by -Werror while building */
+        if (status == 0)
+            status = verdict();
+        /* all or, after an error, none (out_commit(o, false) discards) */
+        bool ok = status == 0;
+        for (size_t i = 0; i < files.files.n; i++)
+            if (!out_commit(outs[i], ok) && ok)
+                status = 2;
+        if (dep && !out_commit(dep, ok) && ok)
+            status = 2;
+        free(outs);
+    }
+    output_list_free(&files);
+    cli_output_names_free(&c.names);
+    finder_free(&finder);
+    facts_free(&facts);
+    /* The process is about to end and take the model with it; freeing a
+     * large model costs time for nothing.  Sanitizer builds free it so that
+     * LeakSanitizer can check that everything is reachable and freed. */
+#if defined(__SANITIZE_ADDRESS__) || defined(MCGEN_FREE_AT_EXIT)
+    manifest_free(m);
+#endif
     return status;
 }
 
 /* One run after the command line was read; the exit status. */
-static int run(Options *o)
+static int run(const Options *o)
 {
     if (o->help) {
         usage(stdout);
@@ -295,137 +279,7 @@ static int run(Options *o)
     if (o->verbose && o->ignored_schema)
         diag_plain(DIAG_NOTE, "-W/-w '%s' ignored: mcgen uses its built-in schema files",
                    o->ignored_schema);
-    if (o->validate)
-        return validate_inputs(o);
-    /* mc's outputs unless only some were named (--json, --wevt, ...) */
-    bool mc_outputs = !o->selected;
-    Manifest *m = manifest_load_file(o->input);
-    if (!m)
-        return diag_io_count() ? 2 : 1;
-    bool *has_table = xcalloc(m->cultures.n + 1, sizeof *has_table);
-    for (size_t i = 0; i < m->cultures.n; i++)
-        has_table[i] = msgtable_count(m, i) > 0;
-    OutputNames names;
-    cli_output_names(o, m->cultures.n, has_table, &names);
-    const char *wevt_path = mc_outputs ? names.wevt : o->wevt;
-    const char *rc_path = mc_outputs ? names.rc : o->rc;
-    int status = 0;
-    TemplateFinder finder;
-    finder_init(&finder, o->templates_dir, NULL);
-    /* every file this run writes, in the order it writes them */
-    Buf *table_paths = xcalloc(m->cultures.n + 1, sizeof *table_paths);
-    VEC(const char *) outputs = {0};
-    if (mc_outputs)
-        vec_push(&outputs, names.header);
-    if (o->json)
-        vec_push(&outputs, o->json);
-    if (rc_path)
-        vec_push(&outputs, rc_path);
-    for (size_t i = 0; i < m->cultures.n; i++) {
-        if (!has_table[i] || !(mc_outputs || o->tables_dir))
-            continue;
-        if (mc_outputs)
-            buf_printf(&table_paths[i], "%s", names.tables[i]);
-        else
-            buf_printf(&table_paths[i], "%s/%s", o->tables_dir, names.table_names[i]);
-        vec_push(&outputs, table_paths[i].s);
-    }
-    if (wevt_path)
-        vec_push(&outputs, wevt_path);
-    for (size_t i = 0; i < o->renders.n; i++)
-        vec_push(&outputs, o->renders.v[i].output);
-    if (o->print_outputs) {
-        for (size_t i = 0; i < outputs.n; i++)
-            puts(outputs.v[i]);
-        goto done;
-    }
-    if (mc_outputs && (!ensure_dir(o->header_dir) || !ensure_dir(o->rc_dir))) {
-        status = 2;
-        goto done;
-    }
-    /* TEMP.BIN is built in a thread of its own while the other outputs are
-     * made (wevt.c reads the model and writes only its own offset
-     * annotations) */
-    WevtJob job = {m, o->format, {0}};
-    pthread_t wt;
-    bool threaded = wevt_path && pthread_create(&wt, NULL, wevt_thread, &job) == 0;
-    if (wevt_path && !threaded)
-        wevt_thread(&job);
-    /* every output is built in memory first: nothing is written when any
-     * of them fails */
-    Buf *rendered = xcalloc(o->renders.n + 1, sizeof *rendered);
-    for (size_t i = 0; status == 0 && i < o->renders.n; i++)
-        if (!render_user_template(m, o, o->renders.v[i].tmpl, &rendered[i], &finder))
-            status = 1;
-    Buf header = {0}, header_bytes = {0};
-    if (mc_outputs && (!header_build(m, o, &finder, &header) ||
-                       !encode_text(o, names.header, &header, false, &header_bytes)))
-        status = 1;
-    Buf *tables = xcalloc(m->cultures.n + 1, sizeof *tables);
-    for (size_t i = 0; i < m->cultures.n; i++)
-        if (has_table[i] && (mc_outputs || o->tables_dir) &&
-            !msgtable_build(m, i, &o->tables, &tables[i]))
-            status = 1;
-    if (threaded)
-        pthread_join(wt, NULL);
-    /* a warning made an error by -Werror while building: nothing written */
-    if (status == 0 && diag_error_count())
-        status = 1;
-    if (status == 0 && mc_outputs && !write_file(names.header, header_bytes.s, header_bytes.len))
-        status = 2;
-    buf_free(&header);
-    buf_free(&header_bytes);
-    if (status == 0 && o->json) {
-        Out *out = out_open(o->json);
-        json_write_model(m, out);
-        if (!out_commit(out, true))
-            status = 2;
-    }
-    if (status == 0 && rc_path) {
-        /* the --wevt file is named by its own name in the .rc */
-        const char *wname = names.wevt_name;
-        if (!mc_outputs) {
-            const char *slash = o->wevt ? strrchr(o->wevt, '/') : NULL;
-            wname = o->wevt ? (slash ? slash + 1 : o->wevt) : NULL;
-        }
-        status = worse(status, write_rc(m, o, rc_path, names.table_names, wname, &finder));
-    }
-    for (size_t i = 0; status == 0 && i < m->cultures.n; i++)
-        if (table_paths[i].s && !write_file(table_paths[i].s, tables[i].s, tables[i].len))
-            status = 2;
-    if (status == 0 && wevt_path && !write_file(wevt_path, job.bin.s, job.bin.len))
-        status = 2;
-    for (size_t i = 0; i < o->renders.n; i++) {
-        if (status == 0 && !write_file(o->renders.v[i].output, rendered[i].s, rendered[i].len))
-            status = 2;
-        buf_free(&rendered[i]);
-    }
-    free(rendered);
-    if (status == 0 && o->depfile &&
-        !write_depfile(o->depfile, o, outputs.v, outputs.n, &finder))
-        status = 2;
-    buf_free(&job.bin);
-    for (size_t i = 0; i < m->cultures.n; i++)
-        buf_free(&tables[i]);
-    free(tables);
-done:
-    finder_free(&finder);
-    vec_free(&o->renders);
-    vec_free(&o->inputs);
-    arena_free(&o->arena);
-    for (size_t i = 0; i < m->cultures.n; i++)
-        buf_free(&table_paths[i]);
-    free(table_paths);
-    vec_free(&outputs);
-    cli_output_names_free(&names);
-    free(has_table);
-    /* The process is about to end and take the model with it; freeing a
-     * large model costs time for nothing.  Sanitizer builds free it so that
-     * LeakSanitizer can check that everything is reachable and freed. */
-#if defined(__SANITIZE_ADDRESS__) || defined(MCGEN_FREE_AT_EXIT)
-    manifest_free(m);
-#endif
-    return o->print_outputs ? 0 : status;
+    return o->validate ? validate(o) : compile(o);
 }
 
 /* --diagnostics-format=json|sarif: the document, on standard output or in
@@ -441,7 +295,9 @@ static int write_diagnostics(const Options *o)
         diag_write_sarif(&doc, MCGEN_VERSION);
     int status = 0;
     if (o->diag_output) {
-        if (!write_file(o->diag_output, doc.s, doc.len))
+        Out *out = out_open(o->diag_output);
+        out_put(out, doc.s, doc.len);
+        if (!out_commit(out, true))
             status = 2;
     } else if (fwrite(doc.s, 1, doc.len, stdout) != doc.len || fflush(stdout) != 0) {
         diag_io("cannot write the diagnostics to standard output: %s", strerror(errno));
@@ -464,7 +320,6 @@ int main(int argc, char **argv)
         status = run(&o);
     if (diag_format() != DIAG_FORMAT_GCC && !told)
         status = worse(status, write_diagnostics(&o));
-    /* run() frees these on its usual paths; the early returns leave them */
     vec_free(&o.inputs);
     vec_free(&o.renders);
     arena_free(&o.arena);

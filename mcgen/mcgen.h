@@ -386,7 +386,6 @@ typedef struct Event {
     Layout *layout;
     MsgRef msg;
     bool not_logged, suppress_projection;
-    const char *c_symbol; /* header.c: the name in the C header */
     const char *attributes; /* as written */
     VEC(EventAttr) attrs;  /* parsed key=value pairs */
     /* references as written (resolved in the second pass) */
@@ -536,14 +535,53 @@ void schema_check_free(SchemaCheck *sc);
  * parse.c
  * ==================================================================== */
 
-/* Reads and resolves a manifest file.  NULL after diagnostics. */
-Manifest *manifest_load_file(const char *path);
-/* The same for --validate: checked and resolved, without message ids
- * (only the outputs need them). */
-Manifest *manifest_check_file(const char *path);
+/* The .man reader: a document read into a raw model (references as
+ * written, nothing resolved).  NULL after the diagnostics of a document
+ * that cannot be read, is not well-formed or is not valid under the
+ * schema. */
+Manifest *read_man_file(const char *path);
 /* The same from bytes in memory fed in chunks of `chunk` bytes (0: all). */
-Manifest *manifest_load_mem(const char *name, const void *bytes, size_t len, size_t chunk);
+Manifest *read_man_mem(const char *name, const void *bytes, size_t len, size_t chunk);
 void manifest_free(Manifest *m);
+/* The item named q in a provider's map keyed by local name (Provider). */
+void *qmap_get(const Map *m, QName q);
+/* Whether a provider comes from a manifest reconstructed by a TDH tool
+ * (source=): what does not resolve in it is a warning (MCG9001). */
+bool provider_decompiled(const Provider *pv);
+
+/* ======================================================================
+ * check.c, check_resolve.c, check_names.c: the check stage
+ * ==================================================================== */
+
+/* What the check stage derives beside the model, for the emitters. */
+typedef struct Facts {
+    Arena arena;  /* the names */
+    PtrMap names; /* item -> its name in the C header (check_names.c) */
+} Facts;
+
+/* Checks a raw manifest from any reader: resolution, every semantic rule,
+ * the rules of the compile's options (o NULL: mc's defaults), message
+ * ids, the header's names.  false after errors (warnings allowed). */
+struct Options;
+bool check_manifest(Manifest *m, const struct Options *o, Facts *f);
+/* The name the C header gives an item: an Event (its macros' name), a
+ * Provider (its symbol), a Channel, Level, Opcode, Task or Keyword (its
+ * #define), &Task.event_guid (the task's GUID variable); NULL when the
+ * header names none. */
+const char *facts_name(const Facts *f, const void *item);
+void facts_free(Facts *f);
+/* Every reference resolved; what does not resolve reported and left NULL. */
+void check_resolve(Manifest *m);
+/* The header's names and their clashes (MCG8001). */
+void check_names(Manifest *m, Facts *f);
+/* The keyword bit a channel gives its events (0 for an auto-imported one),
+ * and the EVENT_DESCRIPTOR's Keyword (with that bit; TEMP.BIN's EVNT entries
+ * have the same) and Channel as mc's header gives them. */
+uint64_t channel_keyword(const Channel *c);
+uint64_t event_descriptor_keyword(const Event *e);
+uint8_t event_descriptor_channel(const Event *e, const Provider *pv);
+/* Whether a task has an eventGUID other than all zeros. */
+bool task_has_guid(const Task *t);
 /* Calls fn on every message reference of a manifest, in document order:
  * each provider's own, its channels', levels', tasks' (and their
  * opcodes'), opcodes', keywords', map items', events', filters'; then the
@@ -763,18 +801,6 @@ void validate_payload(Manifest *m);
 char *header_ident(Arena *a, const char *name);
 /* Appends mc's type code of a template field (header-api.md 6). */
 void header_mangle_field(const Field *f, Buf *out);
-/* The keyword bit a channel gives its events (0 for an auto-imported one),
- * and the EVENT_DESCRIPTOR's Keyword (with that bit; TEMP.BIN's EVNT entries
- * have the same) and Channel as mc's header gives them. */
-uint64_t channel_keyword(const Channel *c);
-uint64_t event_descriptor_keyword(const Event *e);
-uint8_t event_descriptor_channel(const Event *e, const Provider *pv);
-/* Gives every event its name in the C header (Event.c_symbol): symbol=,
- * or mc's synthesized <ProvSym>_EVENT_0x<id>_<ver>_<chan>_<level>_<opcode>
- * _<task>_<keyword>.  A name another provider's event has taken already
- * (mc writes both, and its header does not compile) becomes
- * <name>_<ProvSym>, with a warning. */
-void header_assign_symbols(Manifest *m);
 /* The values the logging code of the header needs, as a template value:
  *   providers[i]: ident (the provider name as an identifier), symbol,
  *     control_guid (bool), traits (none, or the pieces {literal, comment}
@@ -790,7 +816,7 @@ void header_assign_symbols(Manifest *m);
  *   activity: -km: the write macros and functions take an activity id
  * providers and events are in Manifest order; o may be NULL (-um). */
 struct TValue;
-struct TValue *header_values(const Manifest *m, const Options *o, Arena *a);
+struct TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena *a);
 /* Finds templates by name: in first_dir (a user template's own
  * directory), then override_dir (--templates), then among the built-in
  * ones; remembers the files read from disk (for --depfile). */
@@ -809,7 +835,8 @@ const char *template_builtin(const char *name, size_t *len);
 /* The C header mc would write for the options (-um/-km: with the logging
  * code; otherwise descriptors only), rendered from header.h.j2; false
  * after a diagnostic. */
-bool header_build(Manifest *m, const Options *o, TemplateFinder *tf, Buf *out);
+bool header_build(const Manifest *m, const Facts *f, const Options *o, TemplateFinder *tf,
+                  Buf *out);
 
 /* ======================================================================
  * render.c
@@ -818,11 +845,11 @@ bool header_build(Manifest *m, const Options *o, TemplateFinder *tf, Buf *out);
 /* The values user templates render against: the JSON model
  * (docs/json-model.md) plus `header` (header_values, with logging and
  * callout); see docs/templates.md. */
-struct TValue *render_values(Manifest *m, const Options *o, Arena *a);
+struct TValue *render_values(const Manifest *m, const Facts *f, const Options *o, Arena *a);
 /* --render: the template file at path rendered against render_values;
  * false after a diagnostic. */
-bool render_user_template(Manifest *m, const Options *o, const char *path, Buf *out,
-                          TemplateFinder *tf);
+bool render_user_template(const Manifest *m, const Facts *f, const Options *o, const char *path,
+                          Buf *out, TemplateFinder *tf);
 
 /* The files of templates/, built in (build/gen/templates.c); the list
  * ends with a NULL name. */
@@ -832,5 +859,64 @@ typedef struct EmbeddedFile {
     unsigned long len;
 } EmbeddedFile;
 extern const EmbeddedFile embedded_templates[];
+
+/* ======================================================================
+ * read.c: the reader table
+ * ==================================================================== */
+
+/* An input format: its name, whether a file is of it (its path and its
+ * first bytes), and its reader (a raw model, or NULL after diagnostics). */
+typedef struct Reader {
+    const char *name;
+    bool (*recognises)(const char *path, const unsigned char *head, size_t n);
+    Manifest *(*read)(const char *path);
+} Reader;
+extern const Reader readers[]; /* ends with a NULL name */
+/* The input read by the first reader that recognises it (the first row
+ * when none does, to report what is wrong with it). */
+Manifest *read_input(const char *path);
+
+/* ======================================================================
+ * emit.c: the emitter table
+ * ==================================================================== */
+
+/* What every emitter gets: all const but the template finder (which
+ * remembers the template files read, for --depfile). */
+typedef struct EmitCtx {
+    const Manifest *m;
+    const Facts *facts;
+    const Options *o;
+    TemplateFinder *tf;
+    OutputNames names; /* mc's names for this input */
+    bool mc_outputs;   /* mc's default outputs are written */
+} EmitCtx;
+
+struct Emitter;
+typedef struct OutputFile {
+    const char *path;
+    const struct Emitter *by;
+    size_t part; /* which of the row's files: a culture, a --render job */
+} OutputFile;
+
+typedef struct OutputList {
+    VEC(OutputFile) files;
+    Arena arena; /* paths made here */
+} OutputList;
+
+/* An output: `files` adds the files it writes in this run (none when it
+ * is not asked for); `build` writes file `part` into `out`, false after a
+ * diagnostic. */
+typedef struct Emitter {
+    const char *name;
+    void (*files)(const EmitCtx *c, OutputList *l);
+    bool (*build)(const EmitCtx *c, size_t part, const char *path, Out *out);
+} Emitter;
+extern const Emitter emitters[]; /* ends with a NULL name */
+
+void emit_outputs(const EmitCtx *c, OutputList *l);
+void output_add(OutputList *l, const char *path, size_t part);
+/* "dir/name", kept in the list's arena. */
+const char *output_path(OutputList *l, const char *dir, const char *name);
+void output_list_free(OutputList *l);
 
 #endif

@@ -136,15 +136,14 @@ static TValue *json_value(JsonIn *j)
     return v;
 }
 
-TValue *render_values(Manifest *m, const Options *o, Arena *a)
+TValue *render_values(const Manifest *m, const Facts *f, const Options *o, Arena *a)
 {
     Buf json = {0};
     json_model_to_buf(m, &json);
     JsonIn j = {json.s, json.s + json.len, a, 0};
     TValue *root = json_value(&j);
     buf_free(&json);
-    header_assign_symbols(m);
-    TValue *h = header_values(m, o, a);
+    TValue *h = header_values(m, f, o, a);
     tv_set(a, h, "logging", tv_bool(a, o && o->mode != HEADER_DESCRIPTORS));
     tv_set(a, h, "callout", tv_bool(a, o && o->callout));
     tv_set(a, root, "header", h);
@@ -216,8 +215,8 @@ void finder_free(TemplateFinder *tf)
 
 /* ---- --render ---- */
 
-bool render_user_template(Manifest *m, const Options *o, const char *path, Buf *out,
-                          TemplateFinder *tf)
+bool render_user_template(const Manifest *m, const Facts *f, const Options *o, const char *path,
+                          Buf *out, TemplateFinder *tf)
 {
     size_t len;
     char *text = read_file(path, &len);
@@ -228,12 +227,11 @@ bool render_user_template(Manifest *m, const Options *o, const char *path, Buf *
     Buf p = {0};
     buf_printf(&p, "%s", path);
     vec_push(&tf->read, p.s);
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? arena_strndup(&m->arena, path, (size_t)(slash - path)) : ".";
-    tf->first_dir = dir;
     Arena a = {0};
+    const char *slash = strrchr(path, '/');
+    tf->first_dir = slash ? arena_strndup(&a, path, (size_t)(slash - path)) : ".";
     Buf err = {0};
-    TValue *vars = render_values(m, o, &a);
+    TValue *vars = render_values(m, f, o, &a);
     Tmpl *t = tmpl_parse(path, text, len, &err);
     bool ok = t && tmpl_render(t, vars, &tf->loader, out, &err);
     if (!ok) /* "template:line:col: error: ..." already */

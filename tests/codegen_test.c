@@ -68,12 +68,14 @@ static const char doc[] =
     "</provider>\n"
     "</events></instrumentation></instrumentationManifest>\n";
 
+static Facts facts; /* of the manifest load() gives */
+
 static Manifest *load(Buf *diags)
 {
     diag_set_capture(diags);
-    Manifest *m = manifest_load_mem("codegen.man", doc, sizeof doc - 1, 0);
+    facts_free(&facts);
+    Manifest *m = unit_load("codegen.man", doc, sizeof doc - 1, 0, &facts);
     ck_assert_msg(m != NULL, "%s", diags->s ? diags->s : "");
-    header_assign_symbols(m);
     diag_set_capture(NULL);
     return m;
 }
@@ -104,7 +106,7 @@ START_TEST(test_codegen_mangled_names_and_macro_args)
     Buf diags = {0}, b = {0};
     Manifest *m = load(&diags);
     Arena a = {0};
-    TValue *h = header_values(m, NULL, &a);
+    TValue *h = header_values(m, &facts, NULL, &a);
     const TValue *p1 = item(h, "providers", 0);
     static const char *const want[][2] = {
         /* z s c, HexInt32 -> d, HexInt64 -> i, t j, SID length ignored -> k,
@@ -152,6 +154,7 @@ START_TEST(test_codegen_mangled_names_and_macro_args)
                      "USHORT _Arg8_Size_ = (USHORT)(sizeof(WCHAR) * _Arg8_Len_);");
     arena_free(&a);
     manifest_free(m);
+    facts_free(&facts);
     buf_free(&diags);
     buf_free(&b);
 }
@@ -162,7 +165,7 @@ START_TEST(test_codegen_enable_bits_symbols_traits)
     Buf diags = {0}, b = {0};
     Manifest *m = load(&diags);
     Arena a = {0};
-    TValue *h = header_values(m, NULL, &a);
+    TValue *h = header_values(m, &facts, NULL, &a);
     const TValue *p1 = item(h, "providers", 0), *p2 = item(h, "providers", 1);
     ck_assert_str_eq(str(p1, "ident"), "Prov_One");
     /* pairs (level, descriptor keyword with the channel's bit 63) in event
@@ -204,6 +207,7 @@ START_TEST(test_codegen_enable_bits_symbols_traits)
     ck_assert_int_eq(tv_get(p1, "traits")->kind, TV_NONE);
     arena_free(&a);
     manifest_free(m);
+    facts_free(&facts);
     buf_free(&diags);
     buf_free(&b);
 }
@@ -240,7 +244,7 @@ START_TEST(test_codegen_template_mutations)
     Manifest *m = load(&diags);
     Arena a = {0};
     static const Options um = {.mode = HEADER_UM, .callout = true};
-    TValue *vars = header_values(m, &um, &a);
+    TValue *vars = header_values(m, &facts, &um, &a);
     tv_set(&a, vars, "logging", tv_bool(&a, true));
     tv_set(&a, vars, "callout", tv_bool(&a, true));
     size_t ntemplates = 0;
@@ -293,6 +297,7 @@ START_TEST(test_codegen_template_mutations)
     buf_free(&text);
     arena_free(&a);
     manifest_free(m);
+    facts_free(&facts);
     buf_free(&diags);
 }
 END_TEST

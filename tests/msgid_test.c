@@ -64,7 +64,7 @@ static uint32_t id_of(const MsgRef *r)
 
 START_TEST(test_msgid_formula_for_every_kind)
 {
-    Manifest *m = manifest_load_mem("t.man", doc, strlen(doc), 0);
+    Manifest *m = unit_load("t.man", doc, strlen(doc), 0, NULL);
     ck_assert_ptr_nonnull(m);
     Provider *a = m->providers.v[0], *b = m->providers.v[1];
     /* 0x9 counter: the provider, then channels that have a message, in
@@ -119,7 +119,7 @@ static void worked_example_table(Buf *b)
         "<localization><resources culture='en-US'><stringTable>\n"
         " <string id='p' value='Provider.1'/><string id='c' value='Channel.1.1'/>\n"
         "</stringTable></resources></localization></instrumentationManifest>\n";
-    Manifest *m = manifest_load_mem("t.man", man, strlen(man), 0);
+    Manifest *m = unit_load("t.man", man, strlen(man), 0, NULL);
     ck_assert_ptr_nonnull(m);
     msgtable_build(m, 0, NULL, b);
     manifest_free(m);

@@ -31,7 +31,7 @@ static void load_all(const char *doc, Checker check)
     for (int i = 0; i < 5; i++) {
         Buf diag = {0};
         diag_set_capture(&diag);
-        Manifest *m = manifest_load_mem("t.man", doc, strlen(doc), unit_chunks[i]);
+        Manifest *m = unit_load("t.man", doc, strlen(doc), unit_chunks[i], NULL);
         diag_set_capture(NULL);
         ck_assert_msg(m != NULL, "load failed (chunk %zu): %s", unit_chunks[i],
                       diag.s ? diag.s : "");
@@ -48,7 +48,7 @@ static void load_fails(const char *doc, const char *want)
     for (int i = 0; i < 5; i++) {
         Buf diag = {0};
         diag_set_capture(&diag);
-        Manifest *m = manifest_load_mem("t.man", doc, strlen(doc), unit_chunks[i]);
+        Manifest *m = unit_load("t.man", doc, strlen(doc), unit_chunks[i], NULL);
         diag_set_capture(NULL);
         ck_assert_msg(m == NULL, "load succeeded (chunk %zu)", unit_chunks[i]);
         ck_assert_str_eq(diag.s ? diag.s : "", want);
@@ -675,7 +675,7 @@ START_TEST(test_parse_counters_skipped_with_note)
         "</instrumentation>\n</instrumentationManifest>\n";
     Buf diag = {0};
     diag_set_capture(&diag);
-    Manifest *m = manifest_load_mem("t.man", doc, strlen(doc), 0);
+    Manifest *m = unit_load("t.man", doc, strlen(doc), 0, NULL);
     diag_set_capture(NULL);
     ck_assert_msg(m != NULL, "load failed: %s", diag.s ? diag.s : "");
     ck_assert_uint_eq(m->providers.n, 1);
@@ -764,7 +764,7 @@ START_TEST(test_parse_utf16_without_bom)
     utf8_to_utf16le(&b, provider_doc, strlen(provider_doc));
     Buf diag = {0};
     diag_set_capture(&diag);
-    Manifest *m = manifest_load_mem("t.man", b.s, b.len, 0);
+    Manifest *m = unit_load("t.man", b.s, b.len, 0, NULL);
     diag_set_capture(NULL);
     ck_assert_ptr_null(m);
     ck_assert_str_eq(diag.s, "t.man:1:1: error: [MCG1004] UTF-16 input without a byte-order mark (XML "
@@ -915,7 +915,7 @@ START_TEST(test_parse_no_localization_warns_once)
         "</events>\n" PROV_CLOSE TAIL_NOSTR;
     Buf diag = {0};
     diag_set_capture(&diag);
-    Manifest *m = manifest_load_mem("t.man", doc, strlen(doc), 0);
+    Manifest *m = unit_load("t.man", doc, strlen(doc), 0, NULL);
     diag_set_capture(NULL);
     ck_assert_msg(m != NULL, "load failed: %s", diag.s ? diag.s : "");
     Buf w = {0};
@@ -946,7 +946,7 @@ START_TEST(test_parse_decompiled_provider_is_lenient)
         PROV_CLOSE TAIL_NOSTR;
     Buf diag = {0};
     diag_set_capture(&diag);
-    Manifest *m = manifest_load_mem("t.man", doc, strlen(doc), 0);
+    Manifest *m = unit_load("t.man", doc, strlen(doc), 0, NULL);
     diag_set_capture(NULL);
     ck_assert_msg(m != NULL, "load failed: %s", diag.s ? diag.s : "");
     Provider *p = prov0(m);
@@ -972,8 +972,8 @@ END_TEST
 /* JSON is deterministic and carries the resolved values. */
 START_TEST(test_parse_json_deterministic)
 {
-    Manifest *a = manifest_load_mem("t.man", events_doc, strlen(events_doc), 0);
-    Manifest *b = manifest_load_mem("t.man", events_doc, strlen(events_doc), 3);
+    Manifest *a = unit_load("t.man", events_doc, strlen(events_doc), 0, NULL);
+    Manifest *b = unit_load("t.man", events_doc, strlen(events_doc), 3, NULL);
     ck_assert_ptr_nonnull(a);
     ck_assert_ptr_nonnull(b);
     Buf ja = {0}, jb = {0};

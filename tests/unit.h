@@ -22,6 +22,11 @@ Suite *diag_suite(void);
 void unit_corrupt(const Buf *b, bool (*read)(const char *bytes, size_t n, Buf *err),
                   uint32_t seed);
 
+/* A manifest from memory through the .man reader and the check stage
+ * (mc's default options), fed in chunks of `chunk` bytes (0: all); NULL
+ * after diagnostics.  The facts go to `facts` (NULL: dropped). */
+Manifest *unit_load(const char *name, const void *bytes, size_t len, size_t chunk, Facts *facts);
+
 /* The chunk sizes every in-memory parse is run with (0 = all at once). */
 extern const size_t unit_chunks[5];
 

@@ -33,6 +33,18 @@ void unit_corrupt(const Buf *b, bool (*read)(const char *bytes, size_t n, Buf *e
     buf_free(&err);
 }
 
+Manifest *unit_load(const char *name, const void *bytes, size_t len, size_t chunk, Facts *facts)
+{
+    Facts own = {0};
+    Manifest *m = read_man_mem(name, bytes, len, chunk);
+    if (m && !check_manifest(m, NULL, facts ? facts : &own)) {
+        manifest_free(m);
+        m = NULL;
+    }
+    facts_free(&own);
+    return m;
+}
+
 int main(void)
 {
     SRunner *sr = srunner_create(util_suite());

@@ -15,7 +15,7 @@
 
 static Manifest *load(const char *doc)
 {
-    Manifest *m = manifest_load_mem("t.man", doc, strlen(doc), 0);
+    Manifest *m = unit_load("t.man", doc, strlen(doc), 0, NULL);
     ck_assert_ptr_nonnull(m);
     return m;
 }

@@ -1,0 +1,202 @@
+/*
+ * check_names.c - the names the C header gives a checked manifest, and the
+ * clashes among them (MCG8001), decided in the check stage so that
+ * `--validate` and a compile report the same ones and the header emitter
+ * only reads them (Facts, check.c).
+ *
+ * Two name spaces, as in mc's header: the event macros (EventWrite<Sym>,
+ * one per event symbol, across providers) and the #defines and variables
+ * of the descriptors part (provider, channel, level, opcode, task and
+ * keyword symbols, task GUIDs).  A name taken already gets
+ * <name>_<ProviderSymbol> (then _2, _3 ...) and a warning: mc writes both
+ * and its header does not compile.  A #define that repeats with the same
+ * value is no clash (C allows it).  The walk is the header's own order, so
+ * the first of two claims keeps the name.
+ */
+#include "mcgen.h"
+
+#include <string.h>
+
+/* Whether name is already what header_ident would make of it. */
+static bool is_ident(const char *name)
+{
+    for (size_t i = 0; name[i]; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' ||
+              (i > 0 && c >= '0' && c <= '9')))
+            return false;
+    }
+    return true;
+}
+
+char *header_ident(Arena *a, const char *name)
+{
+    size_t n = strlen(name);
+    char *s = arena_strndup(a, name, n);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' ||
+                  (i > 0 && c >= '0' && c <= '9');
+        if (!ok)
+            s[i] = '_';
+    }
+    return s;
+}
+
+/* ---- event macros ---- */
+
+/* symbol=, or mc's synthesized <ProvSym>_EVENT_0x<id>_<ver>_<chan>_<level>
+ * _<opcode>_<task>_<keyword>. */
+static void name_events(Manifest *m, Facts *f)
+{
+    Arena *a = &f->arena;
+    Map taken = {0}; /* name -> the Event that has it */
+    for (size_t i = 0; i < m->providers.n; i++) {
+        const Provider *pv = m->providers.v[i];
+        const char *pn = pv->symbol && *pv->symbol ? pv->symbol : pv->name;
+        const char *ps = is_ident(pn) ? pn : header_ident(a, pn);
+        for (size_t j = 0; j < pv->events.n; j++) {
+            Event *e = pv->events.v[j];
+            const char *s = e->symbol && *e->symbol ? e->symbol : NULL;
+            if (s && !is_ident(s)) {
+                const char *fixed = header_ident(a, s);
+                diag_c(D_SYMBOL_RENAMED, e->loc,
+                        "event symbol '%s' is not a C identifier; the header calls it %s", s,
+                        fixed);
+                s = fixed;
+            }
+            if (!s)
+                s = arena_printf(a, "%s_EVENT_0x%x_%x_%x_%x_%x_%x_%llx", ps, e->value, e->version,
+                                 event_descriptor_channel(e, pv), e->level ? e->level->value : 0,
+                                 e->opcode ? e->opcode->value : 0, e->task ? e->task->value : 0,
+                                 (unsigned long long)event_descriptor_keyword(e));
+            const Event *first = e->not_logged ? NULL : map_get(&taken, s);
+            if (first && first != e) {
+                const char *renamed = arena_printf(a, "%s_%s", s, ps);
+                for (int k = 2; map_get(&taken, renamed); k++)
+                    renamed = arena_printf(a, "%s_%s_%d", s, ps, k);
+                diag_c(D_SYMBOL_RENAMED, e->loc,
+                        "event symbol '%s' names an event of another provider already (line "
+                        "%u); the header calls this one %s",
+                        s, first->loc.line, renamed);
+                s = renamed;
+            }
+            ptrmap_put(&f->names, e, (void *)s);
+            if (!e->not_logged && !map_get(&taken, s))
+                map_put(&taken, s, e, false);
+        }
+    }
+    map_free(&taken);
+}
+
+/* ---- the descriptors part ---- */
+
+typedef struct Claims {
+    Facts *f;
+    Map taken; /* name -> its Claim */
+    const char *ps;
+} Claims;
+
+typedef struct Claim {
+    bool is_define; /* a #define, with a value */
+    bool written;   /* the manifest's symbol=, not a name made here */
+    int64_t value;
+} Claim;
+
+/* The name `sym` for an item; value: a #define's (NULL: a variable).  Two
+ * written symbol= that are not both #defines are MCG8011's to report
+ * (validate.c), so the rename says nothing more then. */
+static const char *claim(Claims *c, const char *sym, const int64_t *value, bool written, Loc loc)
+{
+    Arena *a = &c->f->arena;
+    const Claim *had = map_get(&c->taken, sym);
+    if (had && value && had->is_define && had->value == *value)
+        return sym;
+    if (had) {
+        const char *renamed = arena_printf(a, "%s_%s", sym, c->ps);
+        for (int k = 2; map_get(&c->taken, renamed); k++)
+            renamed = arena_printf(a, "%s_%s_%d", sym, c->ps, k);
+        if (!(written && had->written && !(value && had->is_define)))
+            diag_c(D_SYMBOL_RENAMED, loc,
+                    "'%s' names another item of the header already; the header calls this one %s",
+                    sym, renamed);
+        sym = renamed;
+    }
+    Claim *n = arena_alloc(a, sizeof *n);
+    *n = (Claim){value != NULL, written, value ? *value : 0};
+    map_put(&c->taken, sym, n, false);
+    return sym;
+}
+
+/* A #define: the item's symbol=, else <ProvSym>_<KIND>_<name>. */
+static void define(Claims *c, const void *item, const char *symbol, const char *kind,
+                   const char *name, int64_t value, Loc loc)
+{
+    Arena *a = &c->f->arena;
+    bool written = symbol && *symbol;
+    const char *sym = written ? header_ident(a, symbol)
+                              : arena_printf(a, "%s_%s_%s", c->ps, kind, header_ident(a, name));
+    ptrmap_put(&c->f->names, item, (void *)claim(c, sym, &value, written, loc));
+}
+
+/* A level, opcode or keyword the manifest declares (winmeta's have theirs
+ * in the SDK); name: the item's, unless given. */
+static void define_item(Claims *c, const void *item, const Named *n, const char *kind,
+                        const char *name, int64_t value)
+{
+    if (!n->builtin)
+        define(c, item, n->symbol, kind, name ? name : n->written, value, n->loc);
+}
+
+static void name_descriptors(Manifest *m, Facts *f)
+{
+    Claims c = {f, {0}, NULL};
+    Arena *a = &f->arena;
+    for (size_t i = 0; i < m->providers.n; i++) {
+        const Provider *pv = m->providers.v[i];
+        bool written = pv->symbol && *pv->symbol;
+        c.ps = claim(&c, header_ident(a, written ? pv->symbol : pv->name), NULL, written, pv->loc);
+        ptrmap_put(&f->names, pv, (void *)c.ps);
+        for (size_t j = 0; j < pv->channels.n; j++) {
+            const Channel *ch = pv->channels.v[j];
+            define(&c, ch, ch->symbol, "CHANNEL", ch->chid ? ch->chid : ch->name, ch->value,
+                   ch->loc);
+        }
+        for (size_t j = 0; j < pv->levels.n; j++)
+            define_item(&c, pv->levels.v[j], &pv->levels.v[j]->n, "LEVEL", NULL,
+                        pv->levels.v[j]->value);
+        /* provider opcodes, then each task's; a task's opcode is named
+         * after its task too, as two tasks may have opcodes of the same
+         * name */
+        for (size_t j = 0; j < pv->opcodes.n; j++)
+            define_item(&c, pv->opcodes.v[j], &pv->opcodes.v[j]->n, "OPCODE", NULL,
+                        pv->opcodes.v[j]->value);
+        for (size_t j = 0; j < pv->tasks.n; j++)
+            for (size_t k = 0; k < pv->tasks.v[j]->opcodes.n; k++) {
+                const Opcode *o = pv->tasks.v[j]->opcodes.v[k];
+                define_item(&c, o, &o->n, "OPCODE",
+                            arena_printf(a, "%s_%s", pv->tasks.v[j]->n.written, o->n.written),
+                            o->value);
+            }
+        for (size_t j = 0; j < pv->tasks.n; j++) {
+            const Task *t = pv->tasks.v[j];
+            if (t->n.builtin)
+                continue;
+            define(&c, t, t->n.symbol, "TASK", t->n.written, t->value, t->n.loc);
+            if (task_has_guid(t))
+                ptrmap_put(&f->names, &t->event_guid,
+                           (void *)claim(&c, arena_printf(a, "%sId", header_ident(a, t->n.written)),
+                                         NULL, false, t->n.loc));
+        }
+        for (size_t j = 0; j < pv->keywords.n; j++)
+            define_item(&c, pv->keywords.v[j], &pv->keywords.v[j]->n, "KEYWORD", NULL,
+                        (int64_t)pv->keywords.v[j]->mask);
+    }
+    map_free(&c.taken);
+}
+
+void check_names(Manifest *m, Facts *f)
+{
+    name_events(m, f);
+    name_descriptors(m, f);
+}

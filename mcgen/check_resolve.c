@@ -1,0 +1,377 @@
+/*
+ * check_resolve.c - the first step of the check stage: every reference of
+ * a raw manifest resolved to what it names.
+ *
+ * The reader (parse.c) keeps references as written: QNames already
+ * resolved through the namespace declarations in scope (that needs the
+ * document), names and ids as text.  Here each provider's references are
+ * looked up in its own tables, then in the built-in win: definitions, and
+ * what mc derives is filled in: channel values left to the compiler,
+ * auto-imported winmeta channels, imports across providers, the string of
+ * each culture behind every $(string.X).  A reference that does not
+ * resolve is reported where it is written and left NULL; nothing else is
+ * given up because of it.
+ */
+#include "mcgen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+
+static Level *find_level(Manifest *m, Provider *pv, QName q)
+{
+    Level *l = qmap_get(&pv->level_by_name, q);
+    if (!l && strcmp(q.ns, NS_WIN) == 0)
+        l = map_get(&m->wm.level_by_name, q.local);
+    return l;
+}
+
+static Task *find_task(Manifest *m, Provider *pv, QName q)
+{
+    Task *t = qmap_get(&pv->task_by_name, q);
+    if (!t && strcmp(q.ns, NS_WIN) == 0)
+        t = map_get(&m->wm.task_by_name, q.local);
+    return t;
+}
+
+static Opcode *find_opcode(Manifest *m, Provider *pv, Task *task, QName q)
+{
+    Opcode *o = task ? qmap_get(&task->opcode_by_name, q) : NULL;
+    if (!o)
+        o = qmap_get(&pv->opcode_by_name, q);
+    if (!o && strcmp(q.ns, NS_WIN) == 0)
+        o = map_get(&m->wm.opcode_by_name, q.local);
+    return o;
+}
+
+static Keyword *find_keyword(Manifest *m, Provider *pv, QName q)
+{
+    Keyword *k = qmap_get(&pv->keyword_by_name, q);
+    if (!k && strcmp(q.ns, NS_WIN) == 0)
+        k = map_get(&m->wm.keyword_by_name, q.local);
+    return k;
+}
+
+static Channel *find_channel(Provider *pv, const char *ref)
+{
+    for (size_t i = 0; i < pv->channels.n; i++) {
+        Channel *c = pv->channels.v[i];
+        if ((c->chid && strcmp(c->chid, ref) == 0) || strcmp(c->name, ref) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+static Channel *auto_import(Manifest *m, Provider *pv, Channel *wm, Loc loc)
+{
+    Channel *c = arena_alloc(&m->arena, sizeof *c);
+    c->name = wm->name;
+    c->chid = wm->name;
+    c->type = wm->type;
+    c->value = wm->value;
+    c->imported = c->auto_imported = true;
+    c->import_of = wm;
+    c->owner = pv;
+    c->loc = loc;
+    c->index = (uint32_t)pv->channels.n;
+    vec_push(&pv->channels, c);
+    return c;
+}
+
+/* importChannel of a winmeta channel: it takes the built-in value and type
+ * (provider-local, done when the provider ends). */
+static void resolve_builtin_imports(Manifest *m, Provider *pv)
+{
+    for (size_t i = 0; i < pv->channels.n; i++) {
+        Channel *c = pv->channels.v[i];
+        if (!c->imported || c->auto_imported)
+            continue;
+        Channel *wm = map_get(&m->wm.channel_by_name, c->name);
+        if (wm) {
+            c->import_of = wm;
+            c->value = wm->value;
+            c->has_value = true;
+            c->type = wm->type;
+        }
+    }
+}
+
+/* importChannel of a channel of another provider of this manifest (by
+ * name or chid), once every provider is read.  mc accepts names it cannot
+ * find and numbers them like the provider's own channels. */
+static void link_foreign_imports(Manifest *m, Provider *pv)
+{
+    for (size_t i = 0; i < pv->channels.n; i++) {
+        Channel *c = pv->channels.v[i];
+        if (!c->imported || c->auto_imported || c->import_of)
+            continue;
+        for (size_t j = 0; j < m->providers.n && !c->import_of; j++) {
+            Provider *o = m->providers.v[j];
+            if (o == pv)
+                continue;
+            for (size_t k = 0; k < o->channels.n; k++) {
+                Channel *x = o->channels.v[k];
+                if (x->imported)
+                    continue;
+                if (strcmp(x->name, c->name) == 0 || (x->chid && strcmp(x->chid, c->name) == 0)) {
+                    c->import_of = x;
+                    c->type = x->type;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/* Channels without a value get the lowest free value from 16 up, in
+ * channel order (etk-Large: the channel after an explicit 16 gets 17). */
+static void assign_channel_values(Provider *pv)
+{
+    bool used[256] = {0};
+    for (size_t i = 0; i < pv->channels.n; i++)
+        if (pv->channels.v[i]->has_value)
+            used[pv->channels.v[i]->value] = true;
+    unsigned next = 16;
+    for (size_t i = 0; i < pv->channels.n; i++) {
+        Channel *c = pv->channels.v[i];
+        if (c->has_value || c->auto_imported)
+            continue;
+        while (next < 256 && used[next])
+            next++;
+        if (next < 256) {
+            c->value = (uint8_t)next;
+            used[next] = true;
+        }
+    }
+}
+
+/* A reference that does not resolve: an error, or in a decompiled
+ * manifest a warning reported once per distinct message. */
+static void unresolved(Manifest *m, Provider *pv, Loc loc, const char *fmt, ...)
+    PRINTF_LIKE(4, 5);
+static void unresolved(Manifest *m, Provider *pv, Loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (!provider_decompiled(pv)) {
+        diag_vc(D_REF_UNKNOWN, loc, fmt, ap);
+        va_end(ap);
+        return;
+    }
+    Buf b = {0};
+    buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    const char *key = arena_strndup(&m->arena, b.s, b.len);
+    if (!map_put(&pv->warned, key, (void *)key, true))
+        diag_c(D_LENIENT, loc,
+                "%s; left unresolved (decompiled manifest: provider has source='%s'; "
+                "further uses not reported)",
+                key, pv->source);
+    buf_free(&b);
+}
+
+static Field *find_sibling(Field **v, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(v[i]->name, name) == 0)
+            return v[i];
+    return NULL;
+}
+
+static void resolve_quantity(Manifest *m, Provider *pv, Layout *l, Field *f, Quantity *q,
+                             const char *what)
+{
+    if (q->kind != QTY_FIELD)
+        return;
+    const char *name = q->text;
+    Field *ref = NULL;
+    if (f->parent)
+        ref = find_sibling(f->parent->members.v, f->parent->members.n, name);
+    if (!ref)
+        ref = find_sibling(l->fields.v, l->fields.n, name);
+    if (!ref)
+        unresolved(m, pv, q->loc, "unknown field '%s' in %s= of <%s> '%s' (template '%s')",
+                name, what, f->is_struct ? "struct" : "data", f->name, l->tid);
+    q->ref = ref;
+}
+
+static void resolve_fields(Manifest *m, Provider *pv, Layout *l, Field **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        Field *f = v[i];
+        resolve_quantity(m, pv, l, f, &f->count, "count");
+        resolve_quantity(m, pv, l, f, &f->length, "length");
+        if (f->is_struct) {
+            resolve_fields(m, pv, l, f->members.v, f->members.n);
+            continue;
+        }
+        if (f->in_q.local) {
+            if (strcmp(f->in_q.ns, NS_WIN) == 0)
+                f->in_type = map_get(&m->wm.in_by_name, f->in_q.local);
+            if (!f->in_type)
+                unresolved(m, pv, f->in_loc, "unknown inType '%s' on <data> '%s'",
+                        qname_display(&m->arena, f->in_q), f->name);
+        }
+        if (f->has_out) {
+            char key[512];
+            const char *pfx = strcmp(f->out_q.ns, NS_XS) == 0    ? "xs:"
+                              : strcmp(f->out_q.ns, NS_WIN) == 0 ? "win:"
+                                                                 : NULL;
+            size_t pl = pfx ? strlen(pfx) : 0, ll = strlen(f->out_q.local);
+            if (pfx && pl + ll < sizeof key) {
+                memcpy(key, pfx, pl);
+                memcpy(key + pl, f->out_q.local, ll + 1);
+                f->out_type = map_get(&m->wm.out_by_name, key);
+            }
+            /* mc accepts an outType by its local name in either namespace
+             * (etk-wpf-etw, compiled by mc, writes xs:HexInt64) */
+            for (size_t k = 0; !f->out_type && k < m->wm.out_types.n; k++)
+                if (strcmp(m->wm.out_types.v[k]->name.local, f->out_q.local) == 0)
+                    f->out_type = m->wm.out_types.v[k];
+            if (!f->out_type)
+                unresolved(m, pv, f->out_loc, "unknown outType '%s' on <data> '%s'",
+                        qname_display(&m->arena, f->out_q), f->name);
+        }
+        if (f->map_name) {
+            f->map = map_get(&pv->map_by_name, f->map_name);
+            if (!f->map)
+                unresolved(m, pv, f->map_loc, "unknown map '%s' on <data> '%s'", f->map_name,
+                        f->name);
+        }
+    }
+}
+
+static void resolve_event(Manifest *m, Provider *pv, Event *ev)
+{
+    Arena *a = &m->arena;
+    if (ev->channel_ref) {
+        ev->channel = find_channel(pv, ev->channel_ref);
+        if (!ev->channel) {
+            Channel *wm = map_get(&m->wm.channel_by_name, ev->channel_ref);
+            if (wm)
+                ev->channel = auto_import(m, pv, wm, ev->channel_loc);
+            else
+                unresolved(m, pv, ev->channel_loc,
+                        "unknown channel '%s' (not a channel, chid or importChannel of provider "
+                        "'%s', nor a built-in channel)",
+                        ev->channel_ref, pv->name);
+        }
+    }
+    if (ev->has_level && !(ev->level = find_level(m, pv, ev->level_q)))
+        unresolved(m, pv, ev->level_loc, "unknown level '%s'", qname_display(a, ev->level_q));
+    if (ev->has_task && !(ev->task = find_task(m, pv, ev->task_q)))
+        unresolved(m, pv, ev->task_loc, "unknown task '%s'", qname_display(a, ev->task_q));
+    if (ev->has_opcode && !(ev->opcode = find_opcode(m, pv, ev->task, ev->opcode_q)))
+        unresolved(m, pv, ev->opcode_loc, "unknown opcode '%s'%s%s%s",
+                qname_display(a, ev->opcode_q), ev->task ? " (in task '" : "",
+                ev->task ? qname_display(a, ev->task->n.name) : "", ev->task ? "')" : "");
+    for (size_t i = 0; i < ev->keyword_qs.n; i++) {
+        Keyword *k = find_keyword(m, pv, ev->keyword_qs.v[i]);
+        if (!k) {
+            unresolved(m, pv, ev->keywords_loc, "unknown keyword '%s'",
+                    qname_display(a, ev->keyword_qs.v[i]));
+            continue;
+        }
+        vec_push(&ev->keywords, k);
+        ev->keyword_mask |= k->mask;
+    }
+    vec_free(&ev->keyword_qs);
+    if (ev->template_ref) {
+        ev->layout = map_get(&pv->layout_by_tid, ev->template_ref);
+        if (!ev->layout)
+            unresolved(m, pv, ev->template_loc, "unknown template '%s'", ev->template_ref);
+    }
+}
+
+/* Every $(string.X) must name a string of some culture; the string of
+ * each culture is kept with the reference. */
+static void check_msg(Manifest *m, MsgRef *r)
+{
+    if (!r->id)
+        return;
+    bool found = false;
+    if (m->cultures.n) {
+        r->text = arena_alloc(&m->arena, m->cultures.n * sizeof *r->text);
+        for (size_t i = 0; i < m->cultures.n; i++)
+            found |= (r->text[i] = map_get(&m->cultures.v[i]->by_id, r->id)) != NULL;
+    }
+    if (found)
+        return;
+    /* A manifest without any <localization> gets its strings from elsewhere
+     * (Windows component manifests ship them as separate resources): the
+     * reference is noted, not refused. */
+    if (!m->cultures.n) {
+        if (!m->warned_no_localization++)
+            diag_c(D_NO_LOCALIZATION, r->loc,
+                    "string '%s' is not defined here: the manifest has no <localization> "
+                    "(messages are left without text; further such references not reported)",
+                    r->id);
+        return;
+    }
+    diag_c(D_STRING_UNDEFINED, r->loc, "undefined string '%s' in '$(string.%s)'", r->id, r->id);
+}
+
+void manifest_each_msgref(Manifest *m, void (*fn)(Manifest *m, MsgRef *r, void *arg), void *arg)
+{
+    for (size_t p = 0; p < m->providers.n; p++) {
+        Provider *pv = m->providers.v[p];
+        fn(m, &pv->msg, arg);
+        for (size_t i = 0; i < pv->channels.n; i++)
+            fn(m, &pv->channels.v[i]->msg, arg);
+        for (size_t i = 0; i < pv->levels.n; i++)
+            fn(m, &pv->levels.v[i]->n.msg, arg);
+        for (size_t i = 0; i < pv->tasks.n; i++) {
+            Task *t = pv->tasks.v[i];
+            fn(m, &t->n.msg, arg);
+            for (size_t j = 0; j < t->opcodes.n; j++)
+                fn(m, &t->opcodes.v[j]->n.msg, arg);
+        }
+        for (size_t i = 0; i < pv->opcodes.n; i++)
+            fn(m, &pv->opcodes.v[i]->n.msg, arg);
+        for (size_t i = 0; i < pv->keywords.n; i++)
+            fn(m, &pv->keywords.v[i]->n.msg, arg);
+        for (size_t i = 0; i < pv->maps.n; i++)
+            for (size_t j = 0; j < pv->maps.v[i]->items.n; j++)
+                fn(m, &pv->maps.v[i]->items.v[j]->msg, arg);
+        for (size_t i = 0; i < pv->events.n; i++)
+            fn(m, &pv->events.v[i]->msg, arg);
+        for (size_t i = 0; i < pv->filters.n; i++)
+            fn(m, &pv->filters.v[i]->msg, arg);
+    }
+    for (size_t i = 0; i < m->message_table.n; i++)
+        fn(m, &m->message_table.v[i]->msg, arg);
+}
+
+static void check_msg_cb(Manifest *m, MsgRef *r, void *arg)
+{
+    (void)arg;
+    check_msg(m, r);
+}
+
+/* Everything a provider's own references need. */
+static void resolve_provider(Manifest *m, Provider *pv)
+{
+    resolve_builtin_imports(m, pv);
+    assign_channel_values(pv);
+    for (size_t j = 0; j < pv->layouts.n; j++) {
+        Layout *l = pv->layouts.v[j];
+        resolve_fields(m, pv, l, l->fields.v, l->fields.n);
+    }
+    for (size_t j = 0; j < pv->events.n; j++)
+        resolve_event(m, pv, pv->events.v[j]);
+    for (size_t j = 0; j < pv->filters.n; j++) {
+        Filter *f = pv->filters.v[j];
+        if (f->tid && !(f->layout = map_get(&pv->layout_by_tid, f->tid)))
+            unresolved(m, pv, f->loc, "unknown template '%s' on <filter>", f->tid);
+    }
+}
+
+void check_resolve(Manifest *m)
+{
+    for (size_t i = 0; i < m->providers.n; i++)
+        resolve_provider(m, m->providers.v[i]);
+    /* what needs every provider: imports across providers */
+    for (size_t i = 0; i < m->providers.n; i++)
+        link_foreign_imports(m, m->providers.v[i]);
+    manifest_each_msgref(m, check_msg_cb, NULL);
+}

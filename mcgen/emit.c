@@ -1,0 +1,228 @@
+/*
+ * emit.c - the emitter table: every output mcgen writes is a row (a name,
+ * the files it writes in this run, and how to build one of them).  The
+ * driver (main.c) asks every row for its files, which gives
+ * --print-outputs and --depfile, then builds each file into an Out and
+ * commits them all only when the run had no error.
+ *
+ * A row takes the checked manifest, its facts and the options, all const:
+ * emitters change nothing and diagnose nothing about the manifest (the
+ * check stage did that); what can still fail here is the environment (a
+ * template file, a disk) and the text encoding asked for with -cp.
+ *
+ * Adding an output is a file with its build function and one row below.
+ */
+#include "mcgen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- text outputs ---- */
+
+/* A text output in the encoding and line endings asked for (-cp,
+ * --line-endings); `text` is UTF-8 with LF or CRLF line ends.  mc writes
+ * the .rc in UTF-16 when UTF-8 is asked for, as rc.exe cannot read UTF-8.
+ * false after a diagnostic when a character has no place in the ANSI code
+ * page. */
+static bool put_text(const EmitCtx *c, const char *path, const Buf *text, bool rc, Out *out)
+{
+    const Options *o = c->o;
+    Buf lines = {0}, bytes = {0};
+    const char *p = text->s, *end = text->s + text->len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *stop = nl ? nl : end;
+        size_t n = (size_t)(stop - p);
+        if (nl && n && stop[-1] == '\r')
+            n--; /* CRLF in the text: one line end */
+        buf_add(&lines, p, n);
+        if (nl)
+            buf_add(&lines, o->lf ? "\n" : "\r\n", o->lf ? 1 : 2);
+        p = nl ? nl + 1 : end;
+    }
+    bool ok = true;
+    TextEncoding enc = o->encoding == ENC_UTF8 && rc ? ENC_UTF16 : o->encoding;
+    const Buf *put = &bytes;
+    if (enc == ENC_UTF8) {
+        buf_add(&bytes, "\xEF\xBB\xBF", 3);
+        buf_add(&bytes, lines.s, lines.len);
+    } else if (enc == ENC_UTF16) {
+        buf_add(&bytes, "\xFF\xFE", 2);
+        utf8_to_utf16le(&bytes, lines.s, lines.len);
+    } else {
+        bool ascii = true;
+        for (size_t i = 0; ascii && i < lines.len; i++)
+            ascii = (unsigned char)lines.s[i] < 0x80;
+        if (ascii) {
+            put = &lines; /* ASCII is its own Windows-1252 */
+        } else if (utf8_to_cp1252(&bytes, lines.s, lines.len) != SIZE_MAX) {
+            diag_plain(DIAG_ERROR,
+                       "%s: a character cannot be written in the ANSI code page "
+                       "(Windows-1252); use -cp utf-8 or -cp utf-16",
+                       path);
+            ok = false;
+        }
+    }
+    if (ok)
+        out_put(out, put->s, put->len);
+    buf_free(&lines);
+    buf_free(&bytes);
+    return ok;
+}
+
+/* ---- mc's outputs ---- */
+
+static void header_files(const EmitCtx *c, OutputList *l)
+{
+    if (c->mc_outputs)
+        output_add(l, c->names.header, 0);
+}
+
+static bool header_file(const EmitCtx *c, size_t part, const char *path, Out *out)
+{
+    (void)part;
+    Buf text = {0};
+    bool ok = header_build(c->m, c->facts, c->o, c->tf, &text) &&
+              put_text(c, path, &text, false, out);
+    buf_free(&text);
+    return ok;
+}
+
+static void rc_files(const EmitCtx *c, OutputList *l)
+{
+    if (c->mc_outputs)
+        output_add(l, c->names.rc, 0);
+    else if (c->o->rc)
+        output_add(l, c->o->rc, 0);
+}
+
+static bool rc_file(const EmitCtx *c, size_t part, const char *path, Out *out)
+{
+    (void)part;
+    /* the --wevt file is named by its own name in the .rc */
+    const char *wname = c->names.wevt_name;
+    if (!c->mc_outputs) {
+        const char *w = c->o->wevt, *slash = w ? strrchr(w, '/') : NULL;
+        wname = w ? (slash ? slash + 1 : w) : NULL;
+    }
+    Buf text = {0};
+    bool ok = rc_build(c->m, (const char *const *)c->names.table_names, wname, c->tf, &text) &&
+              put_text(c, path, &text, true, out);
+    buf_free(&text);
+    return ok;
+}
+
+/* One message table per culture that has messages: MSG00001.bin, ... */
+static void table_files(const EmitCtx *c, OutputList *l)
+{
+    for (size_t i = 0; i < c->names.ntables; i++) {
+        if (!c->names.tables[i])
+            continue;
+        if (c->mc_outputs)
+            output_add(l, c->names.tables[i], i);
+        else if (c->o->tables_dir)
+            output_add(l, output_path(l, c->o->tables_dir, c->names.table_names[i]), i);
+    }
+}
+
+static bool table_file(const EmitCtx *c, size_t culture, const char *path, Out *out)
+{
+    (void)path;
+    Buf b = {0};
+    bool ok = msgtable_build(c->m, culture, &c->o->tables, &b);
+    if (ok)
+        out_put(out, b.s, b.len);
+    buf_free(&b);
+    return ok;
+}
+
+static void wevt_files(const EmitCtx *c, OutputList *l)
+{
+    if (c->mc_outputs)
+        output_add(l, c->names.wevt, 0);
+    else if (c->o->wevt)
+        output_add(l, c->o->wevt, 0);
+}
+
+static bool wevt_file(const EmitCtx *c, size_t part, const char *path, Out *out)
+{
+    (void)part, (void)path;
+    Buf b = {0};
+    wevt_build(c->m, c->o->format, &b);
+    out_put(out, b.s, b.len);
+    buf_free(&b);
+    return true;
+}
+
+/* ---- mcgen's own ---- */
+
+static void json_files(const EmitCtx *c, OutputList *l)
+{
+    if (c->o->json)
+        output_add(l, c->o->json, 0);
+}
+
+static bool json_file(const EmitCtx *c, size_t part, const char *path, Out *out)
+{
+    (void)part, (void)path;
+    json_write_model(c->m, out);
+    return true;
+}
+
+static void render_files(const EmitCtx *c, OutputList *l)
+{
+    for (size_t i = 0; i < c->o->renders.n; i++)
+        output_add(l, c->o->renders.v[i].output, i);
+}
+
+static bool render_file(const EmitCtx *c, size_t job, const char *path, Out *out)
+{
+    (void)path;
+    Buf b = {0};
+    bool ok = render_user_template(c->m, c->facts, c->o, c->o->renders.v[job].tmpl, &b, c->tf);
+    if (ok)
+        out_put(out, b.s, b.len);
+    buf_free(&b);
+    return ok;
+}
+
+/* In the order the files are listed (--print-outputs, --depfile) and
+ * written. */
+const Emitter emitters[] = {
+    {"header", header_files, header_file},
+    {"json", json_files, json_file},
+    {"rc", rc_files, rc_file},
+    {"message-tables", table_files, table_file},
+    {"wevt", wevt_files, wevt_file},
+    {"render", render_files, render_file},
+    {NULL, NULL, NULL},
+};
+
+/* ---- the list of files ---- */
+
+void output_add(OutputList *l, const char *path, size_t part)
+{
+    OutputFile f = {path, NULL, part};
+    vec_push(&l->files, f);
+}
+
+const char *output_path(OutputList *l, const char *dir, const char *name)
+{
+    return arena_printf(&l->arena, "%s/%s", dir, name);
+}
+
+void emit_outputs(const EmitCtx *c, OutputList *l)
+{
+    for (const Emitter *e = emitters; e->name; e++) {
+        size_t from = l->files.n;
+        e->files(c, l);
+        for (size_t i = from; i < l->files.n; i++)
+            l->files.v[i].by = e;
+    }
+}
+
+void output_list_free(OutputList *l)
+{
+    vec_free(&l->files);
+    arena_free(&l->arena);
+}
