@@ -150,11 +150,16 @@ void diag_reset(void)
     vec_free(&sources);
 }
 
-/* The text of the file most recently shown, decoded to UTF-8, with the
- * offset of every line start, so that many diagnostics in one large file
- * cost one read. */
+/* The file most recently shown, with the offset of every line start, so
+ * that many diagnostics in one large file cost one pass over it.  A
+ * UTF-8 file on disk keeps only that index and the open file, and each
+ * line shown is read on demand (a 50 MB manifest with thousands of
+ * warnings costs its line index, not its bytes); registered sources and
+ * UTF-16 files are kept as UTF-8 text. */
 static struct {
     char *file;
+    FILE *f;        /* NULL: the text is in `text` */
+    size_t skip;    /* bytes of a UTF-8 byte-order mark */
     Buf text;
     VEC(size_t) lines;
 } cache;
@@ -163,8 +168,25 @@ static void cache_clear(void)
 {
     free(cache.file);
     cache.file = NULL;
+    if (cache.f)
+        fclose(cache.f);
+    cache.f = NULL;
     buf_free(&cache.text);
     vec_free(&cache.lines);
+}
+
+/* Lines end at \n, \r\n or a lone \r, as XML counts them: adds the line
+ * starts of p[0..n), which begins at offset `at`; *cr says whether the
+ * byte before p was a \r (its line start is added when no \n follows). */
+static void index_lines(const char *p, size_t n, size_t at, bool *cr)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (*cr && p[i] != '\n')
+            vec_push(&cache.lines, at + i);
+        *cr = p[i] == '\r';
+        if (p[i] == '\n')
+            vec_push(&cache.lines, at + i + 1);
+    }
 }
 
 static bool cache_load(const char *file)
@@ -172,38 +194,56 @@ static bool cache_load(const char *file)
     if (cache.file && strcmp(cache.file, file) == 0)
         return true;
     cache_clear();
-    const char *bytes = NULL;
+    const unsigned char *u = NULL;
     size_t len = 0;
-    char *owned = NULL;
     for (size_t i = 0; i < sources.n; i++)
         if (strcmp(sources.v[i].file, file) == 0)
-            bytes = sources.v[i].bytes, len = sources.v[i].len;
-    if (!bytes) {
-        owned = read_file(file, &len);
-        if (!owned)
+            u = (const unsigned char *)sources.v[i].bytes, len = sources.v[i].len;
+    bool cr = false;
+    if (!u) {
+        FILE *f = fopen(file, "rb");
+        if (!f)
             return false;
-        bytes = owned;
-    }
-    const unsigned char *u = (const unsigned char *)bytes;
-    if (len >= 2 && ((u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0xFE && u[1] == 0xFF))) {
+        unsigned char head[3];
+        size_t h = fread(head, 1, 3, f);
+        bool utf16 = h >= 2 && ((head[0] == 0xFF && head[1] == 0xFE) ||
+                                (head[0] == 0xFE && head[1] == 0xFF));
+        if (utf16) {
+            fclose(f);
+            char *owned = read_file(file, &len);
+            if (!owned)
+                return false;
+            utf16_to_utf8(&cache.text, (const unsigned char *)owned + 2, len - 2,
+                          (unsigned char)owned[0] == 0xFE);
+            free(owned);
+        } else {
+            cache.f = f;
+            cache.skip = h == 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF ? 3 : 0;
+            vec_push(&cache.lines, cache.skip);
+            char chunk[65536];
+            size_t at = cache.skip, n;
+            if (fseek(f, (long)at, SEEK_SET) != 0) {
+                cache_clear();
+                return false;
+            }
+            while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+                index_lines(chunk, n, at, &cr);
+                at += n;
+            }
+            cache.file = xstrdup(file);
+            return true;
+        }
+    } else if (len >= 2 && ((u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0xFE && u[1] == 0xFF))) {
         utf16_to_utf8(&cache.text, u + 2, len - 2, u[0] == 0xFE);
     } else {
         size_t skip = (len >= 3 && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF) ? 3 : 0;
-        buf_add(&cache.text, bytes + skip, len - skip);
+        buf_add(&cache.text, (const char *)u + skip, len - skip);
     }
-    free(owned);
     if (!cache.text.s)
         buf_grow(&cache.text, 0), cache.text.s[0] = '\0';
     cache.file = xstrdup(file);
-    /* Lines end at \n, \r\n or a lone \r, as XML counts them. */
     vec_push(&cache.lines, (size_t)0);
-    for (size_t i = 0; i < cache.text.len; i++) {
-        char c = cache.text.s[i];
-        if (c == '\r' && i + 1 < cache.text.len && cache.text.s[i + 1] == '\n')
-            continue;
-        if (c == '\n' || c == '\r')
-            vec_push(&cache.lines, i + 1);
-    }
+    index_lines(cache.text.s, cache.text.len, 0, &cr);
     return true;
 }
 
@@ -213,10 +253,26 @@ static bool source_line(const char *file, uint32_t line, Buf *out)
     if (!cache_load(file) || line == 0 || line > cache.lines.n)
         return false;
     size_t start = cache.lines.v[line - 1];
-    size_t end = start;
-    while (end < cache.text.len && cache.text.s[end] != '\n' && cache.text.s[end] != '\r')
-        end++;
-    buf_add(out, cache.text.s + start, end - start);
+    if (!cache.f) {
+        size_t end = start;
+        while (end < cache.text.len && cache.text.s[end] != '\n' && cache.text.s[end] != '\r')
+            end++;
+        buf_add(out, cache.text.s + start, end - start);
+        return true;
+    }
+    /* read up to the next line start (or the end), then cut at the line end */
+    if (fseek(cache.f, (long)start, SEEK_SET) != 0)
+        return false;
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, cache.f)) > 0) {
+        size_t i = 0;
+        while (i < n && chunk[i] != '\n' && chunk[i] != '\r')
+            i++;
+        buf_add(out, chunk, i);
+        if (i < n)
+            break;
+    }
     return true;
 }
 
