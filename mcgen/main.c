@@ -226,29 +226,22 @@ static int compile(const Options *o)
     } else if (c.mc_outputs && (!ensure_dir(o->header_dir) || !ensure_dir(o->rc_dir))) {
         status = 2;
     } else {
-        /* every file built before any is committed */
-        Out **outs = xcalloc(files.files.n + 1, sizeof *outs);
+        /* every file built into one set before any is committed */
+        OutSet *set = outset_new();
         for (size_t i = 0; i < files.files.n; i++) {
             const OutputFile *f = &files.files.v[i];
-            outs[i] = out_open(f->path);
-            if (!f->by->build(&c, f->part, f->path, outs[i]))
+            if (!f->by->build(&c, f->part, f->path, outset_open(set, f->path)))
                 status = 1;
         }
-        Out *dep = o->depfile ? out_open(o->depfile) : NULL;
-        if (dep)
-            depfile(o, &files, &finder, dep);
+        if (o->depfile)
+            depfile(o, &files, &finder, outset_open(set, o->depfile));
         /* an output that could not be written, or a warning made an error
          * by -Werror while building */
         if (status == 0)
             status = verdict();
-        /* all or, after an error, none (out_commit(o, false) discards) */
-        bool ok = status == 0;
-        for (size_t i = 0; i < files.files.n; i++)
-            if (!out_commit(outs[i], ok) && ok)
-                status = 2;
-        if (dep && !out_commit(dep, ok) && ok)
+        /* all or, after an error, none (outset_commit(s, false) discards) */
+        if (!outset_commit(set, status == 0) && status == 0)
             status = 2;
-        free(outs);
     }
     output_list_free(&files);
     cli_output_names_free(&c.names);
@@ -295,9 +288,9 @@ static int write_diagnostics(const Options *o)
         diag_write_sarif(&doc, MCGEN_VERSION);
     int status = 0;
     if (o->diag_output) {
-        Out *out = out_open(o->diag_output);
-        out_put(out, doc.s, doc.len);
-        if (!out_commit(out, true))
+        OutSet *set = outset_new();
+        out_put(outset_open(set, o->diag_output), doc.s, doc.len);
+        if (!outset_commit(set, true))
             status = 2;
     } else if (fwrite(doc.s, 1, doc.len, stdout) != doc.len || fflush(stdout) != 0) {
         diag_io("cannot write the diagnostics to standard output: %s", strerror(errno));
