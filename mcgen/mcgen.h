@@ -722,6 +722,11 @@ OutSet *outset_new(void);
 Out *outset_open(OutSet *s, const char *path);
 void out_put(Out *o, const void *p, size_t n);
 bool outset_commit(OutSet *s, bool ok);
+/* A run's files, before anything is read or written: false after a usage
+ * diagnostic (exit 2) when an output names an input (the same file, or the
+ * same normalised name when it does not exist yet) or another output. */
+bool out_check_paths(const char *const *inputs, size_t ninputs, const char *const *outputs,
+                     size_t noutputs);
 
 /* ======================================================================
  * embedded files (generated at build time from schema/ and templates/)

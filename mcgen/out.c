@@ -30,6 +30,9 @@
  * The commit makes every temporary complete first, then writes the
  * in-place targets (which cannot be taken back), then renames: any failure
  * before the renames leaves every old output byte-identical.
+ *
+ * out_check_paths refuses a run whose outputs name one of its inputs or
+ * one another, before anything is read or written.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "mcgen.h"
@@ -400,5 +403,137 @@ bool outset_commit(OutSet *s, bool ok)
         buf_reset(&o->tmp_path);
     }
     discard(s);
+    return ok;
+}
+
+/* ---- which files a run names ------------------------------------------- */
+
+/* A path made absolute and without "." and ".." parts, textually (heap). */
+static char *normalise(const char *path)
+{
+    Buf in = {0};
+    if (path[0] != '/') {
+        char cwd[PATH_MAX];
+        if (getcwd(cwd, sizeof cwd))
+            buf_printf(&in, "%s/", cwd);
+    }
+    buf_adds(&in, path);
+    Buf out = {0};
+    char *p = in.s;
+    while (*p) {
+        while (*p == '/')
+            p++;
+        char *e = p;
+        while (*e && *e != '/')
+            e++;
+        size_t n = (size_t)(e - p);
+        if (n == 2 && p[0] == '.' && p[1] == '.') {
+            while (out.len && out.s[out.len - 1] != '/')
+                out.len--;
+            if (out.len)
+                out.len--;
+            if (out.s)
+                out.s[out.len] = '\0';
+        } else if (n && !(n == 1 && p[0] == '.')) {
+            buf_addc(&out, '/');
+            buf_add(&out, p, n);
+        }
+        p = e;
+    }
+    if (!out.len)
+        buf_addc(&out, '/');
+    buf_free(&in);
+    return out.s;
+}
+
+/* What a run's path names: the file itself when it exists (device and
+ * inode, so links and other spellings meet), else its normalised name
+ * (the real directory, when there is one, plus the name). */
+typedef struct FileId {
+    const char *path;
+    bool inode;
+    dev_t dev;
+    ino_t ino;
+    char *name; /* heap */
+} FileId;
+
+static void file_id(const char *path, bool output, FileId *id)
+{
+    memset(id, 0, sizeof *id);
+    id->path = path;
+    struct stat st;
+    if (strcmp(path, "-") == 0 ? fstat(STDOUT_FILENO, &st) == 0 : stat(path, &st) == 0) {
+        id->inode = true;
+        id->dev = st.st_dev;
+        id->ino = st.st_ino;
+        return;
+    }
+    if (strcmp(path, "-") == 0) {
+        id->name = xstrdup("-");
+        return;
+    }
+    /* an output not there yet, maybe behind a dangling link */
+    char *final = NULL;
+    int fd;
+    if (!output || follow(path, &final, &st, &fd) == LEADS_ERROR) {
+        free(final);
+        final = xstrdup(path);
+    }
+    char *d = dir_of(final);
+    char real[PATH_MAX];
+    if (realpath(d, real)) {
+        const char *slash = strrchr(final, '/');
+        Buf b = {0};
+        buf_printf(&b, "%s/%s", real, slash ? slash + 1 : final);
+        id->name = normalise(b.s);
+        buf_free(&b);
+    } else {
+        id->name = normalise(final);
+    }
+    free(d);
+    free(final);
+}
+
+/* The first of ids[0..n) that is the same file as id, or NULL. */
+static const FileId *find_same(const FileId *id, const FileId *ids, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const FileId *b = &ids[i];
+        if (id->inode && b->inode ? id->dev == b->dev && id->ino == b->ino
+                                  : !id->inode && !b->inode && strcmp(id->name, b->name) == 0)
+            return b;
+    }
+    return NULL;
+}
+
+bool out_check_paths(const char *const *inputs, size_t ninputs, const char *const *outputs,
+                     size_t noutputs)
+{
+    FileId *in = xcalloc(ninputs + 1, sizeof *in);
+    FileId *out = xcalloc(noutputs + 1, sizeof *out);
+    for (size_t i = 0; i < ninputs; i++)
+        file_id(inputs[i], false, &in[i]);
+    bool ok = true;
+    for (size_t i = 0; i < noutputs; i++) {
+        const char *o = outputs[i];
+        file_id(o, true, &out[i]);
+        const FileId *input = find_same(&out[i], in, ninputs);
+        const FileId *twin = find_same(&out[i], out, i);
+        if (input && strcmp(o, input->path) == 0)
+            diag_io("output '%s' is an input of this run", o);
+        else if (input)
+            diag_io("output '%s' is the input '%s' of this run", o, input->path);
+        else if (twin && strcmp(o, twin->path) == 0)
+            diag_io("output '%s' is named twice in this run", o);
+        else if (twin)
+            diag_io("outputs '%s' and '%s' are the same file", twin->path, o);
+        ok = ok && !input && !twin;
+    }
+    for (size_t i = 0; i < ninputs; i++)
+        free(in[i].name);
+    for (size_t i = 0; i < noutputs; i++)
+        free(out[i].name);
+    free(in);
+    free(out);
     return ok;
 }
