@@ -40,6 +40,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -334,7 +335,10 @@ static bool write_all(int fd, const char *p, size_t n)
     return true;
 }
 
-/* Copies an in-place target's bytes from its tmpfile to it. */
+/* Copies an in-place target's bytes from its tmpfile to it.  A reader
+ * that goes away (`mcgen --json=- | head`) is an error like any other, not
+ * SIGPIPE: the run then ends through outset_commit, which removes the
+ * temporaries of the regular outputs instead of leaving them behind. */
 static void deliver(Out *o)
 {
     int fd = o->fd;
@@ -346,11 +350,15 @@ static void deliver(Out *o)
         fail(o, "cannot write", o->path);
         return;
     }
+    struct sigaction ignore = {.sa_handler = SIG_IGN}, was;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGPIPE, &ignore, &was);
     char buf[65536];
     size_t n;
     bool ok = true;
     while (ok && (n = fread(buf, 1, sizeof buf, o->tmp)) > 0)
         ok = write_all(fd, buf, n);
+    sigaction(SIGPIPE, &was, NULL);
     if (ok && ferror(o->tmp))
         ok = false;
     if (!ok)

@@ -12,6 +12,7 @@ the same run's conditions (the golden test checks those against mc.exe's).
 Prints "N passed, N failed, N skipped".
 """
 import argparse
+import errno
 import os
 import re
 import shlex
@@ -181,6 +182,30 @@ def test_stdout(mcgen, tmp):
               "--json=%s >> file appends the JSON" % name, "exit %d, got %r..." % (
                   r.returncode, read(out)[:20]))
         stdout_link_kept(link, "--json=%s >> file" % name)
+
+
+def test_reader_gone(mcgen, tmp):
+    """A pipe whose reader is gone: an error (exit 2), not SIGPIPE halfway
+    through the commit, so the run's regular outputs are not written and no
+    temporary is left."""
+    d = os.path.join(tmp, "epipe")
+    os.makedirs(d)
+    write(os.path.join(d, "app.man"), APP)
+    write(os.path.join(d, "app.rc"), "older\n")
+    before = snapshot(d)
+    rd, wr = os.pipe()
+    os.close(rd)
+    try:
+        r = run(mcgen, "--json=-", "--rc=app.rc", "--wevt=app.bin", "app.man", cwd=d, stdout=wr,
+                capture_output=False, stderr=subprocess.PIPE)
+    finally:
+        os.close(wr)
+    why = untouched(before, snapshot(d))
+    lines = error_lines(r.stderr)
+    check(r.returncode == 2 and not why and lines == ["mcgen: error: cannot write '-': " +
+                                                      os.strerror(errno.EPIPE)],
+          "--json=- into a pipe without a reader: exit 2, the other outputs not written",
+          "exit %d, %s, stderr %r" % (r.returncode, why, lines))
 
 
 def stdout_link_kept(link, what):
@@ -398,6 +423,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="mcgen-output-")
     try:
         test_stdout(mcgen, tmp)
+        test_reader_gone(mcgen, tmp)
         test_fifo(mcgen, tmp)
         test_device(mcgen, tmp)
         test_symlinks(mcgen, tmp)
