@@ -165,10 +165,53 @@ static Manifest *read_and_check(const char *path, const Options *o, Facts *f)
 
 static int verdict(void) { return diag_io_count() ? 2 : diag_error_count() ? 1 : 0; }
 
+/* A run refused by check_paths: its diagnostics document goes to
+ * standard output, as the document's own file may be the one refused. */
+static bool paths_refused;
+
+/* No output may name an input or another output (out_check_paths): the
+ * files listed (NULL: none), the depfile and the diagnostics document;
+ * false after a usage diagnostic. */
+static bool check_paths(const Options *o, const OutputList *files)
+{
+    VEC(const char *) in = {0}, out = {0};
+    for (size_t i = 0; i < o->inputs.n; i++)
+        vec_push(&in, o->inputs.v[i]);
+    for (size_t i = 0; i < o->renders.n; i++)
+        vec_push(&in, o->renders.v[i].tmpl);
+    for (size_t i = 0; files && i < files->files.n; i++)
+        vec_push(&out, files->files.v[i].path);
+    if (o->depfile)
+        vec_push(&out, o->depfile);
+    if (diag_format() != DIAG_FORMAT_GCC)
+        vec_push(&out, o->diag_output ? o->diag_output : "-");
+    bool ok = out_check_paths(in.v, in.n, out.v, out.n);
+    paths_refused = !ok;
+    vec_free(&in);
+    vec_free(&out);
+    return ok;
+}
+
+/* Before anything is read: every file but the message tables, which wait
+ * for the cultures (the rows list their files from the options alone). */
+static bool check_paths_early(const Options *o)
+{
+    EmitCtx c = {NULL, NULL, o, NULL, {0}, !o->selected};
+    cli_output_names(o, 0, NULL, &c.names);
+    OutputList files = {0};
+    emit_outputs(&c, &files);
+    bool ok = check_paths(o, &files);
+    output_list_free(&files);
+    cli_output_names_free(&c.names);
+    return ok;
+}
+
 /* --validate: every input read and checked, all problems reported,
  * nothing written. */
 static int validate(const Options *o)
 {
+    if (!check_paths(o, NULL))
+        return 2;
     for (size_t i = 0; i < o->inputs.n; i++) {
         Facts f = {0};
         manifest_free(read_and_check(o->inputs.v[i], o, &f));
@@ -202,6 +245,8 @@ static void depfile(const Options *o, const OutputList *l, const TemplateFinder 
 /* read -> check -> emit -> commit. */
 static int compile(const Options *o)
 {
+    if (!check_paths_early(o))
+        return 2;
     Facts facts = {0};
     Manifest *m = read_and_check(o->input, o, &facts);
     if (!m) {
@@ -220,35 +265,30 @@ static int compile(const Options *o)
     OutputList files = {0};
     emit_outputs(&c, &files);
     int status = 0;
-    if (o->print_outputs) {
+    if (!check_paths(o, &files)) {
+        status = 2;
+    } else if (o->print_outputs) {
         for (size_t i = 0; i < files.files.n; i++)
             puts(files.files.v[i].path);
     } else if (c.mc_outputs && (!ensure_dir(o->header_dir) || !ensure_dir(o->rc_dir))) {
         status = 2;
     } else {
-        /* every file built before any is committed */
-        Out **outs = xcalloc(files.files.n + 1, sizeof *outs);
+        /* every file built into one set before any is committed */
+        OutSet *set = outset_new();
         for (size_t i = 0; i < files.files.n; i++) {
             const OutputFile *f = &files.files.v[i];
-            outs[i] = out_open(f->path);
-            if (!f->by->build(&c, f->part, f->path, outs[i]))
+            if (!f->by->build(&c, f->part, f->path, outset_open(set, f->path)))
                 status = 1;
         }
-        Out *dep = o->depfile ? out_open(o->depfile) : NULL;
-        if (dep)
-            depfile(o, &files, &finder, dep);
+        if (o->depfile)
+            depfile(o, &files, &finder, outset_open(set, o->depfile));
         /* an output that could not be written, or a warning made an error
          * by -Werror while building */
         if (status == 0)
             status = verdict();
-        /* all or, after an error, none (out_commit(o, false) discards) */
-        bool ok = status == 0;
-        for (size_t i = 0; i < files.files.n; i++)
-            if (!out_commit(outs[i], ok) && ok)
-                status = 2;
-        if (dep && !out_commit(dep, ok) && ok)
+        /* all or, after an error, none (outset_commit(s, false) discards) */
+        if (!outset_commit(set, status == 0) && status == 0)
             status = 2;
-        free(outs);
     }
     output_list_free(&files);
     cli_output_names_free(&c.names);
@@ -294,10 +334,10 @@ static int write_diagnostics(const Options *o)
     else
         diag_write_sarif(&doc, MCGEN_VERSION);
     int status = 0;
-    if (o->diag_output) {
-        Out *out = out_open(o->diag_output);
-        out_put(out, doc.s, doc.len);
-        if (!out_commit(out, true))
+    if (o->diag_output && !paths_refused) {
+        OutSet *set = outset_new();
+        out_put(outset_open(set, o->diag_output), doc.s, doc.len);
+        if (!outset_commit(set, true))
             status = 2;
     } else if (fwrite(doc.s, 1, doc.len, stdout) != doc.len || fflush(stdout) != 0) {
         diag_io("cannot write the diagnostics to standard output: %s", strerror(errno));

@@ -9,7 +9,7 @@
  *   schema.c   the structural check: schema/eventman.xsd, interpreted
  *   parse.c    XML events -> model, then reference resolution
  *   json.c     the resolved model as deterministic JSON (--json)
- *   out.c      output files: temp file + rename, only on success
+ *   out.c      the outputs of a run, committed together only on success
  *   main.c     command line
  */
 #ifndef MCGEN_H
@@ -707,14 +707,26 @@ void json_model_to_buf(const Manifest *m, Buf *b);
  * out.c
  * ==================================================================== */
 
-/* An output file being written (see out.c): content that equals the
- * existing file leaves it untouched; otherwise a temporary file in the
- * same directory is renamed over the target by out_commit(o, true).
- * out_commit(o, false) discards.  Errors are diagnosed once; out_commit
- * returns false then. */
-Out *out_open(const char *path);
+/* The outputs of one run, committed together (see out.c).  outset_open
+ * adds an output; bytes put into it reach its target only at
+ * outset_commit(s, true), and only when every output of the set could be
+ * made complete: regular files through a temporary renamed into place
+ * (untouched when their bytes do not change; a symlink's target replaced,
+ * the link kept), anything else (`-` for standard output, a device, a FIFO,
+ * /dev/stdout) written in place.  outset_commit(s, false), or any failure,
+ * writes nothing and leaves every old output as it was.  Errors are
+ * diagnosed once (diag_io); outset_commit returns false then.  It frees the
+ * set and its Outs. */
+typedef struct OutSet OutSet;
+OutSet *outset_new(void);
+Out *outset_open(OutSet *s, const char *path);
 void out_put(Out *o, const void *p, size_t n);
-bool out_commit(Out *o, bool ok);
+bool outset_commit(OutSet *s, bool ok);
+/* A run's files, before anything is read or written: false after a usage
+ * diagnostic (exit 2) when an output names an input (the same file, or the
+ * same normalised name when it does not exist yet) or another output. */
+bool out_check_paths(const char *const *inputs, size_t ninputs, const char *const *outputs,
+                     size_t noutputs);
 
 /* ======================================================================
  * embedded files (generated at build time from schema/ and templates/)

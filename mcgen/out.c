@@ -1,28 +1,70 @@
 /*
- * out.c - output files.  Content goes through an Out: while it matches
- * the file already at the target path byte for byte, nothing is written
- * (the old file is only read, once); at the first difference a temporary
- * file is created in the same directory, the matching prefix copied into
- * it, and everything after written to it.  out_commit renames it over the
- * target only when every write succeeded, so a failed or killed run never
- * leaves a partial file, and an unchanged output keeps its bytes and its
- * mtime, so build tools see nothing new.
+ * out.c - output files, committed together or not at all.  A run opens
+ * every output it writes in one OutSet and puts bytes into each; nothing
+ * reaches a target before outset_commit, and then only when the run had no
+ * error.
+ *
+ * What a target is decides how it is written:
+ *   - A regular file (or a name that does not exist yet) is compared with
+ *     the bytes put while they match (the old file is only read, once); at
+ *     the first difference a temporary `<target>.mcgen-XXXXXX` is created in
+ *     the target's own directory, the matching prefix copied into it and
+ *     the rest written after.  The commit renames it over the target, so a
+ *     failed or killed run never leaves a partial or missing output (a kill
+ *     may leave a temporary), and an unchanged output keeps its bytes and
+ *     its mtime: build tools see nothing new.
+ *   - A symbolic link is followed, through chains, to the file it finally
+ *     names; that file is the one replaced (its temporary beside it), and
+ *     the link stays a link.
+ *   - Anything else (a character device such as /dev/null or a terminal, a
+ *     FIFO, a socket), `-` (standard output) and the links of /proc that
+ *     name an open descriptor (/dev/stdout, /dev/fd/N) is written in place:
+ *     opened for writing at commit time, never read to compare, never
+ *     renamed over, so it is never replaced by a regular file.  Its bytes
+ *     wait in an anonymous tmpfile() until then: a failed run writes nothing
+ *     to a pipe either, the streamed JSON of a large model does not sit in
+ *     memory, and a killed run leaves no file behind.  A descriptor of
+ *     this process (`-`, /dev/stdout, /dev/fd/N) is written through that
+ *     descriptor, at its own offset and with its own flags (`>>`), not
+ *     reopened.
+ * The commit makes every temporary complete first, then writes the
+ * in-place targets (which cannot be taken back), then renames: any failure
+ * before the renames leaves every old output byte-identical.
+ *
+ * out_check_paths refuses a run whose outputs name one of its inputs or
+ * one another, before anything is read or written.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "mcgen.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 struct Out {
-    const char *path;
+    OutSet *set;
+    Out *next;
+    char *path;    /* as the user named it: for diagnostics */
+    char *target;  /* the file written: `path` with its symlinks followed */
+    bool in_place; /* not a regular file: written in place at commit */
+    int fd;        /* in place: a descriptor of this process to write, or -1 */
+    bool existed;  /* a regular target existed: its mode is kept */
+    mode_t mode;
     FILE *old;        /* the existing file, while the content still matches it */
     uint64_t matched; /* bytes of `old` matched so far */
-    FILE *tmp;
-    Buf tmp_path;
-    bool failed; /* a diagnostic was given */
+    FILE *tmp;        /* the temporary (in place: a tmpfile()) */
+    Buf tmp_path;     /* its name; empty for a tmpfile() */
+    bool failed;      /* a diagnostic was given */
+};
+
+struct OutSet {
+    Out *first, **last;
+    bool failed;
 };
 
 static void fail(Out *o, const char *what, const char *path)
@@ -30,13 +72,124 @@ static void fail(Out *o, const char *what, const char *path)
     if (!o->failed)
         diag_io("%s '%s': %s", what, path, strerror(errno));
     o->failed = true;
+    o->set->failed = true;
 }
+
+/* ---- where a path leads ---------------------------------------------- */
+
+/* The directory part of a path ("." for a bare name), heap. */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return xstrdup(".");
+    if (slash == path)
+        return xstrdup("/");
+    char *d = xmalloc((size_t)(slash - path) + 1);
+    memcpy(d, path, (size_t)(slash - path));
+    d[slash - path] = '\0';
+    return d;
+}
+
+/* A link's text taken relative to the directory of the link, heap. */
+static char *link_target(const char *link, const char *text)
+{
+    if (text[0] == '/')
+        return xstrdup(text);
+    char *d = dir_of(link);
+    Buf b = {0};
+    buf_printf(&b, "%s/%s", d, text);
+    free(d);
+    return b.s;
+}
+
+/* The descriptor a /proc link names when it is one of this process's
+ * (/proc/self/fd/1, which /dev/stdout leads to), or -1. */
+static int own_fd(const char *link)
+{
+    char *d = dir_of(link);
+    char real[PATH_MAX], mine[64];
+    bool ok = realpath(d, real) != NULL;
+    free(d);
+    snprintf(mine, sizeof mine, "/proc/%ld/fd", (long)getpid());
+    if (!ok || strcmp(real, mine) != 0)
+        return -1;
+    const char *name = strrchr(link, '/') + 1;
+    char *end;
+    long fd = strtol(name, &end, 10);
+    return *name && !*end && fd >= 0 && fd <= INT_MAX ? (int)fd : -1;
+}
+
+/* A link in /proc names an open file of a process, not a place in the
+ * file system: what it leads to is written in place. */
+static bool in_proc(const char *link)
+{
+    char *d = dir_of(link);
+    char real[PATH_MAX];
+    bool ok = realpath(d, real) != NULL && strncmp(real, "/proc/", 6) == 0;
+    free(d);
+    return ok;
+}
+
+typedef enum { LEADS_FILE, LEADS_IN_PLACE, LEADS_ERROR } Leads;
+
+/* Follows `path` through its symlinks: *final (heap) is the name written,
+ * *st what is there (st_mode 0 when nothing is), *fd a descriptor of ours
+ * it names or -1.  LEADS_ERROR with errno set. */
+static Leads follow(const char *path, char **final, struct stat *st, int *fd)
+{
+    *fd = -1;
+    memset(st, 0, sizeof *st);
+    if (strcmp(path, "-") == 0) {
+        *final = xstrdup(path);
+        *fd = STDOUT_FILENO;
+        if (fstat(*fd, st) != 0)
+            return LEADS_ERROR;
+        return LEADS_IN_PLACE;
+    }
+    char *cur = xstrdup(path);
+    *final = cur;
+    for (int hops = 0; hops < 40; hops++) {
+        if (lstat(cur, st) != 0) {
+            memset(st, 0, sizeof *st);
+            /* nothing there yet: a new regular file */
+            return errno == ENOENT ? LEADS_FILE : LEADS_ERROR;
+        }
+        if (!S_ISLNK(st->st_mode))
+            break;
+        if (in_proc(cur)) {
+            *fd = own_fd(cur);
+            if (stat(cur, st) != 0 || (*fd >= 0 && fstat(*fd, st) != 0))
+                return LEADS_ERROR;
+            return LEADS_IN_PLACE;
+        }
+        char text[PATH_MAX];
+        ssize_t n = readlink(cur, text, sizeof text - 1);
+        if (n < 0)
+            return LEADS_ERROR;
+        text[n] = '\0';
+        char *next = link_target(cur, text);
+        free(cur);
+        *final = cur = next;
+    }
+    if (S_ISLNK(st->st_mode)) {
+        errno = ELOOP;
+        return LEADS_ERROR;
+    }
+    if (S_ISDIR(st->st_mode)) {
+        errno = EISDIR;
+        return LEADS_ERROR;
+    }
+    return S_ISREG(st->st_mode) ? LEADS_FILE : LEADS_IN_PLACE;
+}
+
+/* ---- writing ----------------------------------------------------------- */
 
 /* Starts writing to a temporary file: the `matched` bytes of the old file
  * first. */
 static void diverge(Out *o)
 {
-    buf_printf(&o->tmp_path, "%s.mcgen-XXXXXX", o->path);
+    buf_printf(&o->tmp_path, "%s.mcgen-XXXXXX", o->target);
     int fd = mkstemp(o->tmp_path.s);
     if (fd < 0) {
         buf_reset(&o->tmp_path);
@@ -69,13 +222,36 @@ static void diverge(Out *o)
     }
 }
 
-Out *out_open(const char *path)
+OutSet *outset_new(void)
+{
+    OutSet *s = xcalloc(1, sizeof *s);
+    s->last = &s->first;
+    return s;
+}
+
+Out *outset_open(OutSet *s, const char *path)
 {
     Out *o = xcalloc(1, sizeof *o);
-    o->path = path;
-    o->old = fopen(path, "rb");
-    if (!o->old)
-        diverge(o);
+    o->set = s;
+    o->path = xstrdup(path);
+    *s->last = o;
+    s->last = &o->next;
+    struct stat st;
+    Leads leads = follow(path, &o->target, &st, &o->fd);
+    if (leads == LEADS_ERROR) {
+        fail(o, "cannot write", path);
+    } else if (leads == LEADS_IN_PLACE) {
+        o->in_place = true;
+        o->tmp = tmpfile();
+        if (!o->tmp)
+            fail(o, "cannot create a temporary file for", path);
+    } else {
+        o->existed = st.st_mode != 0;
+        o->mode = st.st_mode & 07777;
+        o->old = o->existed ? fopen(o->target, "rb") : NULL;
+        if (!o->old)
+            diverge(o);
+    }
     return o;
 }
 
@@ -106,39 +282,266 @@ void out_put(Out *o, const void *p, size_t n)
         fail(o, "cannot write", o->path);
 }
 
-bool out_commit(Out *o, bool ok)
+/* Makes the temporary complete: flushed, closed (a file) or rewound (a
+ * tmpfile), with the target's mode.  An unchanged file is left as it is. */
+static void finish(Out *o)
 {
-    ok = ok && !o->failed;
-    if (ok && o->old) {
+    if (o->old) {
         /* everything matched: unchanged if the old file ends here too */
-        int c = fgetc(o->old);
-        if (c == EOF) {
+        if (fgetc(o->old) == EOF && !ferror(o->old)) {
             fclose(o->old);
-            free(o);
-            return true;
+            o->old = NULL;
+            return;
         }
         diverge(o);
+        if (o->failed)
+            return;
+    }
+    if (fflush(o->tmp) != 0 || ferror(o->tmp)) {
+        fail(o, "cannot write", o->path);
+        return;
+    }
+    if (o->in_place) {
+        rewind(o->tmp);
+        return;
+    }
+    /* mkstemp makes the file 0600: a replaced file keeps its mode, a new
+     * one gets 0666 & ~umask */
+    mode_t mode = o->mode;
+    if (!o->existed) {
+        mode_t mask = umask(0);
+        umask(mask);
+        mode = 0666 & ~mask;
+    }
+    fchmod(fileno(o->tmp), mode);
+    int rc = fclose(o->tmp);
+    o->tmp = NULL;
+    if (rc != 0)
+        fail(o, "cannot write", o->path);
+}
+
+/* Writes all of p to fd; false with errno set. */
+static bool write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        p += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
+/* Copies an in-place target's bytes from its tmpfile to it.  A reader
+ * that goes away (`mcgen --json=- | head`) is an error like any other, not
+ * SIGPIPE: the run then ends through outset_commit, which removes the
+ * temporaries of the regular outputs instead of leaving them behind. */
+static void deliver(Out *o)
+{
+    int fd = o->fd;
+    if (fd == STDOUT_FILENO)
+        fflush(stdout); /* what mcgen printed before goes first */
+    if (fd < 0)
+        fd = open(o->target, O_WRONLY | O_NOCTTY);
+    if (fd < 0) {
+        fail(o, "cannot write", o->path);
+        return;
+    }
+    struct sigaction ignore = {.sa_handler = SIG_IGN}, was;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGPIPE, &ignore, &was);
+    char buf[65536];
+    size_t n;
+    bool ok = true;
+    while (ok && (n = fread(buf, 1, sizeof buf, o->tmp)) > 0)
+        ok = write_all(fd, buf, n);
+    sigaction(SIGPIPE, &was, NULL);
+    if (ok && ferror(o->tmp))
+        ok = false;
+    if (!ok)
+        fail(o, "cannot write", o->path);
+    if (fd != o->fd && close(fd) != 0 && ok)
+        fail(o, "cannot write", o->path);
+}
+
+static void discard(OutSet *s)
+{
+    for (Out *o = s->first, *next; o; o = next) {
+        next = o->next;
+        if (o->old)
+            fclose(o->old);
+        if (o->tmp)
+            fclose(o->tmp);
+        if (o->tmp_path.len)
+            unlink(o->tmp_path.s);
+        buf_free(&o->tmp_path);
+        free(o->path);
+        free(o->target);
+        free(o);
+    }
+    free(s);
+}
+
+bool outset_commit(OutSet *s, bool ok)
+{
+    ok = ok && !s->failed;
+    for (Out *o = s->first; ok && o; o = o->next) {
+        finish(o);
         ok = !o->failed;
     }
-    if (o->old)
-        fclose(o->old);
-    if (o->tmp) {
-        if (ok && (fflush(o->tmp) != 0 || ferror(o->tmp)))
-            fail(o, "cannot write", o->path), ok = false;
-        if (ok) {
-            /* mkstemp makes the file 0600; outputs get 0666 & ~umask */
-            mode_t mask = umask(0);
-            umask(mask);
-            fchmod(fileno(o->tmp), 0666 & ~mask);
+    /* in place: these cannot be taken back, so before any rename; a
+     * failure here still leaves every regular output as it was */
+    for (Out *o = s->first; ok && o; o = o->next) {
+        if (o->in_place) {
+            deliver(o);
+            ok = !o->failed;
         }
-        if (fclose(o->tmp) != 0 && ok)
-            fail(o, "cannot write", o->path), ok = false;
-        if (ok && rename(o->tmp_path.s, o->path) != 0)
-            fail(o, "cannot rename a temporary file to", o->path), ok = false;
-        if (!ok)
-            unlink(o->tmp_path.s);
     }
-    buf_free(&o->tmp_path);
-    free(o);
+    for (Out *o = s->first; ok && o; o = o->next) {
+        if (!o->tmp_path.len)
+            continue;
+        if (rename(o->tmp_path.s, o->target) != 0) {
+            fail(o, "cannot rename a temporary file to", o->path);
+            ok = false;
+            break;
+        }
+        buf_reset(&o->tmp_path);
+    }
+    discard(s);
+    return ok;
+}
+
+/* ---- which files a run names ------------------------------------------- */
+
+/* A path made absolute and without "." and ".." parts, textually (heap). */
+static char *normalise(const char *path)
+{
+    Buf in = {0};
+    if (path[0] != '/') {
+        char cwd[PATH_MAX];
+        if (getcwd(cwd, sizeof cwd))
+            buf_printf(&in, "%s/", cwd);
+    }
+    buf_adds(&in, path);
+    Buf out = {0};
+    char *p = in.s;
+    while (*p) {
+        while (*p == '/')
+            p++;
+        char *e = p;
+        while (*e && *e != '/')
+            e++;
+        size_t n = (size_t)(e - p);
+        if (n == 2 && p[0] == '.' && p[1] == '.') {
+            while (out.len && out.s[out.len - 1] != '/')
+                out.len--;
+            if (out.len)
+                out.len--;
+            if (out.s)
+                out.s[out.len] = '\0';
+        } else if (n && !(n == 1 && p[0] == '.')) {
+            buf_addc(&out, '/');
+            buf_add(&out, p, n);
+        }
+        p = e;
+    }
+    if (!out.len)
+        buf_addc(&out, '/');
+    buf_free(&in);
+    return out.s;
+}
+
+/* What a run's path names: the file itself when it exists (device and
+ * inode, so links and other spellings meet), else its normalised name
+ * (the real directory, when there is one, plus the name). */
+typedef struct FileId {
+    const char *path;
+    bool inode;
+    dev_t dev;
+    ino_t ino;
+    char *name; /* heap */
+} FileId;
+
+static void file_id(const char *path, bool output, FileId *id)
+{
+    memset(id, 0, sizeof *id);
+    id->path = path;
+    struct stat st;
+    if (strcmp(path, "-") == 0 ? fstat(STDOUT_FILENO, &st) == 0 : stat(path, &st) == 0) {
+        id->inode = true;
+        id->dev = st.st_dev;
+        id->ino = st.st_ino;
+        return;
+    }
+    if (strcmp(path, "-") == 0) {
+        id->name = xstrdup("-");
+        return;
+    }
+    /* an output not there yet, maybe behind a dangling link */
+    char *final = NULL;
+    int fd;
+    if (!output || follow(path, &final, &st, &fd) == LEADS_ERROR) {
+        free(final);
+        final = xstrdup(path);
+    }
+    char *d = dir_of(final);
+    char real[PATH_MAX];
+    if (realpath(d, real)) {
+        const char *slash = strrchr(final, '/');
+        Buf b = {0};
+        buf_printf(&b, "%s/%s", real, slash ? slash + 1 : final);
+        id->name = normalise(b.s);
+        buf_free(&b);
+    } else {
+        id->name = normalise(final);
+    }
+    free(d);
+    free(final);
+}
+
+/* The first of ids[0..n) that is the same file as id, or NULL. */
+static const FileId *find_same(const FileId *id, const FileId *ids, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const FileId *b = &ids[i];
+        if (id->inode && b->inode ? id->dev == b->dev && id->ino == b->ino
+                                  : !id->inode && !b->inode && strcmp(id->name, b->name) == 0)
+            return b;
+    }
+    return NULL;
+}
+
+bool out_check_paths(const char *const *inputs, size_t ninputs, const char *const *outputs,
+                     size_t noutputs)
+{
+    FileId *in = xcalloc(ninputs + 1, sizeof *in);
+    FileId *out = xcalloc(noutputs + 1, sizeof *out);
+    for (size_t i = 0; i < ninputs; i++)
+        file_id(inputs[i], false, &in[i]);
+    bool ok = true;
+    for (size_t i = 0; i < noutputs; i++) {
+        const char *o = outputs[i];
+        file_id(o, true, &out[i]);
+        const FileId *input = find_same(&out[i], in, ninputs);
+        const FileId *twin = find_same(&out[i], out, i);
+        if (input && strcmp(o, input->path) == 0)
+            diag_io("output '%s' is an input of this run", o);
+        else if (input)
+            diag_io("output '%s' is the input '%s' of this run", o, input->path);
+        else if (twin && strcmp(o, twin->path) == 0)
+            diag_io("output '%s' is named twice in this run", o);
+        else if (twin)
+            diag_io("outputs '%s' and '%s' are the same file", twin->path, o);
+        ok = ok && !input && !twin;
+    }
+    for (size_t i = 0; i < ninputs; i++)
+        free(in[i].name);
+    for (size_t i = 0; i < noutputs; i++)
+        free(out[i].name);
+    free(in);
+    free(out);
     return ok;
 }
