@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef MCGEN_VERSION
 #define MCGEN_VERSION "0.1.0"
@@ -114,6 +115,8 @@ static int check_wevt(const char *path, const char *explain)
 
 static int worse(int a, int b) { return a > b ? a : b; }
 
+typedef VEC(char *) Dirs;
+
 /* A path in a Makefile rule: spaces and '#' escaped with '\\', '$' doubled. */
 static void make_path(Buf *b, const char *p)
 {
@@ -126,9 +129,10 @@ static void make_path(Buf *b, const char *p)
     }
 }
 
-/* Creates a directory and its parents as `mkdir -p` does; false after a
- * diagnostic. */
-static bool ensure_dir(const char *dir)
+/* Creates a directory and its parents as `mkdir -p` does, adding the
+ * ones it made to `made` (so that a failed run can take them away again);
+ * false after a diagnostic. */
+static bool ensure_dir(const char *dir, Dirs *made)
 {
     if (!dir || !*dir)
         return true;
@@ -141,14 +145,30 @@ static bool ensure_dir(const char *dir)
         char c = p.s[i];
         p.s[i] = '\0';
         struct stat st;
-        if (stat(p.s, &st) != 0 && mkdir(p.s, 0777) != 0 && errno != EEXIST) {
-            diag_io("cannot create the directory '%s': %s", p.s, strerror(errno));
-            ok = false;
+        if (stat(p.s, &st) != 0) {
+            if (mkdir(p.s, 0777) == 0)
+                vec_push(made, xstrdup(p.s));
+            else if (errno != EEXIST) {
+                diag_io("cannot create the directory '%s': %s", p.s, strerror(errno));
+                ok = false;
+            }
         }
         p.s[i] = c;
     }
     buf_free(&p);
     return ok;
+}
+
+/* After a failed run: the directories it made, deepest first (rmdir
+ * leaves any that is not empty). */
+static void remove_dirs(Dirs *made, bool remove)
+{
+    for (size_t i = made->n; i-- > 0;) {
+        if (remove)
+            rmdir(made->v[i]);
+        free(made->v[i]);
+    }
+    vec_free(made);
 }
 
 /* read -> check: the checked manifest and its facts, or NULL after the
@@ -227,7 +247,10 @@ static void depfile(const Options *o, const OutputList *l, const TemplateFinder 
 {
     Buf b = {0};
     for (size_t i = 0; i < l->files.n; i++) {
-        if (i)
+        /* standard output, a device, a FIFO: nothing make can date */
+        if (!out_is_file(l->files.v[i].path))
+            continue;
+        if (b.len)
             buf_add(&b, " ", 1);
         make_path(&b, l->files.v[i].path);
     }
@@ -265,12 +288,14 @@ static int compile(const Options *o)
     OutputList files = {0};
     emit_outputs(&c, &files);
     int status = 0;
+    Dirs made = {0};
     if (!check_paths(o, &files)) {
         status = 2;
     } else if (o->print_outputs) {
         for (size_t i = 0; i < files.files.n; i++)
             puts(files.files.v[i].path);
-    } else if (c.mc_outputs && (!ensure_dir(o->header_dir) || !ensure_dir(o->rc_dir))) {
+    } else if (c.mc_outputs &&
+               (!ensure_dir(o->header_dir, &made) || !ensure_dir(o->rc_dir, &made))) {
         status = 2;
     } else {
         /* every file built into one set before any is committed */
@@ -290,6 +315,7 @@ static int compile(const Options *o)
         if (!outset_commit(set, status == 0) && status == 0)
             status = 2;
     }
+    remove_dirs(&made, status != 0);
     output_list_free(&files);
     cli_output_names_free(&c.names);
     finder_free(&finder);

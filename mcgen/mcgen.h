@@ -725,6 +725,9 @@ bool outset_commit(OutSet *s, bool ok);
 /* A run's files, before anything is read or written: false after a usage
  * diagnostic (exit 2) when an output names an input (the same file, or the
  * same normalised name when it does not exist yet) or another output. */
+/* Whether path is (or, when absent, will be) a regular file, through any
+ * symlinks: not standard output, a device, a FIFO or a socket. */
+bool out_is_file(const char *path);
 bool out_check_paths(const char *const *inputs, size_t ninputs, const char *const *outputs,
                      size_t noutputs);
 

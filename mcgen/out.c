@@ -183,6 +183,16 @@ static Leads follow(const char *path, char **final, struct stat *st, int *fd)
     return S_ISREG(st->st_mode) ? LEADS_FILE : LEADS_IN_PLACE;
 }
 
+bool out_is_file(const char *path)
+{
+    char *final;
+    struct stat st;
+    int fd;
+    Leads l = follow(path, &final, &st, &fd);
+    free(final);
+    return l == LEADS_FILE;
+}
+
 /* ---- writing ----------------------------------------------------------- */
 
 /* Starts writing to a temporary file: the `matched` bytes of the old file
