@@ -589,6 +589,23 @@ bool task_has_guid(const Task *t);
 void manifest_each_msgref(Manifest *m, void (*fn)(Manifest *m, MsgRef *r, void *arg), void *arg);
 
 /* ======================================================================
+ * culture.c
+ * ==================================================================== */
+
+/* A culture name and its Windows language id ([MS-LCID]). */
+typedef struct CultureLang {
+    const char *name;
+    uint16_t langid;
+} CultureLang;
+
+/* Every culture name with a language id, sorted by name ignoring case. */
+extern const CultureLang culture_langs[];
+extern const size_t culture_nlangs;
+/* The language id of a culture name, case ignored ("en-US" -> 0x0409,
+ * "de" -> 0x0007); false when Windows assigns it none. */
+bool culture_langid(const char *name, uint16_t *langid);
+
+/* ======================================================================
  * msgid.c
  * ==================================================================== */
 
@@ -689,12 +706,10 @@ void wevt_free(WevtFile *f);
 
 /* The resource script: a LANGUAGE / message-table pair for every culture
  * whose msg_names[i] is set, then the WEVT_TEMPLATE line.  CRLF.  false
- * after a diagnostic (a culture without a known language id). */
+ * after a diagnostic (a culture without a language id, culture.c). */
 struct TemplateFinder;
 bool rc_build(const Manifest *m, const char *const *msg_names, const char *wevt_name,
               struct TemplateFinder *tf, Buf *out);
-/* The Windows language id of a culture name ("en-US" -> 0x0409). */
-bool rc_langid(const char *culture, uint16_t *langid);
 
 /* ======================================================================
  * json.c
