@@ -464,7 +464,7 @@ typedef struct Culture {
     const char *name;
     VEC(String *) strings;
     Map by_id;
-    Loc loc;
+    Loc loc; /* its culture= attribute */
 } Culture;
 
 typedef struct Winmeta {
@@ -705,8 +705,9 @@ void wevt_free(WevtFile *f);
  * ==================================================================== */
 
 /* The resource script: a LANGUAGE / message-table pair for every culture
- * whose msg_names[i] is set, then the WEVT_TEMPLATE line.  CRLF.  false
- * after a diagnostic (a culture without a language id, culture.c). */
+ * whose msg_names[i] is set (each culture has a language id: MCG5016),
+ * then the WEVT_TEMPLATE line.  CRLF.  false after a diagnostic (the rc.j2
+ * template missing or failing). */
 struct TemplateFinder;
 bool rc_build(const Manifest *m, const char *const *msg_names, const char *wevt_name,
               struct TemplateFinder *tf, Buf *out);

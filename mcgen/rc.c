@@ -16,20 +16,14 @@
 bool rc_build(const Manifest *m, const char *const *msg_names, const char *wevt_name,
               TemplateFinder *tf, Buf *out)
 {
-    bool ok = true;
     Arena a = {0};
     TValue *vars = tv_dict(&a), *tables = tv_list(&a);
     for (size_t i = 0; i < m->cultures.n; i++) {
         if (!msg_names[i])
             continue;
         uint16_t id;
-        if (!culture_langid(m->cultures.v[i]->name, &id)) {
-            diag_at(DIAG_ERROR, m->cultures.v[i]->loc,
-                    "culture '%s' has no Windows language id that mcgen knows",
-                    m->cultures.v[i]->name);
-            ok = false;
-            continue;
-        }
+        if (!culture_langid(m->cultures.v[i]->name, &id))
+            unreachable_here(); /* validate.c refuses the manifest (MCG5016) */
         TValue *t = tv_dict(&a);
         tv_add(&a, t, "primary", tv_int(&a, id & 0x3FF));
         tv_add(&a, t, "sub", tv_int(&a, id >> 10));
@@ -43,12 +37,12 @@ bool rc_build(const Manifest *m, const char *const *msg_names, const char *wevt_
     size_t len = 0;
     const char *src = finder_load(tf, "rc.j2", &len);
     Tmpl *t = src ? tmpl_parse("rc.j2", src, len, &err) : NULL;
-    if (ok && !(t && tmpl_render(t, vars, &tf->loader, out, &err))) {
+    bool ok = t && tmpl_render(t, vars, &tf->loader, out, &err);
+    if (!ok) {
         if (err.len) /* "template:line:col: error: ..." already */
             diag_formatted(err.s);
         else
             diag_plain(DIAG_ERROR, "no template rc.j2");
-        ok = false;
     }
     tmpl_free(t);
     buf_free(&err);

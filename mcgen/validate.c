@@ -5,8 +5,8 @@
  * each citing the rule it enforces, each reporting through diag_c/diag_ex
  * with its own code (mcgen/diagcodes.def, docs/diagnostics.md).
  *
- * This file: names, symbols, duplicates, value ranges, channels, the
- * provider.  validate_payload.c: templates, fields, types, maps, messages
+ * This file: names, symbols, duplicates, value ranges, channels, cultures,
+ * the provider.  validate_payload.c: templates, fields, types, maps, messages
  * and strings.
  *
  * Every rule reports every problem it finds and goes on; validate_manifest
@@ -523,6 +523,46 @@ static void rule_channel_publishing(Manifest *m, Provider *pv)
 }
 
 /* ======================================================================
+ * 5016-5017: cultures
+ * ==================================================================== */
+
+/* <resources culture=...>: each culture's message table goes into the
+ * module under the culture's Windows language id (the .rc's LANGUAGE
+ * statement), so the culture needs one: a name [MS-LCID] gives an id
+ * (culture.c).  xs:language accepts names Windows has no id for (qq-QQ,
+ * aa-DJ, which Windows numbers 0x1000, "no id of its own").  Two cultures
+ * with one id (en-US and EN-us, ff-NG and ff-Latn-NG) would put two
+ * message tables of one language into the module, which rc.exe and windres
+ * refuse as a duplicate resource. */
+static void rule_cultures(Manifest *m)
+{
+    uint16_t *ids = xcalloc(m->cultures.n + 1, sizeof *ids);
+    bool *known = xcalloc(m->cultures.n + 1, sizeof *known);
+    for (size_t i = 0; i < m->cultures.n; i++) {
+        Culture *cu = m->cultures.v[i];
+        known[i] = culture_langid(cu->name, &ids[i]);
+        if (!known[i]) {
+            diag_c(D_CULTURE_LANGID, cu->loc,
+                   "culture '%s' has no Windows language id, which the .rc's LANGUAGE "
+                   "statement needs (cultures are named as [MS-LCID] lists them: en-US, de, "
+                   "sr-Latn-RS, zh-Hans ...)",
+                   cu->name);
+            continue;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (known[j] && ids[j] == ids[i]) {
+                diag_ex(D_CULTURE_DUPLICATE, cu->loc, m->cultures.v[j]->loc, "first defined",
+                        "culture '%s' has the language id 0x%04X of culture '%s': the module "
+                        "would get two message tables of one language",
+                        cu->name, ids[i], m->cultures.v[j]->name);
+                break;
+            }
+    }
+    free(ids);
+    free(known);
+}
+
+/* ======================================================================
  * 7010-7099: provider, resources, security
  * ==================================================================== */
 
@@ -940,6 +980,7 @@ static void rule_symbol_unique(Manifest *m)
 void validate_manifest(Manifest *m)
 {
     rule_provider_unique(m);
+    rule_cultures(m);
     for (size_t i = 0; i < m->providers.n; i++) {
         Provider *pv = m->providers.v[i];
         /* names and duplicates */

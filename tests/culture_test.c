@@ -1,10 +1,13 @@
 /*
  * culture_test.c - culture names and their Windows language ids
- * (culture.c).
+ * (culture.c), the rule that every culture has one (MCG5016, MCG5017) and
+ * the .rc's LANGUAGE statement built from them (rc.c).
  *
  * The expected ids are [MS-LCID] version 16.0's (section 2.2: the Language
  * ID table and the table of tags per Windows release), typed from the
- * document, not from culture.c.
+ * document, not from culture.c; the LANGUAGE pair is MAKELANGID's split
+ * (primary language: the low 10 bits, sublanguage: the high 6), as the
+ * golden mc.rc files show for en-US (0x0409: "LANGUAGE 0x9,0x1").
  */
 #include <string.h>
 #include <strings.h>
@@ -122,6 +125,80 @@ START_TEST(test_culture_table_sorted)
 }
 END_TEST
 
+static const char cultures_doc[] =
+    "<instrumentationManifest xmlns='http://schemas.microsoft.com/win/2004/08/events'>\n"
+    "<instrumentation><events>\n"
+    "<provider name='P' guid='{00000000-0000-0000-0000-000000000001}' symbol='P'\n"
+    "          resourceFileName='p.dll' messageFileName='p.dll'\n"
+    "          message='$(string.p)'/>\n"
+    "</events></instrumentation>\n"
+    "<localization>\n"
+    "<resources culture='de'><stringTable><string id='p' value='P'/></stringTable></resources>\n"
+    "<resources culture='zh-Hant'><stringTable><string id='p' value='P'/></stringTable>"
+    "</resources>\n"
+    "<resources culture='sr-Latn-RS'><stringTable><string id='p' value='P'/></stringTable>"
+    "</resources>\n"
+    "<resources culture='%s'><stringTable><string id='p' value='P'/></stringTable>"
+    "</resources>\n"
+    "</localization></instrumentationManifest>\n";
+
+static Manifest *load_cultures(const char *fourth, Buf *diags)
+{
+    Buf doc = {0};
+    buf_printf(&doc, cultures_doc, fourth);
+    diag_set_capture(diags);
+    Manifest *m = unit_load("t.man", doc.s, doc.len, 0, NULL);
+    diag_set_capture(NULL);
+    buf_free(&doc);
+    return m;
+}
+
+/* LANGUAGE primary,sub per culture, from the documented ids. */
+START_TEST(test_culture_rc_language)
+{
+    Buf diags = {0}, rc = {0};
+    Manifest *m = load_cultures("ca-ES-valencia", &diags);
+    ck_assert_msg(m != NULL, "%s", diags.s ? diags.s : "");
+    const char *names[] = {"MSG00001.bin", "MSG00002.bin", "MSG00003.bin", "MSG00004.bin"};
+    TemplateFinder tf;
+    finder_init(&tf, NULL, NULL);
+    ck_assert(rc_build(m, names, NULL, &tf, &rc));
+    ck_assert_str_eq(rc.s, "LANGUAGE 0x7,0x0\n1 11 \"MSG00001.bin\"\n"
+                           "LANGUAGE 0x4,0x1f\n1 11 \"MSG00002.bin\"\n"
+                           "LANGUAGE 0x1a,0x9\n1 11 \"MSG00003.bin\"\n"
+                           "LANGUAGE 0x3,0x2\n1 11 \"MSG00004.bin\"\n");
+    finder_free(&tf);
+    manifest_free(m);
+    buf_free(&rc);
+    buf_free(&diags);
+    diag_reset();
+}
+END_TEST
+
+START_TEST(test_culture_rule_unknown)
+{
+    Buf diags = {0};
+    ck_assert_ptr_null(load_cultures("qq-QQ", &diags));
+    ck_assert_ptr_nonnull(strstr(diags.s, "t.man:11:12: error: [MCG5016] culture 'qq-QQ' has no "
+                                          "Windows language id"));
+    buf_free(&diags);
+    diag_reset();
+}
+END_TEST
+
+START_TEST(test_culture_rule_duplicate)
+{
+    Buf diags = {0};
+    ck_assert_ptr_null(load_cultures("DE", &diags));
+    ck_assert_ptr_nonnull(strstr(
+        diags.s, "t.man:11:12: error: [MCG5017] culture 'DE' has the language id 0x0007 of "
+                 "culture 'de': the module would get two message tables of one language "
+                 "(first defined at t.man:8:12)"));
+    buf_free(&diags);
+    diag_reset();
+}
+END_TEST
+
 Suite *culture_suite(void)
 {
     Suite *s = suite_create("culture");
@@ -130,6 +207,9 @@ Suite *culture_suite(void)
     tcase_add_test(tc, test_culture_langid_ignores_case);
     tcase_add_test(tc, test_culture_langid_unknown);
     tcase_add_test(tc, test_culture_table_sorted);
+    tcase_add_test(tc, test_culture_rc_language);
+    tcase_add_test(tc, test_culture_rule_unknown);
+    tcase_add_test(tc, test_culture_rule_duplicate);
     suite_add_tcase(s, tc);
     return s;
 }
