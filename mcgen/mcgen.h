@@ -624,9 +624,9 @@ typedef struct MsgTableOptions {
 
 /* The message table of culture number `culture` (Manifest.cultures
  * order), appended to `out` as mc writes MSG0000N.bin; opt may be NULL
- * (mc's defaults).  false after a diagnostic when a text cannot be
- * written as asked (-A and a character outside Windows-1252). */
-bool msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *opt, Buf *out);
+ * (mc's defaults).  With -A every text must have passed
+ * validate_ansi_tables. */
+void msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *opt, Buf *out);
 /* How many messages that table holds (0: mc writes no file). */
 size_t msgtable_count(const Manifest *m, size_t culture);
 
@@ -807,6 +807,10 @@ void cli_output_names_free(OutputNames *n);
  * by the manifest loaders): errors and warnings through diag_c/diag_ex. */
 void validate_manifest(Manifest *m);
 void validate_payload(Manifest *m);
+/* mc's -A (ANSI message tables): every text a message table holds must be
+ * written in Windows-1252; MCG5018 at each string that cannot.  Run by
+ * check_manifest when -A is given, in a compile and in --validate alike. */
+void validate_ansi_tables(Manifest *m);
 
 /* ======================================================================
  * header.c

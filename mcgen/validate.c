@@ -5,8 +5,8 @@
  * each citing the rule it enforces, each reporting through diag_c/diag_ex
  * with its own code (mcgen/diagcodes.def, docs/diagnostics.md).
  *
- * This file: names, symbols, duplicates, value ranges, channels, cultures,
- * the provider.  validate_payload.c: templates, fields, types, maps, messages
+ * This file: names, symbols, duplicates, value ranges, channels, cultures
+ * (and, with -A, their texts), the provider.  validate_payload.c: templates, fields, types, maps, messages
  * and strings.
  *
  * Every rule reports every problem it finds and goes on; validate_manifest
@@ -523,7 +523,7 @@ static void rule_channel_publishing(Manifest *m, Provider *pv)
 }
 
 /* ======================================================================
- * 5016-5017: cultures
+ * 5016-5018: cultures and their message tables
  * ==================================================================== */
 
 /* <resources culture=...>: each culture's message table goes into the
@@ -560,6 +560,46 @@ static void rule_cultures(Manifest *m)
     }
     free(ids);
     free(known);
+}
+
+static void note_used(Manifest *m, MsgRef *r, void *arg)
+{
+    (void)m;
+    if (r->id)
+        map_put(arg, r->id, r, true);
+}
+
+/* mc's -A writes the message tables in the ANSI code page, which mcgen
+ * takes to be Windows-1252 whatever the host (msgtable.c): every text a
+ * table holds (a string some message references, in each culture; the
+ * first of a duplicated id, as the table takes it) must be written in
+ * it.  winmeta's own texts are ASCII. */
+void validate_ansi_tables(Manifest *m)
+{
+    Map used = {0};
+    manifest_each_msgref(m, note_used, &used);
+    Buf scratch = {0};
+    for (size_t c = 0; c < m->cultures.n; c++) {
+        Culture *cu = m->cultures.v[c];
+        for (size_t k = 0; k < cu->strings.n; k++) {
+            const String *s = cu->strings.v[k];
+            if (map_get(&cu->by_id, s->id) != s || !map_get(&used, s->id))
+                continue;
+            size_t n = strlen(s->value);
+            buf_reset(&scratch);
+            size_t bad = utf8_to_cp1252(&scratch, s->value, n);
+            if (bad == SIZE_MAX)
+                continue;
+            uint32_t ch = 0;
+            utf8_get(s->value + bad, n - bad, &ch);
+            diag_c(D_ANSI_TEXT, s->loc,
+                   "string '%s' (culture '%s') has the character U+%04X, which the ANSI code "
+                   "page of -A (Windows-1252) does not have",
+                   s->id, cu->name, (unsigned)ch);
+        }
+    }
+    buf_free(&scratch);
+    map_free(&used);
 }
 
 /* ======================================================================

@@ -199,6 +199,47 @@ START_TEST(test_culture_rule_duplicate)
 }
 END_TEST
 
+/* -A: a text of a message table with a character Windows-1252 lacks (the
+ * Euro sign and the sharp s it has, U+0141 it has not), through the check
+ * stage with the option, as --validate -A and a compile with -A run it. */
+START_TEST(test_culture_rule_ansi)
+{
+    char doc[] =
+        "<instrumentationManifest xmlns='http://schemas.microsoft.com/win/2004/08/events'>\n"
+        "<instrumentation><events>\n"
+        "<provider name='P' guid='{00000000-0000-0000-0000-000000000001}' symbol='P'\n"
+        "          resourceFileName='p.dll' messageFileName='p.dll' message='$(string.p)'/>\n"
+        "</events></instrumentation>\n"
+        "<localization><resources culture='pl-PL'><stringTable>\n"
+        "<string id='p' value='\xE2\x82\xAC \xC3\x9F'/>\n"
+        "<string id='q' value='\xC5\x81\xC3\xB3" "d\xC5\xBA'/>\n"
+        "</stringTable></resources></localization></instrumentationManifest>\n";
+    Options o = {.mode = HEADER_UM};
+    o.tables.ansi = true;
+    Buf diags = {0};
+    diag_set_capture(&diags);
+    Manifest *m = read_man_mem("t.man", doc, sizeof doc - 1, 0);
+    ck_assert_ptr_nonnull(m);
+    Facts f = {0};
+    /* q is not referenced: no table holds it (MCG5015 only) */
+    ck_assert(check_manifest(m, &o, &f));
+    facts_free(&f);
+    manifest_free(m);
+    char *bad = strstr(doc, "'$(string.p)'");
+    memcpy(bad, "'$(string.q)'", 13);
+    m = read_man_mem("t.man", doc, sizeof doc - 1, 0);
+    ck_assert(!check_manifest(m, &o, &f));
+    diag_set_capture(NULL);
+    ck_assert_ptr_nonnull(strstr(diags.s, "t.man:8:1: error: [MCG5018] string 'q' (culture 'pl-PL') "
+                                          "has the character U+0141, which the ANSI code page of "
+                                          "-A (Windows-1252) does not have"));
+    facts_free(&f);
+    manifest_free(m);
+    buf_free(&diags);
+    diag_reset();
+}
+END_TEST
+
 Suite *culture_suite(void)
 {
     Suite *s = suite_create("culture");
@@ -210,6 +251,7 @@ Suite *culture_suite(void)
     tcase_add_test(tc, test_culture_rc_language);
     tcase_add_test(tc, test_culture_rule_unknown);
     tcase_add_test(tc, test_culture_rule_duplicate);
+    tcase_add_test(tc, test_culture_rule_ansi);
     suite_add_tcase(s, tc);
     return s;
 }
