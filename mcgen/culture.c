@@ -34,6 +34,8 @@
 #include <stdlib.h>
 #include <strings.h>
 
+/* one culture per line */
+/* clang-format off */
 const CultureLang culture_langs[] = {
     {"af", 0x0036},
     {"af-ZA", 0x0436},
@@ -457,6 +459,7 @@ const CultureLang culture_langs[] = {
     {"zu", 0x0035},
     {"zu-ZA", 0x0435},
 };
+/* clang-format on */
 
 const size_t culture_nlangs = sizeof culture_langs / sizeof *culture_langs;
 

@@ -70,10 +70,9 @@ START_TEST(test_culture_langid_documented)
 {
     for (size_t i = 0; i < sizeof documented / sizeof *documented; i++) {
         uint16_t id = 0;
-        ck_assert_msg(culture_langid(documented[i].name, &id), "%s: no id",
-                      documented[i].name);
-        ck_assert_msg(id == documented[i].langid, "%s: 0x%04X, expected 0x%04X",
-                      documented[i].name, id, documented[i].langid);
+        ck_assert_msg(culture_langid(documented[i].name, &id), "%s: no id", documented[i].name);
+        ck_assert_msg(id == documented[i].langid, "%s: 0x%04X, expected 0x%04X", documented[i].name,
+                      id, documented[i].langid);
     }
 }
 END_TEST
@@ -97,8 +96,8 @@ END_TEST
 START_TEST(test_culture_langid_unknown)
 {
     static const char *const none[] = {
-        "qq-QQ", "aa-DJ", "en-150", "en-001", "mni-IN", "qut-GT", "es-ES_tradnl",
-        "de-DE_phoneb", "zh-CHS", "en-UK", "en-USA", "en-", "-US", "", "en-US-",
+        "qq-QQ",  "aa-DJ", "en-150", "en-001", "mni-IN", "qut-GT", "es-ES_tradnl", "de-DE_phoneb",
+        "zh-CHS", "en-UK", "en-USA", "en-",    "-US",    "",       "en-US-",
     };
     for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
         uint16_t id = 0x1234;
@@ -115,8 +114,8 @@ START_TEST(test_culture_table_sorted)
     for (size_t i = 0; i < culture_nlangs; i++) {
         const CultureLang *l = &culture_langs[i];
         if (i)
-            ck_assert_msg(strcasecmp(culture_langs[i - 1].name, l->name) < 0,
-                          "'%s' before '%s'", culture_langs[i - 1].name, l->name);
+            ck_assert_msg(strcasecmp(culture_langs[i - 1].name, l->name) < 0, "'%s' before '%s'",
+                          culture_langs[i - 1].name, l->name);
         uint16_t id = 0;
         ck_assert(culture_langid(l->name, &id));
         ck_assert_uint_eq(id, l->langid);
@@ -190,10 +189,10 @@ START_TEST(test_culture_rule_duplicate)
 {
     Buf diags = {0};
     ck_assert_ptr_null(load_cultures("DE", &diags));
-    ck_assert_ptr_nonnull(strstr(
-        diags.s, "t.man:11:12: error: [MCG5017] culture 'DE' has the language id 0x0007 of "
-                 "culture 'de': the module would get two message tables of one language "
-                 "(first defined at t.man:8:12)"));
+    ck_assert_ptr_nonnull(
+        strstr(diags.s, "t.man:11:12: error: [MCG5017] culture 'DE' has the language id 0x0007 of "
+                        "culture 'de': the module would get two message tables of one language "
+                        "(first defined at t.man:8:12)"));
     buf_free(&diags);
     diag_reset();
 }
@@ -212,7 +211,8 @@ START_TEST(test_culture_rule_ansi)
         "</events></instrumentation>\n"
         "<localization><resources culture='pl-PL'><stringTable>\n"
         "<string id='p' value='\xE2\x82\xAC \xC3\x9F'/>\n"
-        "<string id='q' value='\xC5\x81\xC3\xB3" "d\xC5\xBA'/>\n"
+        "<string id='q' value='\xC5\x81\xC3\xB3"
+        "d\xC5\xBA'/>\n"
         "</stringTable></resources></localization></instrumentationManifest>\n";
     Options o = {.mode = HEADER_UM};
     o.tables.ansi = true;
@@ -230,9 +230,10 @@ START_TEST(test_culture_rule_ansi)
     m = read_man_mem("t.man", doc, sizeof doc - 1, 0);
     ck_assert(!check_manifest(m, &o, &f));
     diag_set_capture(NULL);
-    ck_assert_ptr_nonnull(strstr(diags.s, "t.man:8:1: error: [MCG5018] string 'q' (culture 'pl-PL') "
-                                          "has the character U+0141, which the ANSI code page of "
-                                          "-A (Windows-1252) does not have"));
+    ck_assert_ptr_nonnull(strstr(diags.s,
+                                 "t.man:8:1: error: [MCG5018] string 'q' (culture 'pl-PL') "
+                                 "has the character U+0141, which the ANSI code page of "
+                                 "-A (Windows-1252) does not have"));
     facts_free(&f);
     manifest_free(m);
     buf_free(&diags);
