@@ -24,6 +24,8 @@ bool check_manifest(Manifest *m, const Options *o, Facts *f)
     check_resolve(m);
     if (diag_error_count() == before)
         validate_manifest(m);
+    if (diag_error_count() == before && o->tables.ansi)
+        validate_ansi_tables(m); /* -A: MCG5018 */
     if (diag_error_count() == before)
         msgid_assign(m);
     if (diag_error_count() == before)

@@ -129,11 +129,10 @@ static bool table_file(const EmitCtx *c, size_t culture, const char *path, Out *
 {
     (void)path;
     Buf b = {0};
-    bool ok = msgtable_build(c->m, culture, &c->o->tables, &b);
-    if (ok)
-        out_put(out, b.s, b.len);
+    msgtable_build(c->m, culture, &c->o->tables, &b);
+    out_put(out, b.s, b.len);
     buf_free(&b);
-    return ok;
+    return true;
 }
 
 static void wevt_files(const EmitCtx *c, OutputList *l)

@@ -464,7 +464,7 @@ typedef struct Culture {
     const char *name;
     VEC(String *) strings;
     Map by_id;
-    Loc loc;
+    Loc loc; /* its culture= attribute */
 } Culture;
 
 typedef struct Winmeta {
@@ -589,6 +589,23 @@ bool task_has_guid(const Task *t);
 void manifest_each_msgref(Manifest *m, void (*fn)(Manifest *m, MsgRef *r, void *arg), void *arg);
 
 /* ======================================================================
+ * culture.c
+ * ==================================================================== */
+
+/* A culture name and its Windows language id ([MS-LCID]). */
+typedef struct CultureLang {
+    const char *name;
+    uint16_t langid;
+} CultureLang;
+
+/* Every culture name with a language id, sorted by name ignoring case. */
+extern const CultureLang culture_langs[];
+extern const size_t culture_nlangs;
+/* The language id of a culture name, case ignored ("en-US" -> 0x0409,
+ * "de" -> 0x0007); false when Windows assigns it none. */
+bool culture_langid(const char *name, uint16_t *langid);
+
+/* ======================================================================
  * msgid.c
  * ==================================================================== */
 
@@ -607,9 +624,9 @@ typedef struct MsgTableOptions {
 
 /* The message table of culture number `culture` (Manifest.cultures
  * order), appended to `out` as mc writes MSG0000N.bin; opt may be NULL
- * (mc's defaults).  false after a diagnostic when a text cannot be
- * written as asked (-A and a character outside Windows-1252). */
-bool msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *opt, Buf *out);
+ * (mc's defaults).  With -A every text must have passed
+ * validate_ansi_tables. */
+void msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *opt, Buf *out);
 /* How many messages that table holds (0: mc writes no file). */
 size_t msgtable_count(const Manifest *m, size_t culture);
 
@@ -688,13 +705,12 @@ void wevt_free(WevtFile *f);
  * ==================================================================== */
 
 /* The resource script: a LANGUAGE / message-table pair for every culture
- * whose msg_names[i] is set, then the WEVT_TEMPLATE line.  CRLF.  false
- * after a diagnostic (a culture without a known language id). */
+ * whose msg_names[i] is set (each culture has a language id: MCG5016),
+ * then the WEVT_TEMPLATE line.  CRLF.  false after a diagnostic (the rc.j2
+ * template missing or failing). */
 struct TemplateFinder;
 bool rc_build(const Manifest *m, const char *const *msg_names, const char *wevt_name,
               struct TemplateFinder *tf, Buf *out);
-/* The Windows language id of a culture name ("en-US" -> 0x0409). */
-bool rc_langid(const char *culture, uint16_t *langid);
 
 /* ======================================================================
  * json.c
@@ -806,6 +822,10 @@ void cli_output_names_free(OutputNames *n);
  * by the manifest loaders): errors and warnings through diag_c/diag_ex. */
 void validate_manifest(Manifest *m);
 void validate_payload(Manifest *m);
+/* mc's -A (ANSI message tables): every text a message table holds must be
+ * written in Windows-1252; MCG5018 at each string that cannot.  Run by
+ * check_manifest when -A is given, in a compile and in --validate alike. */
+void validate_ansi_tables(Manifest *m);
 
 /* ======================================================================
  * header.c

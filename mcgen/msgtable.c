@@ -10,7 +10,8 @@
  *
  * mc's -A writes the texts in the ANSI code page with flags 0 (mcgen:
  * Windows-1252, whatever the host, so that output does not depend on the
- * machine); -n leaves out the "\r\n".
+ * machine; a text it cannot hold is refused before, by the check stage:
+ * validate_ansi_tables, MCG5018); -n leaves out the "\r\n".
  *
  * Every message that received an id (msgid.c) contributes its text in the
  * culture once; built-in items and imported winmeta channels contribute
@@ -25,7 +26,6 @@
 typedef struct Entry {
     uint32_t id;
     const char *text;
-    const Loc *loc; /* the string's, NULL for winmeta's texts */
 } Entry;
 
 typedef struct Collect {
@@ -39,17 +39,15 @@ static void add(Collect *c, const MsgRef *r, const char *builtin)
     if (!r->has_msgid)
         return;
     const char *text = builtin;
-    const Loc *loc = NULL;
     if (r->id) {
         const String *s = r->text ? r->text[c->culture] : NULL;
         if (!s)
             return; /* not in this culture (a validation error elsewhere) */
         text = s->value;
-        loc = &s->loc;
     }
     if (!text)
         return;
-    Entry e = {r->msgid, text, loc};
+    Entry e = {r->msgid, text};
     vec_push(&c->v, e);
 }
 
@@ -126,12 +124,11 @@ size_t msgtable_count(const Manifest *m, size_t culture)
     return n;
 }
 
-bool msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *opt, Buf *out)
+void msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *opt, Buf *out)
 {
     static const MsgTableOptions defaults = {0};
     if (!opt)
         opt = &defaults;
-    bool ok = true;
     Collect c = {.culture = culture};
     collect(m, &c);
     /* blocks: runs of consecutive ids */
@@ -158,17 +155,10 @@ bool msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *op
                 buf_add(&text, "\r\0\n\0", opt->no_crlf ? 0 : 4);
                 buf_add(&text, "\0\0", 2);
             } else {
-                size_t bad = utf8_to_cp1252(&text, e->text, n);
-                if (bad != SIZE_MAX && ok) {
-                    uint32_t ch;
-                    utf8_get(e->text + bad, n - bad, &ch);
-                    Loc none = {0};
-                    diag_at(DIAG_ERROR, e->loc ? *e->loc : none,
-                            "character U+%04X of message 0x%08X cannot be written in the ANSI "
-                            "code page (Windows-1252) that -A asks for",
-                            (unsigned)ch, e->id);
-                    ok = false;
-                }
+                /* validate_ansi_tables has refused every text Windows-1252
+                 * cannot hold (MCG5018); winmeta's texts are ASCII */
+                if (utf8_to_cp1252(&text, e->text, n) != SIZE_MAX)
+                    unreachable_here();
                 buf_add(&text, "\r\n", opt->no_crlf ? 0 : 2);
                 buf_u8(&text, 0);
             }
@@ -185,5 +175,4 @@ bool msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *op
     buf_free(&entries);
     buf_free(&text);
     vec_free(&c.v);
-    return ok;
 }

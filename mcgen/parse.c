@@ -768,7 +768,7 @@ static void read_resources(Parser *p, const XmlElem *e)
     if (!c) {
         c = arena_alloc(A(p), sizeof *c);
         c->name = dup(p, name);
-        c->loc = e->loc;
+        c->loc = attr_loc(e, "culture");
         vec_push(&p->m->cultures, c);
         map_put(&p->m->culture_by_name, c->name, c, false);
     }

@@ -5,8 +5,8 @@
  * each citing the rule it enforces, each reporting through diag_c/diag_ex
  * with its own code (mcgen/diagcodes.def, docs/diagnostics.md).
  *
- * This file: names, symbols, duplicates, value ranges, channels, the
- * provider.  validate_payload.c: templates, fields, types, maps, messages
+ * This file: names, symbols, duplicates, value ranges, channels, cultures
+ * (and, with -A, their texts), the provider.  validate_payload.c: templates, fields, types, maps, messages
  * and strings.
  *
  * Every rule reports every problem it finds and goes on; validate_manifest
@@ -523,6 +523,86 @@ static void rule_channel_publishing(Manifest *m, Provider *pv)
 }
 
 /* ======================================================================
+ * 5016-5018: cultures and their message tables
+ * ==================================================================== */
+
+/* <resources culture=...>: each culture's message table goes into the
+ * module under the culture's Windows language id (the .rc's LANGUAGE
+ * statement), so the culture needs one: a name [MS-LCID] gives an id
+ * (culture.c).  xs:language accepts names Windows has no id for (qq-QQ,
+ * aa-DJ, which Windows numbers 0x1000, "no id of its own").  Two cultures
+ * with one id (en-US and EN-us, ff-NG and ff-Latn-NG) would put two
+ * message tables of one language into the module, which rc.exe and windres
+ * refuse as a duplicate resource. */
+static void rule_cultures(Manifest *m)
+{
+    uint16_t *ids = xcalloc(m->cultures.n + 1, sizeof *ids);
+    bool *known = xcalloc(m->cultures.n + 1, sizeof *known);
+    for (size_t i = 0; i < m->cultures.n; i++) {
+        Culture *cu = m->cultures.v[i];
+        known[i] = culture_langid(cu->name, &ids[i]);
+        if (!known[i]) {
+            diag_c(D_CULTURE_LANGID, cu->loc,
+                   "culture '%s' has no Windows language id, which the .rc's LANGUAGE "
+                   "statement needs (cultures are named as [MS-LCID] lists them: en-US, de, "
+                   "sr-Latn-RS, zh-Hans ...)",
+                   cu->name);
+            continue;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (known[j] && ids[j] == ids[i]) {
+                diag_ex(D_CULTURE_DUPLICATE, cu->loc, m->cultures.v[j]->loc, "first defined",
+                        "culture '%s' has the language id 0x%04X of culture '%s': the module "
+                        "would get two message tables of one language",
+                        cu->name, ids[i], m->cultures.v[j]->name);
+                break;
+            }
+    }
+    free(ids);
+    free(known);
+}
+
+static void note_used(Manifest *m, MsgRef *r, void *arg)
+{
+    (void)m;
+    if (r->id)
+        map_put(arg, r->id, r, true);
+}
+
+/* mc's -A writes the message tables in the ANSI code page, which mcgen
+ * takes to be Windows-1252 whatever the host (msgtable.c): every text a
+ * table holds (a string some message references, in each culture; the
+ * first of a duplicated id, as the table takes it) must be written in
+ * it.  winmeta's own texts are ASCII. */
+void validate_ansi_tables(Manifest *m)
+{
+    Map used = {0};
+    manifest_each_msgref(m, note_used, &used);
+    Buf scratch = {0};
+    for (size_t c = 0; c < m->cultures.n; c++) {
+        Culture *cu = m->cultures.v[c];
+        for (size_t k = 0; k < cu->strings.n; k++) {
+            const String *s = cu->strings.v[k];
+            if (map_get(&cu->by_id, s->id) != s || !map_get(&used, s->id))
+                continue;
+            size_t n = strlen(s->value);
+            buf_reset(&scratch);
+            size_t bad = utf8_to_cp1252(&scratch, s->value, n);
+            if (bad == SIZE_MAX)
+                continue;
+            uint32_t ch = 0;
+            utf8_get(s->value + bad, n - bad, &ch);
+            diag_c(D_ANSI_TEXT, s->loc,
+                   "string '%s' (culture '%s') has the character U+%04X, which the ANSI code "
+                   "page of -A (Windows-1252) does not have",
+                   s->id, cu->name, (unsigned)ch);
+        }
+    }
+    buf_free(&scratch);
+    map_free(&used);
+}
+
+/* ======================================================================
  * 7010-7099: provider, resources, security
  * ==================================================================== */
 
@@ -940,6 +1020,7 @@ static void rule_symbol_unique(Manifest *m)
 void validate_manifest(Manifest *m)
 {
     rule_provider_unique(m);
+    rule_cultures(m);
     for (size_t i = 0; i < m->providers.n; i++) {
         Provider *pv = m->providers.v[i];
         /* names and duplicates */

@@ -4,7 +4,8 @@
 For every tests/invalid/NAME.man:
   * `mcgen --validate [ARGS] NAME.man` runs in tests/invalid (so the file
     name in diagnostics is just NAME.man); ARGS come from NAME.args (one
-    line, shell words) when that file exists;
+    line, shell words) when that file exists: the switches that change
+    the verdict, such as -A for MCG5018;
   * its stderr must equal NAME.err exactly;
   * its exit status must be 1 when NAME.err has an "error:" diagnostic,
     0 otherwise.
