@@ -21,15 +21,18 @@ bool check_manifest(Manifest *m, const Options *o, Facts *f)
     if (!o)
         o = &defaults;
     int before = diag_error_count();
+    /* Every problem in one run: a reference that did not resolve stays
+     * NULL and marks only itself, so every rule and the header's names run
+     * after resolution errors too (each rule skips what it cannot judge
+     * without the reference).  Message ids report nothing and serve only
+     * the emitters, which do not run after an error. */
     check_resolve(m);
-    if (diag_error_count() == before)
-        validate_manifest(m);
-    if (diag_error_count() == before && o->tables.ansi)
+    validate_manifest(m);
+    if (o->tables.ansi)
         validate_ansi_tables(m); /* -A: MCG5018 */
     if (diag_error_count() == before)
         msgid_assign(m);
-    if (diag_error_count() == before)
-        check_names(m, f);
+    check_names(m, f);
     return diag_error_count() == before;
 }
 

@@ -97,16 +97,37 @@ typedef struct Claims {
     const char *ps;
 } Claims;
 
+/* What a name made from an item's name stands for: the item's kind, its
+ * scope (the provider, a task for a task's opcodes, NULL for providers)
+ * and the name as written.  Two claims with one Origin are two items of
+ * one name in one scope, which validate.c reports as a duplicate
+ * (MCG2011-2017): the clash of their header names is the same fact. */
+typedef struct Origin {
+    const char *kind;
+    const void *scope;
+    const char *name;
+} Origin;
+
 typedef struct Claim {
     bool is_define; /* a #define, with a value */
     bool written;   /* the manifest's symbol=, not a name made here */
     int64_t value;
+    Origin from; /* of a name made here */
 } Claim;
 
-/* The name `sym` for an item; value: a #define's (NULL: a variable).  Two
- * written symbol= that are not both #defines are MCG8011's to report
- * (validate.c), so the rename says nothing more then. */
-static const char *claim(Claims *c, const char *sym, const int64_t *value, bool written, Loc loc)
+static bool same_origin(const Origin *a, const Origin *b)
+{
+    return a->kind && b->kind && strcmp(a->kind, b->kind) == 0 && a->scope == b->scope &&
+           strcmp(a->name, b->name) == 0;
+}
+
+/* The name `sym` for an item; value: a #define's (NULL: a variable); from:
+ * what a name made here stands for (NULL for symbol=).  Two written
+ * symbol= that are not both #defines are MCG8011's to report (validate.c),
+ * and two items of one name in one scope a duplicate's, so the rename
+ * says nothing more then. */
+static const char *claim(Claims *c, const char *sym, const int64_t *value, bool written,
+                         const Origin *from, Loc loc)
 {
     Arena *a = &c->f->arena;
     const Claim *had = map_get(&c->taken, sym);
@@ -116,36 +137,39 @@ static const char *claim(Claims *c, const char *sym, const int64_t *value, bool 
         const char *renamed = arena_printf(a, "%s_%s", sym, c->ps);
         for (int k = 2; map_get(&c->taken, renamed); k++)
             renamed = arena_printf(a, "%s_%s_%d", sym, c->ps, k);
-        if (!(written && had->written && !(value && had->is_define)))
+        if (!(written && had->written && !(value && had->is_define)) &&
+            !(from && same_origin(from, &had->from)))
             diag_c(D_SYMBOL_RENAMED, loc,
                     "'%s' names another item of the header already; the header calls this one %s",
                     sym, renamed);
         sym = renamed;
     }
     Claim *n = arena_alloc(a, sizeof *n);
-    *n = (Claim){value != NULL, written, value ? *value : 0};
+    *n = (Claim){value != NULL, written, value ? *value : 0, from ? *from : (Origin){0}};
     map_put(&c->taken, sym, n, false);
     return sym;
 }
 
-/* A #define: the item's symbol=, else <ProvSym>_<KIND>_<name>. */
+/* A #define: the item's symbol=, else <ProvSym>_<KIND>_<name>; scope:
+ * where its name must be unique (the provider, or a task). */
 static void define(Claims *c, const void *item, const char *symbol, const char *kind,
-                   const char *name, int64_t value, Loc loc)
+                   const char *name, int64_t value, const void *scope, Loc loc)
 {
     Arena *a = &c->f->arena;
     bool written = symbol && *symbol;
     const char *sym = written ? header_ident(a, symbol)
                               : arena_printf(a, "%s_%s_%s", c->ps, kind, header_ident(a, name));
-    ptrmap_put(&c->f->names, item, (void *)claim(c, sym, &value, written, loc));
+    Origin from = {kind, scope, name};
+    ptrmap_put(&c->f->names, item, (void *)claim(c, sym, &value, written, &from, loc));
 }
 
 /* A level, opcode or keyword the manifest declares (winmeta's have theirs
  * in the SDK); name: the item's, unless given. */
 static void define_item(Claims *c, const void *item, const Named *n, const char *kind,
-                        const char *name, int64_t value)
+                        const char *name, int64_t value, const void *scope)
 {
     if (!n->builtin)
-        define(c, item, n->symbol, kind, name ? name : n->written, value, n->loc);
+        define(c, item, n->symbol, kind, name ? name : n->written, value, scope, n->loc);
 }
 
 static void name_descriptors(Manifest *m, Facts *f)
@@ -155,42 +179,46 @@ static void name_descriptors(Manifest *m, Facts *f)
     for (size_t i = 0; i < m->providers.n; i++) {
         const Provider *pv = m->providers.v[i];
         bool written = pv->symbol && *pv->symbol;
-        c.ps = claim(&c, header_ident(a, written ? pv->symbol : pv->name), NULL, written, pv->loc);
+        Origin named = {"PROVIDER", NULL, pv->name};
+        c.ps = claim(&c, header_ident(a, written ? pv->symbol : pv->name), NULL, written, &named,
+                     pv->loc);
         ptrmap_put(&f->names, pv, (void *)c.ps);
         for (size_t j = 0; j < pv->channels.n; j++) {
             const Channel *ch = pv->channels.v[j];
+            /* a chid and a name are unique each in its own list (MCG2011) */
             define(&c, ch, ch->symbol, "CHANNEL", ch->chid ? ch->chid : ch->name, ch->value,
-                   ch->loc);
+                   ch->chid ? (const void *)&pv->channels : pv, ch->loc);
         }
         for (size_t j = 0; j < pv->levels.n; j++)
             define_item(&c, pv->levels.v[j], &pv->levels.v[j]->n, "LEVEL", NULL,
-                        pv->levels.v[j]->value);
+                        pv->levels.v[j]->value, pv);
         /* provider opcodes, then each task's; a task's opcode is named
          * after its task too, as two tasks may have opcodes of the same
          * name */
         for (size_t j = 0; j < pv->opcodes.n; j++)
             define_item(&c, pv->opcodes.v[j], &pv->opcodes.v[j]->n, "OPCODE", NULL,
-                        pv->opcodes.v[j]->value);
+                        pv->opcodes.v[j]->value, pv);
         for (size_t j = 0; j < pv->tasks.n; j++)
             for (size_t k = 0; k < pv->tasks.v[j]->opcodes.n; k++) {
                 const Opcode *o = pv->tasks.v[j]->opcodes.v[k];
                 define_item(&c, o, &o->n, "OPCODE",
                             arena_printf(a, "%s_%s", pv->tasks.v[j]->n.written, o->n.written),
-                            o->value);
+                            o->value, pv->tasks.v[j]);
             }
         for (size_t j = 0; j < pv->tasks.n; j++) {
             const Task *t = pv->tasks.v[j];
             if (t->n.builtin)
                 continue;
-            define(&c, t, t->n.symbol, "TASK", t->n.written, t->value, t->n.loc);
+            define(&c, t, t->n.symbol, "TASK", t->n.written, t->value, pv, t->n.loc);
+            Origin guid = {"TASK GUID", pv, t->n.written};
             if (task_has_guid(t))
                 ptrmap_put(&f->names, &t->event_guid,
                            (void *)claim(&c, arena_printf(a, "%sId", header_ident(a, t->n.written)),
-                                         NULL, false, t->n.loc));
+                                         NULL, false, &guid, t->n.loc));
         }
         for (size_t j = 0; j < pv->keywords.n; j++)
             define_item(&c, pv->keywords.v[j], &pv->keywords.v[j]->n, "KEYWORD", NULL,
-                        (int64_t)pv->keywords.v[j]->mask);
+                        (int64_t)pv->keywords.v[j]->mask, pv);
     }
     map_free(&c.taken);
 }

@@ -44,6 +44,14 @@ static Opcode *find_opcode(Manifest *m, Provider *pv, Task *task, QName q)
     return o;
 }
 
+static bool in_some_task(Provider *pv, QName q)
+{
+    for (size_t i = 0; i < pv->tasks.n; i++)
+        if (qmap_get(&pv->tasks.v[i]->opcode_by_name, q))
+            return true;
+    return false;
+}
+
 static Keyword *find_keyword(Manifest *m, Provider *pv, QName q)
 {
     Keyword *k = qmap_get(&pv->keyword_by_name, q);
@@ -261,7 +269,9 @@ static void resolve_event(Manifest *m, Provider *pv, Event *ev)
         unresolved(m, pv, ev->level_loc, "unknown level '%s'", qname_display(a, ev->level_q));
     if (ev->has_task && !(ev->task = find_task(m, pv, ev->task_q)))
         unresolved(m, pv, ev->task_loc, "unknown task '%s'", qname_display(a, ev->task_q));
-    if (ev->has_opcode && !(ev->opcode = find_opcode(m, pv, ev->task, ev->opcode_q)))
+    /* an opcode of the task a task= meant to name is no second problem */
+    if (ev->has_opcode && !(ev->opcode = find_opcode(m, pv, ev->task, ev->opcode_q)) &&
+        !(ev->has_task && !ev->task && in_some_task(pv, ev->opcode_q)))
         unresolved(m, pv, ev->opcode_loc, "unknown opcode '%s'%s%s%s",
                 qname_display(a, ev->opcode_q), ev->task ? " (in task '" : "",
                 ev->task ? qname_display(a, ev->task->n.name) : "", ev->task ? "')" : "");

@@ -1,9 +1,11 @@
 /*
  * validate.c - the semantic rules of a manifest: what the schema
  * (schema/eventman.xsd, checked while parsing) cannot say.  They run on a
- * resolved model whose structure is valid, one static function per rule,
- * each citing the rule it enforces, each reporting through diag_c/diag_ex
- * with its own code (mcgen/diagcodes.def, docs/diagnostics.md).
+ * resolved model whose structure is valid, also after resolution errors (a
+ * reference that names nothing is NULL, and a rule that needs it skips
+ * that item), one static function per rule, each citing the rule it
+ * enforces, each reporting through diag_c/diag_ex with its own code
+ * (mcgen/diagcodes.def, docs/diagnostics.md).
  *
  * This file: names, symbols, duplicates, value ranges, channels, cultures
  * (and, with -A, their texts), the provider.  validate_payload.c: templates, fields, types, maps, messages
@@ -489,12 +491,13 @@ static void rule_admin_events(Manifest *m, Provider *pv)
             diag_c(D_ADMIN_MESSAGE, e->loc,
                    "event %u is written to Admin channel '%s' and has no message=", e->value,
                    e->channel->name);
-        if (!e->level)
+        /* a level= that names nothing is MCG2001's: judged once it does */
+        if (!e->level && !e->has_level)
             diag_c(D_ADMIN_LEVEL, e->loc,
                    "event %u is written to Admin channel '%s' and has no level= (use "
                    "win:Critical, win:Error, win:Warning or win:Informational)",
                    e->value, e->channel->name);
-        else if (!e->level->n.builtin || e->level->value < 1 || e->level->value > 4)
+        else if (e->level && (!e->level->n.builtin || e->level->value < 1 || e->level->value > 4))
             diag_c(D_ADMIN_LEVEL, e->level_loc,
                    "event %u is written to Admin channel '%s' with level '%s': an Admin event "
                    "has level win:Critical, win:Error, win:Warning or win:Informational",

@@ -6,8 +6,9 @@
  * the first) through diag_c/diag_ex with the rule's own code.
  *
  * The rules read the resolved model, so a reference that did not resolve
- * (possible only in a decompiled manifest, where parse.c lets it pass with
- * a warning) shows up here as a NULL pointer and is skipped.  Decompiled
+ * (an error, MCG2001, or in a decompiled manifest a warning) shows up here
+ * as a NULL pointer and the rule skips what it cannot judge without it:
+ * every other problem is still reported in the same run.  Decompiled
  * providers (source=, rebuilt from TDH metadata) have lost the lengths of
  * their binary fields and come with a generated string table that repeats
  * ids; the rules about those leave them out.
