@@ -51,6 +51,7 @@ static void name_events(Manifest *m, Facts *f)
 {
     Arena *a = &f->arena;
     Map taken = {0}; /* name -> the Event that has it */
+    Map owner = {0}; /* name -> the Provider of that Event */
     for (size_t i = 0; i < m->providers.n; i++) {
         const Provider *pv = m->providers.v[i];
         const char *pn = pv->symbol && *pv->symbol ? pv->symbol : pv->name;
@@ -75,18 +76,26 @@ static void name_events(Manifest *m, Facts *f)
                 const char *renamed = arena_printf(a, "%s_%s", s, ps);
                 for (int k = 2; map_get(&taken, renamed); k++)
                     renamed = arena_printf(a, "%s_%s_%d", s, ps, k);
-                diag_c(D_SYMBOL_RENAMED, e->loc,
-                        "event symbol '%s' names an event of another provider already (line "
-                        "%u); the header calls this one %s",
-                        s, first->loc.line, renamed);
+                /* in one provider, one symbol= twice is MCG2020 (validate.c)
+                 * and one made name twice is one event value twice (MCG2010) */
+                bool same = map_get(&owner, s) == pv;
+                bool wrote = e->symbol && *e->symbol, first_wrote = first->symbol && *first->symbol;
+                if (!same || wrote != first_wrote || (wrote && strcmp(e->symbol, first->symbol)))
+                    diag_c(D_SYMBOL_RENAMED, e->loc,
+                            "event symbol '%s' names an event of %s provider already (line %u); "
+                            "the header calls this one %s",
+                            s, same ? "this" : "another", first->loc.line, renamed);
                 s = renamed;
             }
             ptrmap_put(&f->names, e, (void *)s);
-            if (!e->not_logged && !map_get(&taken, s))
+            if (!e->not_logged && !map_get(&taken, s)) {
                 map_put(&taken, s, e, false);
+                map_put(&owner, s, (void *)pv, false);
+            }
         }
     }
     map_free(&taken);
+    map_free(&owner);
 }
 
 /* ---- the descriptors part ---- */

@@ -105,11 +105,17 @@ static int popcount64(uint64_t v)
 
 /* EventDefinitionType value: "The identifier must be unique within the
  * list of events that you define"; versions of one event share the id, so
- * the pair (value, version) is what must be unique. */
+ * the pair (value, version) is what must be unique.  symbol: mc "uses the
+ * symbol to create a constant ... in the header file" (CSymbolType), the
+ * event's descriptor and its EventWrite macro: two events of one provider
+ * with one symbol are a mistake, not a clash to rename (check_names.c
+ * renames the events of two providers, MCG8001).  Events that are not
+ * logged have no descriptor. */
 static void rule_event_unique(Manifest *m, Provider *pv)
 {
     (void)m;
     IntSeen seen = {0};
+    Map symbols = {0};
     for (size_t i = 0; i < pv->events.n; i++) {
         Event *e = pv->events.v[i];
         const Loc *first = int_seen_at(&seen, (uint32_t)e->value << 8 | e->version, &e->loc);
@@ -117,8 +123,13 @@ static void rule_event_unique(Manifest *m, Provider *pv)
             diag_ex(D_DUP_EVENT, e->loc, *first, "first defined",
                     "duplicate event value %u version %u in provider '%s'", e->value, e->version,
                     pv->name);
+        if (e->symbol && e->symbol[0] && !e->not_logged &&
+            (first = seen_at(&symbols, e->symbol, &e->loc)))
+            diag_ex(D_DUP_EVENT_SYMBOL, e->loc, *first, "first defined",
+                    "duplicate event symbol '%s' in provider '%s'", e->symbol, pv->name);
     }
     int_seen_free(&seen);
+    map_free(&symbols);
 }
 
 /* ChannelType name: "The name must be unique within the list of channels
