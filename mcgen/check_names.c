@@ -43,6 +43,25 @@ char *header_ident(Arena *a, const char *name)
     return s;
 }
 
+/* Whether provider i repeats the symbol= (or, both without one, the
+ * name) of an earlier provider: MCG2017 reports that (validate.c), and
+ * every name made from the repeated prefix clashes with the earlier
+ * provider's, so the renames of its items say nothing new. */
+static bool repeats_provider(const Manifest *m, size_t i)
+{
+    const Provider *pv = m->providers.v[i];
+    bool written = pv->symbol && *pv->symbol;
+    for (size_t k = 0; k < i; k++) {
+        const Provider *q = m->providers.v[k];
+        bool q_written = q->symbol && *q->symbol;
+        if (written != q_written)
+            continue;
+        if (written ? strcmp(pv->symbol, q->symbol) == 0 : strcmp(pv->name, q->name) == 0)
+            return true;
+    }
+    return false;
+}
+
 /* ---- event macros ---- */
 
 /* symbol=, or mc's synthesized <ProvSym>_EVENT_0x<id>_<ver>_<chan>_<level>
@@ -56,6 +75,7 @@ static void name_events(Manifest *m, Facts *f)
         const Provider *pv = m->providers.v[i];
         const char *pn = pv->symbol && *pv->symbol ? pv->symbol : pv->name;
         const char *ps = is_ident(pn) ? pn : header_ident(a, pn);
+        bool repeats = repeats_provider(m, i);
         for (size_t j = 0; j < pv->events.n; j++) {
             Event *e = pv->events.v[j];
             const char *s = e->symbol && *e->symbol ? e->symbol : NULL;
@@ -80,7 +100,8 @@ static void name_events(Manifest *m, Facts *f)
                  * and one made name twice is one event value twice (MCG2010) */
                 bool same = map_get(&owner, s) == pv;
                 bool wrote = e->symbol && *e->symbol, first_wrote = first->symbol && *first->symbol;
-                if (!same || wrote != first_wrote || (wrote && strcmp(e->symbol, first->symbol)))
+                if (!repeats &&
+                    (!same || wrote != first_wrote || (wrote && strcmp(e->symbol, first->symbol))))
                     diag_c(D_SYMBOL_RENAMED, e->loc,
                             "event symbol '%s' names an event of %s provider already (line %u); "
                             "the header calls this one %s",
@@ -104,6 +125,7 @@ typedef struct Claims {
     Facts *f;
     Map taken; /* name -> its Claim */
     const char *ps;
+    bool quiet; /* the provider repeats an earlier one (MCG2017) */
 } Claims;
 
 /* What a name made from an item's name stands for: the item's kind, its
@@ -147,7 +169,7 @@ static const char *claim(Claims *c, const char *sym, const int64_t *value, bool 
         for (int k = 2; map_get(&c->taken, renamed); k++)
             renamed = arena_printf(a, "%s_%s_%d", sym, c->ps, k);
         if (!(written && had->written && !(value && had->is_define)) &&
-            !(from && same_origin(from, &had->from)))
+            !(from && same_origin(from, &had->from)) && !c->quiet)
             diag_c(D_SYMBOL_RENAMED, loc,
                     "'%s' names another item of the header already; the header calls this one %s",
                     sym, renamed);
@@ -183,12 +205,13 @@ static void define_item(Claims *c, const void *item, const Named *n, const char 
 
 static void name_descriptors(Manifest *m, Facts *f)
 {
-    Claims c = {f, {0}, NULL};
+    Claims c = {f, {0}, NULL, false};
     Arena *a = &f->arena;
     for (size_t i = 0; i < m->providers.n; i++) {
         const Provider *pv = m->providers.v[i];
         bool written = pv->symbol && *pv->symbol;
         Origin named = {"PROVIDER", NULL, pv->name};
+        c.quiet = repeats_provider(m, i);
         c.ps = claim(&c, header_ident(a, written ? pv->symbol : pv->name), NULL, written, &named,
                      pv->loc);
         ptrmap_put(&f->names, pv, (void *)c.ps);
