@@ -31,7 +31,8 @@ def run(mcgen, *args, cwd=None):
 MANIFEST_HEAD = ("<instrumentationManifest xmlns='http://schemas.microsoft.com/win/2004/08/events'"
                  " xmlns:win='http://manifests.microsoft.com/win/2004/08/windows/events'>\n"
                  "<instrumentation><events>\n"
-                 "<provider name='P' guid='{00000000-0000-0000-0000-000000000001}' symbol='P'>\n")
+                 "<provider name='P' guid='{00000000-0000-0000-0000-000000000001}' symbol='P'"
+                 " resourceFileName='p.dll' messageFileName='p.dll'>\n")
 MANIFEST_TAIL = "</provider></events></instrumentation></instrumentationManifest>\n"
 
 def diag(where, msg, src=None):
@@ -63,7 +64,7 @@ BAD = {
                   diag("level.man:4:26", "error: [MCG2001] unknown level 'win:Loud'", EVENTS_LINE)),
     "string.man": (MANIFEST_HEAD + STRING_LINE + "\n" + MANIFEST_TAIL.replace(
                        "</instrumentation>", "</instrumentation><localization><resources "
-                       "culture='en-US'><stringTable><string id='here' value='x'/></stringTable>"
+                       "culture='en-US'><stringTable/>"
                        "</resources></localization>"),
                    diag("string.man:4:26", "error: [MCG5001] undefined string 'gone' in "
                         "'$(string.gone)'", STRING_LINE)),
