@@ -812,6 +812,9 @@ START_TEST(test_parse_dangling_string)
     Buf w = {0};
     want(&w, 7, 26, "error: [MCG5001] undefined string 'missing' in '$(string.missing)'",
          "<events><event value='1' message='$(string.missing)'/></events>");
+    /* the rules run after it too: the string nothing references is shown */
+    want(&w, 11, 1, "warning: [MCG5015] string 'present' (culture 'en-US') is defined but never "
+         "referenced", "<string id='present' value='x'/>");
     load_fails(doc, w.s);
     buf_free(&w);
 }
