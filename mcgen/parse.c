@@ -790,6 +790,8 @@ static void read_string(Parser *p, const XmlElem *e)
 }
 
 /* UserData: any XML, kept as a tree */
+static void free_xml(XmlNode *n);
+
 static XmlNode *read_xml_node(Parser *p, const XmlElem *e, XmlNode *parent, Layout *owner)
 {
     XmlNode *n = arena_alloc(A(p), sizeof *n);
@@ -801,10 +803,14 @@ static XmlNode *read_xml_node(Parser *p, const XmlElem *e, XmlNode *parent, Layo
                                 dup(p, e->attrs[i].value)};
         vec_push(&n->attrs, a);
     }
-    if (parent)
+    if (parent) {
         vec_push(&parent->children, n);
-    else
+    } else {
+        /* the schema lets a template repeat <UserData>; the last is kept,
+         * as before, and the vectors of the one it replaces freed */
+        free_xml(owner->user_data);
         owner->user_data = n;
+    }
     return n;
 }
 
