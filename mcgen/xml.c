@@ -251,6 +251,16 @@ static void rec_pos(Producer *pr, RecType type, uint32_t line, uint32_t col, uin
 
 static bool stopped(Producer *pr)
 {
+    if (expat_ran_out && !pr->failed) {
+        /* after a failed allocation expat may report what it did not
+         * finish (an xmlns:p declaration as a plain attribute): nothing
+         * more is recorded */
+        rec_pos(pr, R_XML_ERROR, (uint32_t)XML_GetCurrentLineNumber(pr->p),
+                (uint32_t)XML_GetCurrentColumnNumber(pr->p) + 1, XML_ERROR_NO_MEMORY);
+        pr->failed = true;
+        XML_StopParser(pr->p, XML_FALSE);
+        return true;
+    }
     if (atomic_load_explicit(&pr->q->stop, memory_order_relaxed)) {
         pr->failed = true;
         XML_StopParser(pr->p, XML_FALSE);
@@ -1093,9 +1103,22 @@ bool xml_parse_mem(const char *name, const void *bytes, size_t len, size_t chunk
  * records: attributes get their element's position (these documents are
  * ours, and a mistake in them is an internal error). */
 
+/* As stopped() for the reader thread: nothing expat reports after a
+ * failed allocation reaches the handlers. */
+static bool direct_stopped(XmlReader *r)
+{
+    if (!expat_ran_out)
+        return false;
+    if (!r->failed)
+        xml_stop(r);
+    return true;
+}
+
 static void XMLCALL direct_start(void *ud, const XML_Char *name, const XML_Char **atts)
 {
     XmlReader *r = ud;
+    if (direct_stopped(r))
+        return;
     Frame f = {0};
     f.elem.loc.file = r->file;
     f.elem.loc.line = (uint32_t)XML_GetCurrentLineNumber(r->direct);
@@ -1118,26 +1141,30 @@ static void XMLCALL direct_start(void *ud, const XML_Char *name, const XML_Char 
 static void XMLCALL direct_end(void *ud, const XML_Char *name)
 {
     (void)name;
-    replay_end(ud);
+    if (!direct_stopped(ud))
+        replay_end(ud);
 }
 
 static void XMLCALL direct_text(void *ud, const XML_Char *s, int len)
 {
     XmlReader *r = ud;
-    if (r->stack.n)
+    if (!direct_stopped(r) && r->stack.n)
         buf_add(&r->text, s, (size_t)len);
 }
 
 static void XMLCALL direct_ns_start(void *ud, const XML_Char *prefix, const XML_Char *uri)
 {
     XmlReader *r = ud;
+    if (direct_stopped(r))
+        return;
     NsDecl d = {xml_intern(r, prefix ? prefix : ""), xml_intern(r, uri ? uri : "")};
     vec_push(&r->ns, d);
 }
 
 static void XMLCALL direct_ns_end(void *ud, const XML_Char *prefix)
 {
-    replay_ns_end(ud, prefix ? prefix : "");
+    if (!direct_stopped(ud))
+        replay_ns_end(ud, prefix ? prefix : "");
 }
 
 bool xml_parse_embedded(const char *name, const void *bytes, size_t len, Arena *arena,
