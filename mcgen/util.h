@@ -50,12 +50,15 @@ NORETURN void util_internal_error(const char *file, int line, const char *what);
  *     leak check that runs at exit takes every thread's stack, registers
  *     and the globals as roots, so the run's arena (Manifest.arena), its
  *     vectors and maps, all reachable from frames still on the stack, are
- *     live memory, not leaks; a block really lost before the failure is
- *     still reported;
+ *     live memory, not leaks (the block of a failed xrealloc, which its
+ *     caller may no longer hold, is kept in a thread-local); a block really
+ *     lost before the failure is still reported;
  *   - threads: the first thread to run out of memory takes an atomic flag
  *     and exits; another one that runs out meanwhile waits for that exit
  *     instead of calling exit() a second time (two concurrent exit() calls
- *     are undefined, C11 7.22.4.4); the injection counter is atomic.
+ *     are undefined, C11 7.22.4.4); the injection counter is atomic.  The
+ *     worker threads are not joined, which ThreadSanitizer calls a thread
+ *     leak: the allocation-failure tests run it with report_thread_leaks=0.
  *
  * Fault injection (tests): util_fail_after(n), or the environment variable
  * MCGEN_FAIL_ALLOC=N read at the first allocation: the N-th allocation
