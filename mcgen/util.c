@@ -64,6 +64,11 @@ static bool injected_failure(void)
     return false;
 }
 
+typedef void (*Cleanup)(void);
+static _Atomic(Cleanup) oom_cleanup;
+
+void util_on_out_of_memory(void (*cleanup)(void)) { atomic_store(&oom_cleanup, cleanup); }
+
 void util_out_of_memory(void)
 {
     if (atomic_flag_test_and_set(&exiting)) {
@@ -72,6 +77,9 @@ void util_out_of_memory(void)
             pause();
     }
     fputs("mcgen: error: out of memory\n", stderr);
+    Cleanup cleanup = atomic_load(&oom_cleanup);
+    if (cleanup)
+        cleanup();
     exit(2);
 }
 

@@ -41,11 +41,12 @@ NORETURN void util_internal_error(const char *file, int line, const char *what);
  * useful on; a longjmp cannot cross the threads (xml.c's reader, the
  * TEMP.BIN and JSON workers) and would orphan every vector and buffer of
  * the frames it skips.  Why this is sound:
- *   - no output is damaged: the driver builds every output in memory and
- *     commits them (out.c: temporary file, then rename) only at the end of
- *     a run without errors, so an exit before that leaves every existing
- *     file as it was, and a commit must do its allocating before its first
- *     rename;
+ *   - no output is damaged: the driver commits every output (out.c:
+ *     temporary file, then rename) only at the end of a run without
+ *     errors, so an exit before that leaves every existing file as it was
+ *     (a commit must do its allocating before its first rename), and the
+ *     cleanup registered with util_on_out_of_memory removes the
+ *     temporaries;
  *   - nothing leaks under LeakSanitizer: exit() does not unwind, and the
  *     leak check that runs at exit takes every thread's stack, registers
  *     and the globals as roots, so the run's arena (Manifest.arena), its
@@ -75,8 +76,13 @@ char *xstrdup(const char *s);
  * failure (for expat, which handles NULL itself). */
 void *util_try_malloc(size_t n);
 void *util_try_realloc(void *p, size_t n);
-/* Ends the run: the message on stderr, exit status 2.  Thread-safe. */
+/* Ends the run: the message on stderr, the cleanup below, exit status 2.
+ * Thread-safe. */
 NORETURN void util_out_of_memory(void);
+/* One function util_out_of_memory calls before it exits, on the thread
+ * that ran out (out.c: remove the run's temporary files).  It must not
+ * allocate.  NULL: none. */
+void util_on_out_of_memory(void (*cleanup)(void));
 /* After `n` more successful allocations, the next one fails (-1: none);
  * returns how many were left before the call (-1: none armed). */
 long util_fail_after(long n);
