@@ -17,8 +17,7 @@ with the reader thread's timing).  Every run must end in one of two ways:
 
   * exit 2, "mcgen: error: out of memory" on stderr (and, at most, the
     closing "N errors, M warnings" line), every older output byte for byte
-    as it was and no file created (no temporary left behind): for the
-    compile scenario an expected failure today (WRITES_BEFORE_THE_END);
+    as it was and no file created (no temporary left behind);
   * exit 0 (the failed allocation was past the run's last), with outputs
     identical to a run without failure;
 
@@ -58,14 +57,6 @@ SCENARIOS = {
     "compile": ["-um", "hello.man"],
     "render": ["--render=t.j2:out.txt", "hello.man"],
 }
-
-# main.c writes the header as soon as it is built, and builds the .rc
-# after that (the "a failing compile leaves files behind"): an
-# allocation that fails after that write leaves the new header in place.
-# Until the driver builds every output first and commits them at the end,
-# this is an expected failure, and checked to be one, so that the fix is
-# noticed: it then turns this check red, and the line below becomes False.
-WRITES_BEFORE_THE_END = {"compile": True, "render": False}
 
 OOM = "mcgen: error: out of memory"
 SUMMARY = re.compile(r"^\d+ errors?(, \d+ warnings?)?$")
@@ -172,7 +163,7 @@ def scenario(mcgen, name, args, sweep_all, jobs):
                 if kind in ("failed", "written"):
                     last_failed = max(last_failed, k)
                     streak = 0
-                    if kind == "written" and not WRITES_BEFORE_THE_END[name]:
+                    if kind == "written":
                         problems.append("N=%d: %s" % (k, why))
                 elif kind == "ok":
                     streak += 1
@@ -195,14 +186,8 @@ def scenario(mcgen, name, args, sweep_all, jobs):
           "%d leaks" % counts["leak"])
     check(counts["bad"] == 0, name + ": each run ends as out of memory (exit 2, the message, no "
           "temporary left) or as a run without failure", "%d runs did not" % counts["bad"])
-    if WRITES_BEFORE_THE_END[name]:
-        check(counts["written"] > 0, name + ": expected failure: an allocation failing after "
-              "main.c wrote the header leaves it written",
-              "no run wrote anything: the driver commits at the end now; set "
-              "WRITES_BEFORE_THE_END[%r] to False" % name)
-    else:
-        check(counts["written"] == 0, name + ": out of memory leaves every older output as it "
-              "was", "%d runs wrote" % counts["written"])
+    check(counts["written"] == 0, name + ": out of memory leaves every older output as it was",
+          "%d runs wrote" % counts["written"])
 
 
 def main():
