@@ -65,7 +65,21 @@ struct Out {
 struct OutSet {
     Out *first, **last;
     bool failed;
+    OutSet *next_open;
 };
+
+/* The sets not yet committed or discarded: a run that runs out of memory
+ * ends in util_out_of_memory, which calls remove_temporaries on the way
+ * out, so that it leaves no temporary behind (a kill still may). */
+static OutSet *open_sets;
+
+static void remove_temporaries(void)
+{
+    for (OutSet *s = open_sets; s; s = s->next_open)
+        for (Out *o = s->first; o; o = o->next)
+            if (o->tmp_path.len)
+                unlink(o->tmp_path.s);
+}
 
 static void fail(Out *o, const char *what, const char *path)
 {
@@ -236,6 +250,9 @@ OutSet *outset_new(void)
 {
     OutSet *s = xcalloc(1, sizeof *s);
     s->last = &s->first;
+    s->next_open = open_sets;
+    open_sets = s;
+    util_on_out_of_memory(remove_temporaries);
     return s;
 }
 
@@ -379,6 +396,12 @@ static void deliver(Out *o)
 
 static void discard(OutSet *s)
 {
+    for (OutSet **p = &open_sets; *p; p = &(*p)->next_open) {
+        if (*p == s) {
+            *p = s->next_open;
+            break;
+        }
+    }
     for (Out *o = s->first, *next; o; o = next) {
         next = o->next;
         if (o->old)

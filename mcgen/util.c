@@ -8,8 +8,11 @@
 #include "util.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -22,42 +25,101 @@ void util_internal_error(const char *file, int line, const char *what)
 
 /* ---- allocation ---- */
 
-static long fail_after = -1;
+/* Allocations left before the injected failure: -1 none, -2 not yet read
+ * from MCGEN_FAIL_ALLOC.  Atomic: the reader, TEMP.BIN and JSON threads
+ * allocate too, and exactly one allocation must fail. */
+static atomic_long fail_after = -2;
+static atomic_flag exiting = ATOMIC_FLAG_INIT;
 
-void util_fail_after(long n) { fail_after = n; }
-
-static void *check_alloc(void *p)
+/* MCGEN_FAIL_ALLOC=N: the N-th allocation fails (N >= 1). */
+static long fail_after_from_env(void)
 {
-    if (!p) {
-        fputs("mcgen: error: out of memory\n", stderr);
-        exit(1);
-    }
-    return p;
+    const char *e = getenv("MCGEN_FAIL_ALLOC");
+    uint64_t n = 0;
+    long v = e && parse_uint(e, LONG_MAX, &n) && n >= 1 ? (long)n - 1 : -1;
+    long unread = -2;
+    atomic_compare_exchange_strong(&fail_after, &unread, v);
+    return atomic_load(&fail_after);
+}
+
+long util_fail_after(long n)
+{
+    long left = atomic_exchange(&fail_after, n < 0 ? -1 : n);
+    return left == -2 ? -1 : left;
 }
 
 static bool injected_failure(void)
 {
-    if (fail_after < 0)
+    long n = atomic_load_explicit(&fail_after, memory_order_relaxed);
+    if (n == -1)
         return false;
-    if (fail_after == 0)
-        return true;
-    fail_after--;
+    if (n == -2)
+        n = fail_after_from_env();
+    /* n > 0: count this one down; n == 0: this one fails, later ones do
+     * not (one thread wins the exchange) */
+    while (n >= 0)
+        if (atomic_compare_exchange_weak_explicit(&fail_after, &n, n - 1, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            return n == 0;
     return false;
+}
+
+typedef void (*Cleanup)(void);
+static _Atomic(Cleanup) oom_cleanup;
+
+void util_on_out_of_memory(void (*cleanup)(void)) { atomic_store(&oom_cleanup, cleanup); }
+
+void util_out_of_memory(void)
+{
+    if (atomic_flag_test_and_set(&exiting)) {
+        /* another thread is ending the process: wait for it */
+        for (;;)
+            pause();
+    }
+    fputs("mcgen: error: out of memory\n", stderr);
+    Cleanup cleanup = atomic_load(&oom_cleanup);
+    if (cleanup)
+        cleanup();
+    exit(2);
+}
+
+void *util_try_malloc(size_t n) { return injected_failure() ? NULL : malloc(n ? n : 1); }
+
+void *util_try_realloc(void *p, size_t n)
+{
+    return injected_failure() ? NULL : realloc(p, n ? n : 1);
 }
 
 void *xmalloc(size_t n)
 {
-    return check_alloc(injected_failure() ? NULL : malloc(n ? n : 1));
+    void *p = util_try_malloc(n);
+    if (!p)
+        util_out_of_memory();
+    return p;
 }
 
 void *xcalloc(size_t n, size_t size)
 {
-    return check_alloc(injected_failure() ? NULL : calloc(n ? n : 1, size ? size : 1));
+    void *p = injected_failure() ? NULL : calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        util_out_of_memory();
+    return p;
 }
+
+/* The block of a realloc that failed: still allocated, and the caller may
+ * hold it only in a variable the compiler has already given up (p =
+ * xrealloc(p, n)); kept here it stays reachable for LeakSanitizer's check
+ * at exit.  Per thread: several may run out at once. */
+static _Thread_local void *volatile failed_realloc;
 
 void *xrealloc(void *p, size_t n)
 {
-    return check_alloc(injected_failure() ? NULL : realloc(p, n ? n : 1));
+    void *q = util_try_realloc(p, n);
+    if (!q) {
+        failed_realloc = p;
+        util_out_of_memory();
+    }
+    return q;
 }
 
 char *xstrdup(const char *s)
@@ -87,7 +149,7 @@ static ArenaBlock *arena_block(size_t cap)
         size = (size + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
         void *p = NULL;
         if (injected_failure() || posix_memalign(&p, HUGE_PAGE, size) != 0)
-            p = check_alloc(NULL);
+            util_out_of_memory();
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
         madvise(p, size, MADV_HUGEPAGE);
 #endif

@@ -26,16 +26,66 @@
 NORETURN void util_internal_error(const char *file, int line, const char *what);
 
 /* ---- allocation ------------------------------------------------------
- * Every heap allocation goes through xmalloc/xrealloc.  Tests can make the
- * N-th allocation fail (util_fail_after); out of memory is then reported as
- * "out of memory" and the process exits with status 1 (there is no way to
- * go on without memory, and no output file has been renamed into place). */
+ * Every heap allocation of the program goes through this choke point:
+ * mcgen's own through xmalloc/xcalloc/xrealloc (which never return NULL),
+ * expat's through util_try_malloc/util_try_realloc (xml.c hands them to
+ * expat as its XML_Memory_Handling_Suite; they return NULL, as expat
+ * expects, and expat reports XML_ERROR_NO_MEMORY, which xml.c diagnoses
+ * as "out of memory", an I/O-class error).  One counter sees both, so a
+ * test can fail the N-th allocation of a run for every N.
+ *
+ * How a failure unwinds: it does not.  util_out_of_memory prints
+ * "mcgen: error: out of memory" and exits with status 2 (a problem of the
+ * environment, like I/O).  Checking every call site instead would touch
+ * every function that allocates, for a path no caller can do anything
+ * useful on; a longjmp cannot cross the threads (xml.c's reader, the
+ * TEMP.BIN and JSON workers) and would orphan every vector and buffer of
+ * the frames it skips.  Why this is sound:
+ *   - no output is damaged: the driver commits every output (out.c:
+ *     temporary file, then rename) only at the end of a run without
+ *     errors, so an exit before that leaves every existing file as it was
+ *     (a commit must do its allocating before its first rename), and the
+ *     cleanup registered with util_on_out_of_memory removes the
+ *     temporaries;
+ *   - nothing leaks under LeakSanitizer: exit() does not unwind, and the
+ *     leak check that runs at exit takes every thread's stack, registers
+ *     and the globals as roots, so the run's arena (Manifest.arena), its
+ *     vectors and maps, all reachable from frames still on the stack, are
+ *     live memory, not leaks (the block of a failed xrealloc, which its
+ *     caller may no longer hold, is kept in a thread-local); a block really
+ *     lost before the failure is still reported;
+ *   - threads: the first thread to run out of memory takes an atomic flag
+ *     and exits; another one that runs out meanwhile waits for that exit
+ *     instead of calling exit() a second time (two concurrent exit() calls
+ *     are undefined, C11 7.22.4.4); the injection counter is atomic.  The
+ *     worker threads are not joined, which ThreadSanitizer calls a thread
+ *     leak: the allocation-failure tests run it with report_thread_leaks=0.
+ *
+ * Fault injection (tests): util_fail_after(n), or the environment variable
+ * MCGEN_FAIL_ALLOC=N read at the first allocation: the N-th allocation
+ * (counting from 1) fails, and only that one.  One failure, not all from
+ * there on: then every path that recovers from a NULL (expat's, and xml.c
+ * diagnosing XML_ERROR_NO_MEMORY) runs to its end, instead of being cut
+ * short by the next allocation.  Without either, the check costs one
+ * relaxed atomic load. */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
-/* After `n` more successful allocations, the next one fails (-1: never). */
-void util_fail_after(long n);
+/* The same allocations, counted and failed the same way, but NULL on
+ * failure (for expat, which handles NULL itself). */
+void *util_try_malloc(size_t n);
+void *util_try_realloc(void *p, size_t n);
+/* Ends the run: the message on stderr, the cleanup below, exit status 2.
+ * Thread-safe. */
+NORETURN void util_out_of_memory(void);
+/* One function util_out_of_memory calls before it exits, on the thread
+ * that ran out (out.c: remove the run's temporary files).  It must not
+ * allocate.  NULL: none. */
+void util_on_out_of_memory(void (*cleanup)(void));
+/* After `n` more successful allocations, the next one fails (-1: none);
+ * returns how many were left before the call (-1: none armed). */
+long util_fail_after(long n);
 
 /* ---- arena -----------------------------------------------------------
  * Bump allocator; everything in it is freed at once by arena_free.

@@ -29,6 +29,12 @@ void unit_corrupt(const Buf *b, bool (*read)(const char *bytes, size_t n, Buf *e
  * after diagnostics.  The facts go to `facts` (NULL: dropped). */
 Manifest *unit_load(const char *name, const void *bytes, size_t len, size_t chunk, Facts *facts);
 
+/* Runs fn(arg) in a child process and returns its wait status (as
+ * waitpid gives it); what the child writes to stderr is appended to `err`.
+ * The child ends with exit(0) when fn returns, so LeakSanitizer checks it
+ * as it checks mcgen.  For code that ends the process (out of memory). */
+int unit_in_child(void (*fn)(void *), void *arg, Buf *err);
+
 /* The chunk sizes every in-memory parse is run with (0 = all at once). */
 extern const size_t unit_chunks[5];
 

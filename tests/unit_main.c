@@ -4,6 +4,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "unit.h"
 
@@ -43,6 +45,39 @@ Manifest *unit_load(const char *name, const void *bytes, size_t len, size_t chun
     }
     facts_free(&own);
     return m;
+}
+
+#if defined(__SANITIZE_THREAD__)
+/* unit_in_child's children end the process from inside a parse, as mcgen
+ * does when memory runs out; exit() ends the reader thread without a join,
+ * which ThreadSanitizer would report as a thread leak. */
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void) { return "report_thread_leaks=0"; }
+#endif
+
+int unit_in_child(void (*fn)(void *), void *arg, Buf *err)
+{
+    int fd[2];
+    ck_assert_int_eq(pipe(fd), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        close(fd[0]);
+        dup2(fd[1], 2);
+        close(fd[1]);
+        fn(arg);
+        exit(0);
+    }
+    close(fd[1]);
+    char chunk[4096];
+    ssize_t n;
+    while ((n = read(fd[0], chunk, sizeof chunk)) > 0)
+        buf_add(err, chunk, (size_t)n);
+    close(fd[0]);
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    return status;
 }
 
 int main(void)

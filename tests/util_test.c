@@ -1,6 +1,11 @@
 /* util_test.c - the domain-free helpers. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 
 #include "unit.h"
 
@@ -190,14 +195,90 @@ START_TEST(test_util_sort_stable)
 }
 END_TEST
 
-/* Allocation failure is reported, and the process ends with status 1
- * (runs in Check's forked child). */
-START_TEST(test_util_out_of_memory_exits_1)
+/* The injected failure comes after exactly n successful allocations of
+ * either kind, and only that one fails; util_fail_after says how many were
+ * left, so a test can count a run's allocations. */
+START_TEST(test_util_fail_after_fails_one)
 {
+    util_fail_after(2);
+    void *a = util_try_malloc(8);
+    void *b = util_try_realloc(NULL, 8);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_ptr_null(util_try_realloc(a, 16)); /* `a` is still the caller's */
+    void *c = util_try_malloc(8);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_int_eq(util_fail_after(10), -1);
+    free(xmalloc(1));
+    free(xstrdup("x"));
+    ck_assert_int_eq(util_fail_after(-1), 8);
+    free(a);
+    free(b);
+    free(c);
+}
+END_TEST
+
+/* fn, run in a child, ends it with the message and exit status 2. */
+static void expect_out_of_memory(void (*fn)(void *))
+{
+    Buf err = {0};
+    int st = unit_in_child(fn, NULL, &err);
+    ck_assert_msg(WIFEXITED(st), "the child did not exit (status %d): %s", st, err.s ? err.s : "");
+    ck_assert_msg(WEXITSTATUS(st) == 2, "exit status %d: %s", WEXITSTATUS(st), err.s ? err.s : "");
+    ck_assert_str_eq(err.s, "mcgen: error: out of memory\n");
+    buf_free(&err);
+}
+
+static void allocate_forever(void *arg)
+{
+    (void)arg;
     util_fail_after(3);
-    for (int i = 0; i < 10; i++)
+    for (;;)
         free(xmalloc(16));
-    ck_abort_msg("the fourth allocation should have failed");
+}
+
+/* xmalloc does not return NULL: the run ends with the message and status
+ * 2, an environment problem like I/O (exit 1 means a bad manifest). */
+START_TEST(test_util_out_of_memory_exits_2)
+{
+    expect_out_of_memory(allocate_forever);
+}
+END_TEST
+
+/* Set by an exit handler that then holds the exit up for a while: the
+ * other threads run out of memory while the first one is exiting. */
+static atomic_bool exit_started;
+
+static void slow_exit(void)
+{
+    atomic_store(&exit_started, true);
+    nanosleep(&(struct timespec){0, 200 * 1000 * 1000}, NULL);
+}
+
+static void *run_out_later(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&exit_started))
+        sched_yield();
+    util_out_of_memory();
+}
+
+static void threads_run_out(void *arg)
+{
+    (void)arg;
+    atexit(slow_exit);
+    pthread_t t[3];
+    for (int i = 0; i < 3; i++)
+        pthread_create(&t[i], NULL, run_out_later, NULL);
+    util_out_of_memory();
+}
+
+/* Three threads running out of memory while a fourth is exiting for that
+ * reason: one message, one exit (C11 leaves two concurrent exit() calls
+ * undefined). */
+START_TEST(test_util_out_of_memory_threads_exit_once)
+{
+    expect_out_of_memory(threads_run_out);
 }
 END_TEST
 
@@ -216,10 +297,9 @@ Suite *util_suite(void)
     tcase_add_test(tc, test_util_guid_parse_format);
     tcase_add_test(tc, test_util_sha256_md5_vectors);
     tcase_add_test(tc, test_util_sort_stable);
-    /* an exit test needs Check's fork mode (CK_FORK=no runs in-process) */
-    const char *fork = getenv("CK_FORK");
-    if (!fork || strcmp(fork, "no") != 0)
-        tcase_add_exit_test(tc, test_util_out_of_memory_exits_1, 1);
+    tcase_add_test(tc, test_util_fail_after_fails_one);
+    tcase_add_test(tc, test_util_out_of_memory_exits_2);
+    tcase_add_test(tc, test_util_out_of_memory_threads_exit_once);
     suite_add_tcase(s, tc);
     return s;
 }
