@@ -2,6 +2,7 @@
  * mcgen.h - the table of contents of the compiler.  One section per source
  * file, in pipeline order:
  *
+ *   jsonw.c    the one JSON writer (jsonw.h): --json, diagnostics documents
  *   diag.c     diagnostics: file:line:col: error: message, source line, caret
  *   xml.c      expat, namespaces on, positions for every element/attribute
  *   model      (this header) the manifest model every stage reads
@@ -15,6 +16,7 @@
 #ifndef MCGEN_H
 #define MCGEN_H
 
+#include "jsonw.h"
 #include "tmpl.h"
 #include "util.h"
 
