@@ -22,7 +22,7 @@ static char *reserve(JsonW *w, size_t n)
     return w->b->s + w->b->len;
 }
 
-static void put(JsonW *w, const char *s, size_t n)
+static inline void put(JsonW *w, const char *s, size_t n)
 {
     memcpy(reserve(w, n), s, n);
     w->b->len += n;
@@ -106,51 +106,71 @@ static const unsigned char kind[256] = {
     2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
 };
 
-/* The quoted string, without the separator before it. */
-static void quoted(JsonW *w, const char *s, size_t n)
+/* Writes the escape of byte c (kind 1) at o; returns the end. */
+static char *escape(char *o, unsigned char c)
 {
     static const char hex[] = "0123456789abcdef";
-    *reserve(w, 1) = '"';
-    w->b->len++;
-    size_t run = 0; /* start of the bytes not copied yet */
-    for (size_t i = 0; i < n;) {
+    *o++ = '\\';
+    switch (c) {
+    case '"': *o++ = '"'; break;
+    case '\\': *o++ = '\\'; break;
+    case '\n': *o++ = 'n'; break;
+    case '\r': *o++ = 'r'; break;
+    case '\t': *o++ = 't'; break;
+    default:
+        memcpy(o, "u00", 3);
+        o[3] = hex[c >> 4];
+        o[4] = hex[c & 15];
+        o += 5;
+    }
+    return o;
+}
+
+/* The quoted string of n bytes, without the separator before it.  Most
+ * strings need no escape (most of --json's bytes come through here): the
+ * plain bytes at the start are found with a tight loop and copied at once;
+ * from the first byte that needs a look on, byte by byte, into room
+ * reserved for the longest result (every byte as \u00XX). */
+static void quoted(JsonW *w, const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && kind[(unsigned char)s[i]] == 0)
+        i++;
+    char *start = reserve(w, i + 6 * (n - i) + 2), *o = start;
+    *o++ = '"';
+    memcpy(o, s, i);
+    o += i;
+    while (i < n) {
         unsigned char c = (unsigned char)s[i];
         if (kind[c] == 0) {
+            *o++ = (char)c;
             i++;
-            continue;
-        }
-        if (kind[c] == 2) {
+        } else if (kind[c] == 1) {
+            o = escape(o, c);
+            i++;
+        } else {
             uint32_t cp;
             size_t len = utf8_get(s + i, n - i, &cp);
-            if (cp != 0xFFFD || (len == 3 && memcmp(s + i, "\xEF\xBF\xBD", 3) == 0)) {
-                i += len; /* UTF-8: part of the run */
-                continue;
-            }
-            put(w, s + run, i - run);
-            PUTS(w, "\xEF\xBF\xBD");
+            bool utf8 = cp != 0xFFFD || (len == 3 && memcmp(s + i, "\xEF\xBF\xBD", 3) == 0);
+            /* UTF-8 as it is; anything else as U+FFFD */
+            memcpy(o, utf8 ? s + i : "\xEF\xBF\xBD", utf8 ? len : 3);
+            o += utf8 ? len : 3;
             i += len;
-            run = i;
-            continue;
         }
-        put(w, s + run, i - run);
-        switch (c) {
-        case '"': PUTS(w, "\\\""); break;
-        case '\\': PUTS(w, "\\\\"); break;
-        case '\n': PUTS(w, "\\n"); break;
-        case '\r': PUTS(w, "\\r"); break;
-        case '\t': PUTS(w, "\\t"); break;
-        default: {
-            char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-            put(w, u, 6);
-        }
-        }
-        i++;
-        run = i;
     }
-    put(w, s + run, n - run);
-    *reserve(w, 1) = '"';
-    w->b->len++;
+    *o++ = '"';
+    w->b->len += (size_t)(o - start);
     terminate(w);
+}
+
+static void key_end(JsonW *w)
+{
+    if (w->indent)
+        PUTS(w, ": ");
+    else
+        PUTS(w, ":");
+    terminate(w);
+    w->after_key = true;
 }
 
 void jsonw_key(JsonW *w, const char *k)
@@ -158,11 +178,44 @@ void jsonw_key(JsonW *w, const char *k)
     w->after_key = false;
     item(w);
     quoted(w, k, strlen(k));
-    if (w->indent)
-        PUTS(w, ": ");
-    else
-        PUTS(w, ":");
-    terminate(w);
+    key_end(w);
+}
+
+bool jsonw_plain(const char *s, size_t *len)
+{
+    const char *p = s;
+    while (kind[(unsigned char)*p] == 0)
+        p++;
+    *len = (size_t)(p - s);
+    return *p == '\0';
+}
+
+void jsonw_key_plain(JsonW *w, const char *k, size_t n)
+{
+    if (w->indent || w->after_key || w->depth == 0) {
+        item(w);
+        put(w, "\"", 1);
+        put(w, k, n);
+        put(w, "\"", 1);
+        key_end(w);
+        return;
+    }
+    /* compact, inside an object: the comma, the key and the colon at once */
+    Buf *b = w->b;
+    if (b->len + n + 5 > b->cap)
+        buf_grow(b, n + 4);
+    char *o = b->s + b->len;
+    size_t i = 0;
+    if (!w->first)
+        o[i++] = ',';
+    w->first = false;
+    o[i++] = '"';
+    memcpy(o + i, k, n);
+    i += n;
+    o[i++] = '"';
+    o[i++] = ':';
+    o[i] = '\0';
+    b->len += i;
     w->after_key = true;
 }
 
@@ -174,10 +227,26 @@ void jsonw_strn(JsonW *w, const char *s, size_t n)
 
 void jsonw_str(JsonW *w, const char *s)
 {
-    if (s)
-        jsonw_strn(w, s, strlen(s));
-    else
+    if (!s) {
         jsonw_null(w);
+        return;
+    }
+    item(w);
+    /* one pass for the usual string that needs no escape */
+    size_t n;
+    if (!jsonw_plain(s, &n)) {
+        quoted(w, s, n + strlen(s + n));
+        return;
+    }
+    Buf *b = w->b;
+    if (b->len + n + 3 > b->cap)
+        buf_grow(b, n + 2);
+    char *o = b->s + b->len;
+    o[0] = '"';
+    memcpy(o + 1, s, n);
+    o[n + 1] = '"';
+    o[n + 2] = '\0';
+    b->len += n + 2;
 }
 
 void jsonw_kstr(JsonW *w, const char *k, const char *v)

@@ -43,6 +43,12 @@ void jsonw_int(JsonW *w, int64_t v);
 void jsonw_bool(JsonW *w, bool v);
 void jsonw_null(JsonW *w);
 
+/* Whether s (NUL-terminated) needs no escape, its length in *len when
+ * it does not; then jsonw_key_plain writes it as a key without looking at
+ * it again (for a caller that writes the same keys many times). */
+bool jsonw_plain(const char *s, size_t *len);
+void jsonw_key_plain(JsonW *w, const char *k, size_t n);
+
 /* key and value in one call */
 void jsonw_kstr(JsonW *w, const char *k, const char *v); /* v NULL: null */
 
