@@ -3,9 +3,9 @@
  *
  * --json writes documents of a hundred megabytes through here, so the
  * common cases are cheap: room is reserved once per token and bytes are
- * stored without further checks (b->s[b->len] is '\0' again only after
- * the token), and a string is copied in runs between the bytes that need
- * a look (a table marks them).
+ * stored without further checks (b->s[b->len] is '\0' again after each
+ * token, as Buf promises), and a string that needs no escape (a table
+ * marks the bytes that do) is copied at once.
  */
 #include "jsonw.h"
 
