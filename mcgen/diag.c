@@ -494,118 +494,26 @@ void diag_plain(DiagLevel lvl, const char *fmt, ...)
 }
 
 /* ---- the documents ----------------------------------------------------
- * A small indenting JSON writer: two spaces a level, keys in the order
- * written, so the same run gives the same bytes. */
+ * Written with the program's JSON writer (jsonw.h), indented two spaces a
+ * level, keys in the order written, so the same run gives the same bytes. */
 
-typedef struct JOut {
-    Buf *b;
-    int depth;
-    bool first; /* no value yet at this depth */
-} JOut;
-
-static void j_newline(JOut *j)
+/* A line or column: null when absent (0). */
+static void j_knum(JsonW *j, const char *k, uint32_t v)
 {
-    buf_addc(j->b, '\n');
-    for (int i = 0; i < j->depth; i++)
-        buf_add(j->b, "  ", 2);
-}
-
-/* Before a value or key: the comma and the line break. */
-static void j_item(JOut *j)
-{
-    if (j->depth == 0)
-        return;
-    if (!j->first)
-        buf_addc(j->b, ',');
-    j->first = false;
-    j_newline(j);
-}
-
-static void j_open(JOut *j, char c)
-{
-    buf_addc(j->b, c);
-    j->depth++;
-    j->first = true;
-}
-
-static void j_close(JOut *j, char c)
-{
-    j->depth--;
-    if (!j->first)
-        j_newline(j);
-    buf_addc(j->b, c);
-    j->first = false;
-}
-
-/* A JSON string: quotes, backslashes and control characters escaped,
- * bytes that are not UTF-8 replaced by U+FFFD so the document stays valid. */
-static void j_str(JOut *j, const char *s)
-{
-    static const char hex[] = "0123456789abcdef";
-    size_t n = strlen(s);
-    buf_addc(j->b, '"');
-    for (size_t i = 0; i < n;) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') {
-            buf_addc(j->b, '\\');
-            buf_addc(j->b, (char)c);
-            i++;
-        } else if (c == '\n') {
-            buf_add(j->b, "\\n", 2), i++;
-        } else if (c == '\r') {
-            buf_add(j->b, "\\r", 2), i++;
-        } else if (c == '\t') {
-            buf_add(j->b, "\\t", 2), i++;
-        } else if (c < 0x20 || c == 0x7F) {
-            char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-            buf_add(j->b, u, 6);
-            i++;
-        } else if (c < 0x80) {
-            buf_addc(j->b, (char)c);
-            i++;
-        } else {
-            uint32_t cp;
-            size_t len = utf8_get(s + i, n - i, &cp);
-            if (cp == 0xFFFD && len == 1)
-                utf8_put(j->b, 0xFFFD);
-            else
-                buf_add(j->b, s + i, len);
-            i += len;
-        }
-    }
-    buf_addc(j->b, '"');
-}
-
-static void j_key(JOut *j, const char *k)
-{
-    j_item(j);
-    buf_addc(j->b, '"');
-    buf_adds(j->b, k);
-    buf_add(j->b, "\": ", 3);
-}
-
-static void j_kstr(JOut *j, const char *k, const char *v)
-{
-    j_key(j, k);
+    jsonw_key(j, k);
     if (v)
-        j_str(j, v);
+        jsonw_uint(j, v);
     else
-        buf_adds(j->b, "null");
+        jsonw_null(j);
 }
 
-static void j_knum(JOut *j, const char *k, uint32_t v)
+static void j_kopen(JsonW *j, const char *k, char c)
 {
-    j_key(j, k);
-    if (v)
-        buf_printf(j->b, "%u", v);
+    jsonw_key(j, k);
+    if (c == '{')
+        jsonw_begin_object(j);
     else
-        buf_adds(j->b, "null");
-}
-
-static void j_kopen(JOut *j, const char *k, char c)
-{
-    j_key(j, k);
-    j_open(j, c);
+        jsonw_begin_list(j);
 }
 
 static const char *code_name(DiagCode code)
@@ -616,40 +524,39 @@ static const char *code_name(DiagCode code)
 
 void diag_write_json(Buf *b)
 {
-    JOut j = {b, 0, true};
-    j_open(&j, '{');
-    j_key(&j, "version");
-    buf_adds(b, "1");
+    JsonW j;
+    jsonw_init(&j, b, 2);
+    jsonw_begin_object(&j);
+    jsonw_key(&j, "version");
+    jsonw_uint(&j, 1);
     j_kopen(&j, "diagnostics", '[');
     for (size_t i = 0; i < records.n; i++) {
         const Record *r = &records.v[i];
-        j_item(&j);
-        j_open(&j, '{');
-        j_kstr(&j, "level", level_name(r->level));
+        jsonw_begin_object(&j);
+        jsonw_kstr(&j, "level", level_name(r->level));
         char code[16];
         snprintf(code, sizeof code, "MCG%04d", (int)r->code);
-        j_kstr(&j, "code", r->code ? code : NULL);
-        j_kstr(&j, "name", code_name(r->code));
-        j_kstr(&j, "file", r->file);
+        jsonw_kstr(&j, "code", r->code ? code : NULL);
+        jsonw_kstr(&j, "name", code_name(r->code));
+        jsonw_kstr(&j, "file", r->file);
         j_knum(&j, "line", r->line);
         j_knum(&j, "column", r->col);
-        j_kstr(&j, "message", r->message);
+        jsonw_kstr(&j, "message", r->message);
         j_kopen(&j, "related", '[');
         if (r->related_file) {
-            j_item(&j);
-            j_open(&j, '{');
-            j_kstr(&j, "file", r->related_file);
+            jsonw_begin_object(&j);
+            jsonw_kstr(&j, "file", r->related_file);
             j_knum(&j, "line", r->related_line);
             j_knum(&j, "column", r->related_col);
-            j_kstr(&j, "message", r->related_what);
-            j_close(&j, '}');
+            jsonw_kstr(&j, "message", r->related_what);
+            jsonw_end_object(&j);
         }
-        j_close(&j, ']');
-        j_kstr(&j, "source", r->source);
-        j_close(&j, '}');
+        jsonw_end_list(&j);
+        jsonw_kstr(&j, "source", r->source);
+        jsonw_end_object(&j);
     }
-    j_close(&j, ']');
-    j_close(&j, '}');
+    jsonw_end_list(&j);
+    jsonw_end_object(&j);
     buf_addc(b, '\n');
 }
 
@@ -676,7 +583,7 @@ static void uri_encode(Buf *b, const char *p)
 
 /* The artifactLocation of `file`: a URI relative to the current directory
  * (uriBaseId %SRCROOT%) when the file is under it, else a file: URI. */
-static void sarif_artifact(JOut *j, const char *file)
+static void sarif_artifact(JsonW *j, const char *file)
 {
     Buf uri = {0};
     const char *rel = file;
@@ -698,14 +605,14 @@ static void sarif_artifact(JOut *j, const char *file)
         uri_encode(&uri, rel);
     }
     j_kopen(j, "artifactLocation", '{');
-    j_kstr(j, "uri", uri.s ? uri.s : "");
+    jsonw_kstr(j, "uri", uri.s ? uri.s : "");
     if (!absolute)
-        j_kstr(j, "uriBaseId", "%SRCROOT%");
-    j_close(j, '}');
+        jsonw_kstr(j, "uriBaseId", "%SRCROOT%");
+    jsonw_end_object(j);
     buf_free(&uri);
 }
 
-static void sarif_physical(JOut *j, const char *file, uint32_t line, uint32_t col,
+static void sarif_physical(JsonW *j, const char *file, uint32_t line, uint32_t col,
                            const char *snippet)
 {
     j_kopen(j, "physicalLocation", '{');
@@ -717,12 +624,12 @@ static void sarif_physical(JOut *j, const char *file, uint32_t line, uint32_t co
             j_knum(j, "startColumn", col);
         if (snippet) {
             j_kopen(j, "snippet", '{');
-            j_kstr(j, "text", snippet);
-            j_close(j, '}');
+            jsonw_kstr(j, "text", snippet);
+            jsonw_end_object(j);
         }
-        j_close(j, '}');
+        jsonw_end_object(j);
     }
-    j_close(j, '}');
+    jsonw_end_object(j);
 }
 
 static const char *sarif_level(DiagLevel lvl)
@@ -735,14 +642,13 @@ static const DiagCodeInfo uncoded = {D_NONE, "uncoded", DIAG_ERROR,
                                      "a problem with no code of its own"};
 
 /* One reportingDescriptor.  name: the option name in PascalCase. */
-static void sarif_rule(JOut *j, const DiagCodeInfo *c)
+static void sarif_rule(JsonW *j, const DiagCodeInfo *c)
 {
     char id[16];
     snprintf(id, sizeof id, "MCG%04d", (int)c->code);
     Buf t = {0};
-    j_item(j);
-    j_open(j, '{');
-    j_kstr(j, "id", id);
+    jsonw_begin_object(j);
+    jsonw_kstr(j, "id", id);
     bool up = true;
     for (const char *p = c->name; *p; p++) {
         if (*p == '-') {
@@ -752,11 +658,11 @@ static void sarif_rule(JOut *j, const DiagCodeInfo *c)
         buf_addc(&t, up && *p >= 'a' && *p <= 'z' ? (char)(*p - 'a' + 'A') : *p);
         up = false;
     }
-    j_kstr(j, "name", t.s);
+    jsonw_kstr(j, "name", t.s);
     buf_reset(&t);
     j_kopen(j, "shortDescription", '{');
-    j_kstr(j, "text", c->summary);
-    j_close(j, '}');
+    jsonw_kstr(j, "text", c->summary);
+    jsonw_end_object(j);
     if (c->code)
         buf_printf(&t, "%s: %s (%s by default).", id, c->summary, level_name(c->level));
     else
@@ -765,8 +671,8 @@ static void sarif_rule(JOut *j, const DiagCodeInfo *c)
         buf_printf(&t, " -Wno-%s silences it; -Werror=%s makes it an error.", c->name,
                    c->name);
     j_kopen(j, "fullDescription", '{');
-    j_kstr(j, "text", t.s);
-    j_close(j, '}');
+    jsonw_kstr(j, "text", t.s);
+    jsonw_end_object(j);
     buf_reset(&t);
     if (c->code)
         buf_printf(&t,
@@ -777,12 +683,12 @@ static void sarif_rule(JOut *j, const DiagCodeInfo *c)
         buf_adds(&t, "The message says what went wrong; see docs/diagnostics.md in mcgen's "
                      "sources.");
     j_kopen(j, "help", '{');
-    j_kstr(j, "text", t.s);
-    j_close(j, '}');
+    jsonw_kstr(j, "text", t.s);
+    jsonw_end_object(j);
     j_kopen(j, "defaultConfiguration", '{');
-    j_kstr(j, "level", sarif_level(c->level));
-    j_close(j, '}');
-    j_close(j, '}');
+    jsonw_kstr(j, "level", sarif_level(c->level));
+    jsonw_end_object(j);
+    jsonw_end_object(j);
     buf_free(&t);
 }
 
@@ -811,55 +717,53 @@ void diag_write_sarif(Buf *b, const char *tool_version)
                 break;
             }
 
-    JOut j = {b, 0, true};
-    j_open(&j, '{');
-    j_kstr(&j, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
-    j_kstr(&j, "version", "2.1.0");
+    JsonW j;
+    jsonw_init(&j, b, 2);
+    jsonw_begin_object(&j);
+    jsonw_kstr(&j, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+    jsonw_kstr(&j, "version", "2.1.0");
     j_kopen(&j, "runs", '[');
-    j_item(&j);
-    j_open(&j, '{');
+    jsonw_begin_object(&j);
     j_kopen(&j, "tool", '{');
     j_kopen(&j, "driver", '{');
-    j_kstr(&j, "name", "mcgen");
-    j_kstr(&j, "version", tool_version);
+    jsonw_kstr(&j, "name", "mcgen");
+    jsonw_kstr(&j, "version", tool_version);
     j_kopen(&j, "rules", '[');
     for (size_t k = 0; k < nrules; k++)
         sarif_rule(&j, rules[k]);
-    j_close(&j, ']');
-    j_close(&j, '}');
-    j_close(&j, '}');
+    jsonw_end_list(&j);
+    jsonw_end_object(&j);
+    jsonw_end_object(&j);
     /* executionSuccessful: false after an error that concerns no file */
     j_kopen(&j, "invocations", '[');
-    j_item(&j);
-    j_open(&j, '{');
-    j_key(&j, "executionSuccessful");
-    buf_adds(b, failed ? "false" : "true");
+    jsonw_begin_object(&j);
+    jsonw_key(&j, "executionSuccessful");
+    jsonw_bool(&j, !failed);
     if (any_notification) {
         j_kopen(&j, "toolExecutionNotifications", '[');
         for (size_t i = 0; i < records.n; i++) {
             const Record *r = &records.v[i];
             if (r->file)
                 continue;
-            j_item(&j);
-            j_open(&j, '{');
-            j_kstr(&j, "level", sarif_level(r->level));
+            jsonw_begin_object(&j);
+            jsonw_kstr(&j, "level", sarif_level(r->level));
             j_kopen(&j, "message", '{');
-            j_kstr(&j, "text", r->message);
-            j_close(&j, '}');
+            jsonw_kstr(&j, "text", r->message);
+            jsonw_end_object(&j);
             if (r->code) {
                 char id[16];
                 snprintf(id, sizeof id, "MCG%04d", (int)r->code);
                 j_kopen(&j, "associatedRule", '{');
-                j_kstr(&j, "id", id);
-                j_close(&j, '}');
+                jsonw_kstr(&j, "id", id);
+                jsonw_end_object(&j);
             }
-            j_close(&j, '}');
+            jsonw_end_object(&j);
         }
-        j_close(&j, ']');
+        jsonw_end_list(&j);
     }
-    j_close(&j, '}');
-    j_close(&j, ']');
-    j_kstr(&j, "columnKind", "unicodeCodePoints");
+    jsonw_end_object(&j);
+    jsonw_end_list(&j);
+    jsonw_kstr(&j, "columnKind", "unicodeCodePoints");
     j_kopen(&j, "results", '[');
     for (size_t i = 0; i < records.n; i++) {
         const Record *r = &records.v[i];
@@ -870,12 +774,11 @@ void diag_write_sarif(Buf *b, const char *tool_version)
             ri++;
         char id[16];
         snprintf(id, sizeof id, "MCG%04d", (int)r->code);
-        j_item(&j);
-        j_open(&j, '{');
-        j_kstr(&j, "ruleId", id);
-        j_key(&j, "ruleIndex");
-        buf_printf(b, "%zu", ri);
-        j_kstr(&j, "level", sarif_level(r->level));
+        jsonw_begin_object(&j);
+        jsonw_kstr(&j, "ruleId", id);
+        jsonw_key(&j, "ruleIndex");
+        jsonw_uint(&j, ri);
+        jsonw_kstr(&j, "level", sarif_level(r->level));
         /* the text as printed, with the second place named, for readers
          * that show only the message */
         Buf t = {0};
@@ -885,34 +788,32 @@ void diag_write_sarif(Buf *b, const char *tool_version)
             buf_printf(&t, " (%s at %s)", r->related_what, diag_loc_text(rel));
         }
         j_kopen(&j, "message", '{');
-        j_kstr(&j, "text", t.s);
-        j_close(&j, '}');
+        jsonw_kstr(&j, "text", t.s);
+        jsonw_end_object(&j);
         buf_free(&t);
         j_kopen(&j, "locations", '[');
-        j_item(&j);
-        j_open(&j, '{');
+        jsonw_begin_object(&j);
         sarif_physical(&j, r->file, r->line, r->col, r->source);
-        j_close(&j, '}');
-        j_close(&j, ']');
+        jsonw_end_object(&j);
+        jsonw_end_list(&j);
         if (r->related_file) {
             j_kopen(&j, "relatedLocations", '[');
-            j_item(&j);
-            j_open(&j, '{');
-            j_key(&j, "id");
-            buf_adds(b, "1");
+            jsonw_begin_object(&j);
+            jsonw_key(&j, "id");
+            jsonw_uint(&j, 1);
             sarif_physical(&j, r->related_file, r->related_line, r->related_col, NULL);
             j_kopen(&j, "message", '{');
-            j_kstr(&j, "text", r->related_what);
-            j_close(&j, '}');
-            j_close(&j, '}');
-            j_close(&j, ']');
+            jsonw_kstr(&j, "text", r->related_what);
+            jsonw_end_object(&j);
+            jsonw_end_object(&j);
+            jsonw_end_list(&j);
         }
-        j_close(&j, '}');
+        jsonw_end_object(&j);
     }
-    j_close(&j, ']');
-    j_close(&j, '}');
-    j_close(&j, ']');
-    j_close(&j, '}');
+    jsonw_end_list(&j);
+    jsonw_end_object(&j);
+    jsonw_end_list(&j);
+    jsonw_end_object(&j);
     buf_addc(b, '\n');
     free(rules);
 }

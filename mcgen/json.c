@@ -1,11 +1,14 @@
 /*
- * json.c - the resolved model as JSON (--json).  Documented field by field
- * in docs/json-model.md.  Deterministic: keys in a fixed order, objects in
+ * json.c - the model as the document docs/json-model.md describes, walked
+ * once for both of its readers: --json's text and the values user templates
+ * see (render.c builds them from the same walk).  The walk calls a
+ * ModelSink (mcgen.h); the text sink here writes through the program's
+ * JSON writer (jsonw.h).  Deterministic: keys in a fixed order, objects in
  * manifest order, numbers in decimal, 64-bit masks as "0x%016llx" strings
  * (JSON numbers lose precision past 2^53), no host data, no white space
  * but the final newline (a 50 MB manifest gives a large model; pipe it
- * through a pretty-printer to read it).  Large models are rendered in
- * parts by two threads and written in order (see "the document as parts").
+ * through a pretty-printer to read it).  Large models are written in parts
+ * by two threads, in order (see "the document as parts").
  */
 #include "mcgen.h"
 
@@ -13,178 +16,71 @@
 #include <string.h>
 #include <pthread.h>
 
-typedef struct JW {
-    Buf b;
-    bool first; /* no member written yet at this level */
+/* ---- the walk ----
+ * W carries the sink and the manifest (message texts are keyed by culture
+ * name).  The helpers below are the only callers of the sink. */
+
+typedef struct W {
+    ModelSink *s;
     const Manifest *m;
-} JW;
+} W;
 
-/* The writer appends to b directly: reserve() makes room once, then the
- * bytes are stored without further checks (b.s[b.len] is kept '\0' only
- * when the document is finished). */
-static char *reserve(JW *w, size_t n)
-{
-    if (w->b.len + n + 1 > w->b.cap)
-        buf_grow(&w->b, n);
-    return w->b.s + w->b.len;
-}
+static void key(W *w, const char *k) { w->s->key(w->s, k); }
 
-static void put(JW *w, const char *s, size_t n)
-{
-    memcpy(reserve(w, n), s, n);
-    w->b.len += n;
-}
-
-#define PUTS(w, lit) put(w, lit, sizeof(lit) - 1)
-
-static void putc_(JW *w, char c)
-{
-    *reserve(w, 1) = c;
-    w->b.len++;
-}
-
-static void sep(JW *w)
-{
-    if (!w->first)
-        putc_(w, ',');
-    w->first = false;
-}
-
-/* Characters that need escaping in a JSON string. */
-static const unsigned char needs_escape[256] = {
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
-};
-
-static void str(JW *w, const char *s)
-{
-    static const char hex[] = "0123456789abcdef";
-    putc_(w, '"');
-    const char *run = s;
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (!needs_escape[c])
-            continue;
-        put(w, run, (size_t)(s - run));
-        run = s + 1;
-        switch (c) {
-        case '"': PUTS(w, "\\\""); break;
-        case '\\': PUTS(w, "\\\\"); break;
-        case '\n': PUTS(w, "\\n"); break;
-        case '\r': PUTS(w, "\\r"); break;
-        case '\t': PUTS(w, "\\t"); break;
-        default: {
-            char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-            put(w, u, 6);
-        }
-        }
-    }
-    put(w, run, (size_t)(s - run));
-    putc_(w, '"');
-}
-
-/* A key is a plain identifier: no escaping needed. */
-static void key(JW *w, const char *k)
-{
-    size_t n = strlen(k);
-    char *p = reserve(w, n + 4);
-    size_t i = 0;
-    if (!w->first)
-        p[i++] = ',';
-    w->first = false;
-    p[i++] = '"';
-    memcpy(p + i, k, n);
-    i += n;
-    p[i++] = '"';
-    p[i++] = ':';
-    w->b.len += i;
-}
-
-static void open_(JW *w, char c)
-{
-    putc_(w, c);
-    w->first = true;
-}
-
-static void close_(JW *w, char c)
-{
-    putc_(w, c);
-    w->first = false;
-}
-
-static void obj_begin(JW *w, const char *k)
+static void obj_begin(W *w, const char *k)
 {
     if (k)
         key(w, k);
-    else
-        sep(w);
-    open_(w, '{');
+    w->s->begin(w->s, false);
 }
 
-static void arr_begin(JW *w, const char *k)
+static void obj_end(W *w) { w->s->end(w->s, false); }
+
+static void arr_begin(W *w, const char *k)
 {
     key(w, k);
-    open_(w, '[');
+    w->s->begin(w->s, true);
 }
 
-static void knull(JW *w, const char *k)
+static void arr_end(W *w) { w->s->end(w->s, true); }
+
+static void knull(W *w, const char *k)
 {
     key(w, k);
-    PUTS(w, "null");
+    w->s->null(w->s);
 }
 
-static void kstr(JW *w, const char *k, const char *v)
-{
-    key(w, k);
-    if (v)
-        str(w, v);
-    else
-        PUTS(w, "null");
-}
-
-static void num(JW *w, unsigned long long v)
-{
-    char tmp[24];
-    int i = sizeof tmp;
-    do {
-        tmp[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    put(w, tmp + i, sizeof tmp - (size_t)i);
-}
-
-static void knum(JW *w, const char *k, unsigned long long v)
-{
-    key(w, k);
-    num(w, v);
-}
-
-static void kbool(JW *w, const char *k, bool v)
+static void kstr(W *w, const char *k, const char *v)
 {
     key(w, k);
     if (v)
-        PUTS(w, "true");
+        w->s->str(w->s, v);
     else
-        PUTS(w, "false");
+        w->s->null(w->s);
 }
 
-static void kmask(JW *w, const char *k, uint64_t v)
+static void knum(W *w, const char *k, uint64_t v)
+{
+    key(w, k);
+    w->s->uint(w->s, v);
+}
+
+static void kbool(W *w, const char *k, bool v)
+{
+    key(w, k);
+    w->s->boolean(w->s, v);
+}
+
+static void kmask(W *w, const char *k, uint64_t v)
 {
     static const char hex[] = "0123456789abcdef";
-    char tmp[18] = {'0', 'x'};
+    char tmp[19] = {'0', 'x'};
     for (int i = 0; i < 16; i++)
         tmp[2 + i] = hex[(v >> (60 - 4 * i)) & 15];
-    key(w, k);
-    putc_(w, '"');
-    put(w, tmp, 18);
-    putc_(w, '"');
+    kstr(w, k, tmp);
 }
 
-static void kguid(JW *w, const char *k, const Guid *g, bool has)
+static void kguid(W *w, const char *k, const Guid *g, bool has)
 {
     if (!has) {
         knull(w, k);
@@ -195,18 +91,16 @@ static void kguid(JW *w, const char *k, const Guid *g, bool has)
     kstr(w, k, tmp);
 }
 
-static void kloc(JW *w, Loc loc)
+static void kloc(W *w, Loc loc)
 {
-    key(w, "loc");
-    putc_(w, '[');
-    num(w, loc.line);
-    putc_(w, ',');
-    num(w, loc.col);
-    putc_(w, ']');
+    arr_begin(w, "loc");
+    w->s->uint(w->s, loc.line);
+    w->s->uint(w->s, loc.col);
+    arr_end(w);
 }
 
 /* "message": {"id": ..., "text": {"culture": text, ...}} */
-static void kmsg(JW *w, const char *k, const MsgRef *r, const char *builtin,
+static void kmsg(W *w, const char *k, const MsgRef *r, const char *builtin,
                  const char *builtin_id)
 {
     if (builtin) {
@@ -217,8 +111,8 @@ static void kmsg(JW *w, const char *k, const MsgRef *r, const char *builtin,
         kbool(w, "builtin", true);
         obj_begin(w, "text");
         kstr(w, "neutral", builtin);
-        close_(w, '}');
-        close_(w, '}');
+        obj_end(w);
+        obj_end(w);
         return;
     }
     if (!r->id) {
@@ -233,11 +127,11 @@ static void kmsg(JW *w, const char *k, const MsgRef *r, const char *builtin,
     for (size_t i = 0; r->text && i < w->m->cultures.n; i++)
         if (r->text[i])
             kstr(w, w->m->cultures.v[i]->name, r->text[i]->value);
-    close_(w, '}');
-    close_(w, '}');
+    obj_end(w);
+    obj_end(w);
 }
 
-static void named_fields(JW *w, const Named *n)
+static void named_fields(W *w, const Named *n)
 {
     kstr(w, "name", n->display);
     kstr(w, "symbol", n->symbol);
@@ -257,7 +151,7 @@ static const char *isolation(Isolation i)
     return n[i];
 }
 
-static void channel(JW *w, const Channel *c)
+static void channel(W *w, const Channel *c)
 {
     obj_begin(w, NULL);
     kstr(w, "name", c->name);
@@ -280,7 +174,7 @@ static void channel(JW *w, const Channel *c)
         kstr(w, "provider", c->import_of->owner ? c->import_of->owner->name : NULL);
         kstr(w, "name", c->import_of->name);
         kbool(w, "builtin", c->import_of->builtin);
-        close_(w, '}');
+        obj_end(w);
     } else {
         knull(w, "importOf");
     }
@@ -295,7 +189,7 @@ static void channel(JW *w, const Channel *c)
             kbool(w, "retention", l->retention);
         if (l->has_max_size)
             knum(w, "maxSize", l->max_size);
-        close_(w, '}');
+        obj_end(w);
     } else {
         knull(w, "logging");
     }
@@ -322,15 +216,15 @@ static void channel(JW *w, const Channel *c)
             kstr(w, "sidType", p->sid_type);
         if (p->has_file_max)
             knum(w, "fileMax", p->file_max);
-        close_(w, '}');
+        obj_end(w);
     } else {
         knull(w, "publishing");
     }
     kloc(w, c->loc);
-    close_(w, '}');
+    obj_end(w);
 }
 
-static void opcode(JW *w, const Opcode *o)
+static void opcode(W *w, const Opcode *o)
 {
     obj_begin(w, NULL);
     named_fields(w, &o->n);
@@ -338,10 +232,10 @@ static void opcode(JW *w, const Opcode *o)
     kstr(w, "task", o->task ? o->task->n.display : NULL);
     kstr(w, "mofValue", o->mof_value);
     kloc(w, o->n.loc);
-    close_(w, '}');
+    obj_end(w);
 }
 
-static void quantity(JW *w, const char *k, const Quantity *q)
+static void quantity(W *w, const char *k, const Quantity *q)
 {
     if (q->kind == QTY_NONE) {
         knull(w, k);
@@ -355,10 +249,10 @@ static void quantity(JW *w, const char *k, const Quantity *q)
         if (q->ref)
             knum(w, "index", q->ref->index);
     }
-    close_(w, '}');
+    obj_end(w);
 }
 
-static void fields(JW *w, const char *k, Field *const *v, size_t n)
+static void fields(W *w, const char *k, Field *const *v, size_t n)
 {
     arr_begin(w, k);
     for (size_t i = 0; i < n; i++) {
@@ -383,12 +277,12 @@ static void fields(JW *w, const char *k, Field *const *v, size_t n)
         if (f->is_struct)
             fields(w, "members", f->members.v, f->members.n);
         kloc(w, f->loc);
-        close_(w, '}');
+        obj_end(w);
     }
-    close_(w, ']');
+    arr_end(w);
 }
 
-static void xml_node(JW *w, const char *k, const XmlNode *n)
+static void xml_node(W *w, const char *k, const XmlNode *n)
 {
     obj_begin(w, k);
     kstr(w, "namespace", n->name.ns);
@@ -396,16 +290,16 @@ static void xml_node(JW *w, const char *k, const XmlNode *n)
     obj_begin(w, "attributes");
     for (size_t i = 0; i < n->attrs.n; i++)
         kstr(w, n->attrs.v[i].name.local, n->attrs.v[i].value);
-    close_(w, '}');
+    obj_end(w);
     kstr(w, "text", n->text);
     arr_begin(w, "children");
     for (size_t i = 0; i < n->children.n; i++)
         xml_node(w, NULL, n->children.v[i]);
-    close_(w, ']');
-    close_(w, '}');
+    arr_end(w);
+    obj_end(w);
 }
 
-static void ref(JW *w, const char *k, const Named *n, unsigned value, bool present)
+static void ref(W *w, const char *k, const Named *n, unsigned value, bool present)
 {
     if (!present) {
         knull(w, k);
@@ -415,10 +309,10 @@ static void ref(JW *w, const char *k, const Named *n, unsigned value, bool prese
     kstr(w, "name", n->display);
     knum(w, "value", value);
     kbool(w, "builtin", n->builtin);
-    close_(w, '}');
+    obj_end(w);
 }
 
-static void event(JW *w, const Event *e)
+static void event(W *w, const Event *e)
 {
     obj_begin(w, NULL);
     knum(w, "value", e->value);
@@ -431,7 +325,7 @@ static void event(JW *w, const Event *e)
         kstr(w, "chid", e->channel->chid);
         knum(w, "index", e->channel->index);
         knum(w, "value", e->channel->value);
-        close_(w, '}');
+        obj_end(w);
     } else {
         knull(w, "channel");
     }
@@ -445,9 +339,9 @@ static void event(JW *w, const Event *e)
         kstr(w, "name", e->keywords.v[i]->n.display);
         kmask(w, "mask", e->keywords.v[i]->mask);
         kbool(w, "builtin", e->keywords.v[i]->n.builtin);
-        close_(w, '}');
+        obj_end(w);
     }
-    close_(w, ']');
+    arr_end(w);
     kmask(w, "keywordMask", e->keyword_mask);
     kstr(w, "template", e->layout ? e->layout->tid : NULL);
     kmsg(w, "message", &e->msg, NULL, NULL);
@@ -457,16 +351,16 @@ static void event(JW *w, const Event *e)
         obj_begin(w, "attributes");
         for (size_t i = 0; i < e->attrs.n; i++)
             kstr(w, e->attrs.v[i].key, e->attrs.v[i].value);
-        close_(w, '}');
+        obj_end(w);
     } else {
         knull(w, "attributes");
     }
     kloc(w, e->loc);
-    close_(w, '}');
+    obj_end(w);
 }
 
 /* The provider object up to and including '"events":['. */
-static void provider_head(JW *w, const Provider *p)
+static void provider_head(W *w, const Provider *p)
 {
     obj_begin(w, NULL);
     knum(w, "index", (unsigned)p->index);
@@ -486,7 +380,7 @@ static void provider_head(JW *w, const Provider *p)
             kbool(w, "includeName", p->traits->include_name);
         else
             knull(w, "includeName");
-        close_(w, '}');
+        obj_end(w);
     } else {
         knull(w, "traits");
     }
@@ -494,7 +388,7 @@ static void provider_head(JW *w, const Provider *p)
     arr_begin(w, "channels");
     for (size_t i = 0; i < p->channels.n; i++)
         channel(w, p->channels.v[i]);
-    close_(w, ']');
+    arr_end(w);
 
     arr_begin(w, "levels");
     for (size_t i = 0; i < p->levels.n; i++) {
@@ -503,9 +397,9 @@ static void provider_head(JW *w, const Provider *p)
         named_fields(w, &l->n);
         knum(w, "value", l->value);
         kloc(w, l->n.loc);
-        close_(w, '}');
+        obj_end(w);
     }
-    close_(w, ']');
+    arr_end(w);
 
     arr_begin(w, "tasks");
     for (size_t i = 0; i < p->tasks.n; i++) {
@@ -518,16 +412,16 @@ static void provider_head(JW *w, const Provider *p)
         arr_begin(w, "opcodes");
         for (size_t j = 0; j < t->opcodes.n; j++)
             opcode(w, t->opcodes.v[j]);
-        close_(w, ']');
+        arr_end(w);
         kloc(w, t->n.loc);
-        close_(w, '}');
+        obj_end(w);
     }
-    close_(w, ']');
+    arr_end(w);
 
     arr_begin(w, "opcodes");
     for (size_t i = 0; i < p->opcodes.n; i++)
         opcode(w, p->opcodes.v[i]);
-    close_(w, ']');
+    arr_end(w);
 
     arr_begin(w, "keywords");
     for (size_t i = 0; i < p->keywords.n; i++) {
@@ -536,9 +430,9 @@ static void provider_head(JW *w, const Provider *p)
         named_fields(w, &k->n);
         kmask(w, "mask", k->mask);
         kloc(w, k->n.loc);
-        close_(w, '}');
+        obj_end(w);
     }
-    close_(w, ']');
+    arr_end(w);
 
     arr_begin(w, "maps");
     for (size_t i = 0; i < p->maps.n; i++) {
@@ -563,13 +457,13 @@ static void provider_head(JW *w, const Provider *p)
             }
             kstr(w, "symbol", it->symbol);
             kloc(w, it->loc);
-            close_(w, '}');
+            obj_end(w);
         }
-        close_(w, ']');
+        arr_end(w);
         kloc(w, m->loc);
-        close_(w, '}');
+        obj_end(w);
     }
-    close_(w, ']');
+    arr_end(w);
 
     arr_begin(w, "templates");
     for (size_t i = 0; i < p->layouts.n; i++) {
@@ -583,17 +477,17 @@ static void provider_head(JW *w, const Provider *p)
         else
             knull(w, "userData");
         kloc(w, l->loc);
-        close_(w, '}');
+        obj_end(w);
     }
-    close_(w, ']');
+    arr_end(w);
 
     arr_begin(w, "events");
 }
 
 /* After the events: the rest of the provider object. */
-static void provider_tail(JW *w, const Provider *p)
+static void provider_tail(W *w, const Provider *p)
 {
-    close_(w, ']');
+    arr_end(w);
     arr_begin(w, "filters");
     for (size_t i = 0; i < p->filters.n; i++) {
         const Filter *f = p->filters.v[i];
@@ -605,11 +499,11 @@ static void provider_tail(JW *w, const Provider *p)
         kstr(w, "template", f->layout ? f->layout->tid : f->tid);
         kmsg(w, "message", &f->msg, NULL, NULL);
         kloc(w, f->loc);
-        close_(w, '}');
+        obj_end(w);
     }
-    close_(w, ']');
+    arr_end(w);
     kloc(w, p->loc);
-    close_(w, '}');
+    obj_end(w);
 }
 
 /* ---- the document as parts ----
@@ -634,80 +528,145 @@ typedef struct Part {
     bool done;
 } Part;
 
-static void render(const Manifest *m, Part *part)
+/* One part of the document, walked into the sink. */
+static void walk_part(const Manifest *m, ModelSink *sink, const Part *part)
 {
-    JW w = {.m = m, .first = part->begin == 0};
+    W *w = &(W){sink, m};
     switch (part->kind) {
     case P_START:
-        open_(&w, '{');
-        knum(&w, "mcgenJsonVersion", 1);
-        kstr(&w, "file", m->file);
-        arr_begin(&w, "providers");
+        obj_begin(w, NULL);
+        knum(w, "mcgenJsonVersion", 1);
+        kstr(w, "file", m->file);
+        arr_begin(w, "providers");
         break;
     case P_PROV_HEAD:
-        w.first = part->index == 0;
-        provider_head(&w, m->providers.v[part->index]);
+        provider_head(w, m->providers.v[part->index]);
         break;
     case P_EVENTS: {
         const Provider *p = m->providers.v[part->index];
         for (size_t i = part->begin; i < part->end; i++)
-            event(&w, p->events.v[i]);
+            event(w, p->events.v[i]);
         break;
     }
     case P_PROV_TAIL:
-        w.first = false;
-        provider_tail(&w, m->providers.v[part->index]);
+        provider_tail(w, m->providers.v[part->index]);
         break;
     case P_MIDDLE:
-        w.first = false;
-        close_(&w, ']');
-        arr_begin(&w, "messageTable");
+        arr_end(w);
+        arr_begin(w, "messageTable");
         for (size_t i = 0; i < m->message_table.n; i++) {
             const MessageEntry *e = m->message_table.v[i];
-            obj_begin(&w, NULL);
-            knum(&w, "value", e->value);
-            kstr(&w, "symbol", e->symbol);
-            kstr(&w, "mid", e->mid);
-            kmsg(&w, "message", &e->msg, NULL, NULL);
-            kloc(&w, e->loc);
-            close_(&w, '}');
+            obj_begin(w, NULL);
+            knum(w, "value", e->value);
+            kstr(w, "symbol", e->symbol);
+            kstr(w, "mid", e->mid);
+            kmsg(w, "message", &e->msg, NULL, NULL);
+            kloc(w, e->loc);
+            obj_end(w);
         }
-        close_(&w, ']');
-        arr_begin(&w, "cultures");
+        arr_end(w);
+        arr_begin(w, "cultures");
         break;
     case P_CULTURE_HEAD:
-        w.first = part->index == 0;
-        obj_begin(&w, NULL);
-        kstr(&w, "name", m->cultures.v[part->index]->name);
-        arr_begin(&w, "strings");
+        obj_begin(w, NULL);
+        kstr(w, "name", m->cultures.v[part->index]->name);
+        arr_begin(w, "strings");
         break;
     case P_STRINGS: {
         const Culture *c = m->cultures.v[part->index];
         for (size_t j = part->begin; j < part->end; j++) {
             const String *s = c->strings.v[j];
-            obj_begin(&w, NULL);
-            kstr(&w, "id", s->id);
-            kstr(&w, "value", s->value);
+            obj_begin(w, NULL);
+            kstr(w, "id", s->id);
+            kstr(w, "value", s->value);
             if (s->string_type)
-                kstr(&w, "stringType", s->string_type);
-            kloc(&w, s->loc);
-            close_(&w, '}');
+                kstr(w, "stringType", s->string_type);
+            kloc(w, s->loc);
+            obj_end(w);
         }
         break;
     }
     case P_CULTURE_TAIL:
-        w.first = false;
-        close_(&w, ']');
-        close_(&w, '}');
+        arr_end(w);
+        obj_end(w);
         break;
     case P_END:
-        w.first = false;
-        close_(&w, ']');
-        close_(&w, '}');
-        putc_(&w, '\n');
+        arr_end(w);
+        obj_end(w);
         break;
     }
-    part->out = w.b;
+}
+
+/* ---- --json: parts walked into JSON text ---- */
+
+/* Keys repeat (the address of a literal, of a culture name): whether one
+ * needs escaping is looked at once per part, in a small cache by address
+ * (the walk's keys do not change while it runs). */
+typedef struct KeySeen {
+    const char *k;
+    size_t n;
+    bool plain;
+} KeySeen;
+
+typedef struct TextSink {
+    ModelSink s;
+    JsonW j;
+    KeySeen keys[64];
+} TextSink;
+
+static void t_begin(ModelSink *s, bool list)
+{
+    JsonW *j = &((TextSink *)s)->j;
+    if (list)
+        jsonw_begin_list(j);
+    else
+        jsonw_begin_object(j);
+}
+
+static void t_end(ModelSink *s, bool list)
+{
+    JsonW *j = &((TextSink *)s)->j;
+    if (list)
+        jsonw_end_list(j);
+    else
+        jsonw_end_object(j);
+}
+
+static void t_key(ModelSink *s, const char *k)
+{
+    TextSink *t = (TextSink *)s;
+    KeySeen *seen = &t->keys[((uintptr_t)k >> 3) % 64];
+    if (seen->k != k) {
+        seen->k = k;
+        seen->plain = jsonw_plain(k, &seen->n);
+    }
+    if (seen->plain)
+        jsonw_key_plain(&t->j, k, seen->n);
+    else
+        jsonw_key(&t->j, k);
+}
+static void t_str(ModelSink *s, const char *v) { jsonw_str(&((TextSink *)s)->j, v); }
+static void t_uint(ModelSink *s, uint64_t v) { jsonw_uint(&((TextSink *)s)->j, v); }
+static void t_bool(ModelSink *s, bool v) { jsonw_bool(&((TextSink *)s)->j, v); }
+static void t_null(ModelSink *s) { jsonw_null(&((TextSink *)s)->j); }
+
+/* A part as compact JSON text in part->out.  A part starts inside the
+ * document, so the writer starts there too: whether the part's first
+ * value follows another one at its level (and needs a comma) is known
+ * from where the part begins. */
+static void render(const Manifest *m, Part *part)
+{
+    TextSink t = {{t_begin, t_end, t_key, t_str, t_uint, t_bool, t_null}, {0}, {{0}}};
+    jsonw_init(&t.j, &part->out, 0);
+    if (part->kind != P_START) {
+        t.j.depth = 2;
+        t.j.first = part->kind == P_PROV_HEAD || part->kind == P_CULTURE_HEAD
+                        ? part->index == 0
+                        : (part->kind == P_EVENTS || part->kind == P_STRINGS) && part->begin == 0;
+    }
+    walk_part(m, &t.s, part);
+    if (part->kind == P_END)
+        buf_addc(&part->out, '\n');
 }
 
 typedef VEC(Part) PartVec;
@@ -821,8 +780,17 @@ void json_model_to_buf(const Manifest *m, Buf *b)
     plan(m, &parts);
     for (size_t i = 0; i < parts.n; i++) {
         render(m, &parts.v[i]);
-        buf_add(b, parts.v[i].out.s ? parts.v[i].out.s : "", parts.v[i].out.len);
+        buf_add(b, parts.v[i].out.s, parts.v[i].out.len);
         buf_free(&parts.v[i].out);
     }
+    vec_free(&parts);
+}
+
+void json_walk(const Manifest *m, ModelSink *s)
+{
+    PartVec parts = {0};
+    plan(m, &parts);
+    for (size_t i = 0; i < parts.n; i++)
+        walk_part(m, s, &parts.v[i]);
     vec_free(&parts);
 }

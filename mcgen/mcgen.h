@@ -2,6 +2,7 @@
  * mcgen.h - the table of contents of the compiler.  One section per source
  * file, in pipeline order:
  *
+ *   jsonw.c    the one JSON writer (jsonw.h): --json, diagnostics documents
  *   diag.c     diagnostics: file:line:col: error: message, source line, caret
  *   xml.c      expat, namespaces on, positions for every element/attribute
  *   model      (this header) the manifest model every stage reads
@@ -15,6 +16,7 @@
 #ifndef MCGEN_H
 #define MCGEN_H
 
+#include "jsonw.h"
 #include "tmpl.h"
 #include "util.h"
 
@@ -716,6 +718,24 @@ bool rc_build(const Manifest *m, const char *const *msg_names, const char *wevt_
  * json.c
  * ==================================================================== */
 
+/* The model as the document docs/json-model.md describes, walked once for
+ * both of its readers: --json's text and the values user templates see
+ * (render.c).  The walk calls the sink in document order: begin/end of an
+ * object or list, a key before each member of an object, then its value.
+ * Keys are literals or strings of the manifest (they live as long as it
+ * does); a string value may be a temporary, so a sink keeps a copy. */
+typedef struct ModelSink ModelSink;
+struct ModelSink {
+    void (*begin)(ModelSink *s, bool list);
+    void (*end)(ModelSink *s, bool list);
+    void (*key)(ModelSink *s, const char *k);
+    void (*str)(ModelSink *s, const char *v);
+    void (*uint)(ModelSink *s, uint64_t v);
+    void (*boolean)(ModelSink *s, bool v);
+    void (*null)(ModelSink *s);
+};
+void json_walk(const Manifest *m, ModelSink *s);
+/* --json: the walk as compact JSON text, in parts by two threads. */
 void json_write_model(const Manifest *m, Out *out);
 void json_model_to_buf(const Manifest *m, Buf *b);
 

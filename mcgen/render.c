@@ -2,10 +2,11 @@
  * render.c - templates against the model: the values user templates see,
  * where templates are found, and --render=TEMPLATE:OUTPUT.
  *
- * The value tree is the JSON model (json.c, docs/json-model.md) read back
- * into template values, so the two cannot drift apart: one walk of the
- * model, one document.  Beside it, under `header`, the values the header
- * templates use (header.c).  docs/templates.md describes both.
+ * The value tree is the JSON model (docs/json-model.md) built by the same
+ * walk of the model that writes --json (json.c), into template values
+ * instead of text, so the two cannot drift apart.  Beside it, under
+ * `header`, the values the header templates use (header.c).
+ * docs/templates.md describes both.
  *
  * Templates are looked up by name in the --templates directory, then among
  * the built-in ones (templates/, embedded at build time); a user template
@@ -20,129 +21,74 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- JSON text to values ---- */
+/* ---- the model's values: the walk into a tree ----
+ * The sink keeps the open dictionaries and lists on a stack; a value goes
+ * into the innermost one (under the key the walk gave last, in a
+ * dictionary).  Keys are not copied: the walk's keys live as long as the
+ * manifest, which outlives the values. */
 
-typedef struct JsonIn {
-    const char *p, *end;
+typedef struct TreeSink {
+    ModelSink s;
     Arena *a;
-    int depth;
-} JsonIn;
+    VEC(TValue *) open;
+    const char *key;
+    TValue *root;
+} TreeSink;
 
-static void skip_ws(JsonIn *j)
+static void tree_add(TreeSink *t, TValue *v)
 {
-    while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' || *j->p == '\r' || *j->p == '\t'))
-        j->p++;
-}
-
-static TValue *json_value(JsonIn *j);
-
-/* A string literal (json.c escapes ", \, control characters as \uXXXX). */
-static char *json_string(JsonIn *j)
-{
-    Buf b = {0};
-    j->p++; /* " */
-    while (j->p < j->end && *j->p != '"') {
-        if (*j->p != '\\') {
-            const char *q = j->p;
-            while (q < j->end && *q != '"' && *q != '\\')
-                q++;
-            buf_add(&b, j->p, (size_t)(q - j->p));
-            j->p = q;
-            continue;
-        }
-        j->p++;
-        if (j->p >= j->end)
-            break;
-        char c = *j->p++;
-        switch (c) {
-        case 'n': buf_add(&b, "\n", 1); break;
-        case 't': buf_add(&b, "\t", 1); break;
-        case 'r': buf_add(&b, "\r", 1); break;
-        case 'b': buf_add(&b, "\b", 1); break;
-        case 'f': buf_add(&b, "\f", 1); break;
-        case 'u': {
-            uint32_t u = 0;
-            for (int k = 0; k < 4 && j->p < j->end; k++, j->p++) {
-                char h = *j->p;
-                u = u * 16 + (uint32_t)(h >= 'a' ? h - 'a' + 10 : h >= 'A' ? h - 'A' + 10 : h - '0');
-            }
-            if (u >= 0xD800 && u < 0xDC00 && j->end - j->p >= 6 && j->p[0] == '\\' &&
-                j->p[1] == 'u') {
-                uint32_t lo = 0;
-                j->p += 2;
-                for (int k = 0; k < 4; k++, j->p++) {
-                    char h = *j->p;
-                    lo = lo * 16 +
-                         (uint32_t)(h >= 'a' ? h - 'a' + 10 : h >= 'A' ? h - 'A' + 10 : h - '0');
-                }
-                u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
-            }
-            utf8_put(&b, u);
-            break;
-        }
-        default: buf_add(&b, &c, 1); break; /* \" \\ \/ */
-        }
+    if (!t->open.n) {
+        t->root = v;
+        return;
     }
-    j->p++; /* " */
-    char *s = arena_strndup(j->a, b.s ? b.s : "", b.len);
-    buf_free(&b);
-    return s;
+    TValue *in = t->open.v[t->open.n - 1];
+    if (in->kind == TV_DICT)
+        tv_add(t->a, in, t->key, v);
+    else
+        tv_push(t->a, in, v);
 }
 
-static TValue *json_value(JsonIn *j)
+static void tree_begin(ModelSink *s, bool list)
 {
-    skip_ws(j);
-    if (j->p >= j->end || ++j->depth > 64)
-        return tv_none(j->a);
-    TValue *v;
-    char c = *j->p;
-    if (c == '{' || c == '[') {
-        v = c == '{' ? tv_dict(j->a) : tv_list(j->a);
-        j->p++;
-        for (;;) {
-            skip_ws(j);
-            if (j->p >= j->end || *j->p == '}' || *j->p == ']') {
-                j->p++;
-                break;
-            }
-            if (*j->p == ',') {
-                j->p++;
-                continue;
-            }
-            if (c == '{') {
-                char *key = json_string(j);
-                skip_ws(j);
-                j->p++; /* : */
-                tv_add(j->a, v, key, json_value(j));
-            } else {
-                tv_push(j->a, v, json_value(j));
-            }
-        }
-    } else if (c == '"') {
-        v = tv_none(j->a);
-        v->kind = TV_STR;
-        v->s = json_string(j);
-        v->n = strlen(v->s);
-    } else if (c == 't' || c == 'f' || c == 'n') {
-        v = c == 'n' ? tv_none(j->a) : tv_bool(j->a, c == 't');
-        while (j->p < j->end && *j->p >= 'a' && *j->p <= 'z')
-            j->p++;
-    } else {
-        v = tv_int(j->a, strtoll(j->p, NULL, 10));
-        while (j->p < j->end && (*j->p == '-' || (*j->p >= '0' && *j->p <= '9')))
-            j->p++;
-    }
-    j->depth--;
-    return v;
+    TreeSink *t = (TreeSink *)s;
+    TValue *v = list ? tv_list(t->a) : tv_dict(t->a);
+    tree_add(t, v);
+    vec_push(&t->open, v);
 }
+
+static void tree_end(ModelSink *s, bool list)
+{
+    (void)list;
+    ((TreeSink *)s)->open.n--;
+}
+
+static void tree_key(ModelSink *s, const char *k) { ((TreeSink *)s)->key = k; }
+
+static void tree_str(ModelSink *s, const char *v)
+{
+    tree_add((TreeSink *)s, tv_str(((TreeSink *)s)->a, v));
+}
+
+static void tree_uint(ModelSink *s, uint64_t v)
+{
+    /* the model's numbers are ids, values and positions: none passes 2^63 */
+    tree_add((TreeSink *)s, tv_int(((TreeSink *)s)->a, (int64_t)v));
+}
+
+static void tree_bool(ModelSink *s, bool v)
+{
+    tree_add((TreeSink *)s, tv_bool(((TreeSink *)s)->a, v));
+}
+
+static void tree_null(ModelSink *s) { tree_add((TreeSink *)s, tv_none(((TreeSink *)s)->a)); }
 
 TValue *render_values(const Manifest *m, const Facts *f, const Options *o, Arena *a)
 {
-    Buf json = {0};
-    json_model_to_buf(m, &json);
-    JsonIn j = {json.s, json.s + json.len, a, 0};
-    TValue *root = json_value(&j);
-    buf_free(&json);
+    TreeSink t = {{tree_begin, tree_end, tree_key, tree_str, tree_uint, tree_bool, tree_null},
+                  a, {0}, NULL, NULL};
+    json_walk(m, &t.s);
+    vec_free(&t.open);
+    TValue *root = t.root;
     TValue *h = header_values(m, f, o, a);
     tv_set(a, h, "logging", tv_bool(a, o && o->mode != HEADER_DESCRIPTORS));
     tv_set(a, h, "callout", tv_bool(a, o && o->callout));

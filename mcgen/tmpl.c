@@ -11,6 +11,7 @@
  * while rendering live in an arena freed when rendering ends.
  */
 #include "tmpl.h"
+#include "jsonw.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -127,10 +128,21 @@ void tv_set(Arena *a, TValue *dict, const char *key, TValue *v)
 typedef enum { E_LIT, E_NAME, E_ATTR, E_INDEX, E_CALL, E_FILTER, E_BIN, E_NOT, E_NEG } ExprKind;
 
 typedef struct Expr Expr;
+typedef struct Rn Rn;
+
+/* A built-in filter: a row of the table `filters` (under "rendering"). */
+typedef struct Filter {
+    const char *name;
+    int min_args, max_args;
+    bool undefined_ok; /* its operand may be an undefined name (default) */
+    TValue *(*apply)(Rn *r, const Expr *e, TValue *v, TValue *const *args);
+} Filter;
+
 struct Expr {
     ExprKind kind;
     int op;          /* E_BIN: token kind of the operator */
     const char *name; /* E_NAME, E_ATTR, E_FILTER */
+    const Filter *filter; /* E_FILTER: resolved when parsed */
     TValue *lit;
     Expr *a, *b;
     VEC(Expr *) args; /* E_CALL, E_FILTER */
@@ -476,7 +488,11 @@ static Expr *parse_primary(P *p)
     }
 }
 
-/* filtered: primary ( '|' name [ (args) ] )* */
+static const Filter *filter_find(const char *name);
+
+/* filtered: primary ( '|' name [ (args) ] )*
+ * The filter's name and its number of arguments are checked here, once,
+ * so a mistake in a branch that does not run is reported too. */
 static Expr *parse_filtered(P *p)
 {
     Expr *e = parse_primary(p);
@@ -488,10 +504,22 @@ static Expr *parse_filtered(P *p)
         }
         Expr *f = new_expr(p, E_FILTER);
         f->name = tok_text(p);
+        f->filter = filter_find(f->name);
+        if (!f->filter) {
+            perr(p, f->line, f->col, "unknown filter '%s'", f->name);
+            return NULL;
+        }
         f->a = e;
         next(p);
         if (p->tok == '(')
             call_args(p, f);
+        const Filter *def = f->filter;
+        if (!p->failed &&
+            (f->args.n < (size_t)def->min_args || f->args.n > (size_t)def->max_args)) {
+            perr(p, f->line, f->col, "filter '%s' takes %d to %d arguments, not %zu", f->name,
+                 def->min_args, def->max_args, f->args.n);
+            return NULL;
+        }
         e = p->failed ? NULL : f;
     }
     return e;
@@ -829,14 +857,14 @@ typedef struct Scope {
     struct Scope *up;
 } Scope;
 
-typedef struct Rn {
+struct Rn {
     const Tmpl *t;
     Arena a;
     const TmplLoader *loader;
     Buf *err;
     bool failed;
     int depth; /* includes and macro calls, to stop runaway recursion */
-} Rn;
+};
 
 static bool rerr(Rn *r, const Expr *e, uint32_t line, uint32_t col, const char *fmt, ...)
     PRINTF_LIKE(5, 6);
@@ -929,158 +957,242 @@ static TValue *as_string(Rn *r, const Expr *e, TValue *v)
 /* a == the literal b, testing the first character before calling strcmp */
 #define IS(a, b) ((a)[0] == (b)[0] && strcmp((a), (b)) == 0)
 
+/* ---- the filters ----
+ * Each gets the evaluated operand and arguments, as many as its row of
+ * `filters` allows (checked when the template was parsed). */
+
+#define WANT(cond, what) \
+    if (!(cond)) { \
+        rerr(r, e, 0, 0, "filter '%s' needs %s, not a %s", e->name, what, kind_name(v)); \
+        return NULL; \
+    }
+
+static TValue *f_case(Rn *r, const Expr *e, TValue *v, TValue *const *args)
+{
+    (void)args;
+    WANT(v->kind == TV_STR, "a string");
+    TValue *out = tv_strn(&r->a, v->s, v->n);
+    bool up = e->filter->name[0] == 'u';
+    for (size_t i = 0; i < out->n; i++) {
+        char c = out->s[i];
+        ((char *)out->s)[i] = up ? (c >= 'a' && c <= 'z' ? c - 32 : c)
+                                 : (c >= 'A' && c <= 'Z' ? c + 32 : c);
+    }
+    return out;
+}
+
+static TValue *f_hex(Rn *r, const Expr *e, TValue *v, TValue *const *args)
+{
+    WANT(v->kind == TV_INT, "an integer");
+    int width = e->args.n && args[0]->kind == TV_INT ? (int)args[0]->i : 0;
+    if (width < 0 || width > 16) {
+        rerr(r, e, 0, 0, "hex width %d (0 to 16)", width);
+        return NULL;
+    }
+    char tmp[40];
+    snprintf(tmp, sizeof tmp, "0x%0*llX", width, (unsigned long long)v->i);
+    return tv_str(&r->a, tmp);
+}
+
+static TValue *f_cstring(Rn *r, const Expr *e, TValue *v, TValue *const *args)
+{
+    (void)args;
+    TValue *str = as_string(r, e, v);
+    if (!str)
+        return NULL;
+    Buf b = {0};
+    buf_addc(&b, '"');
+    for (size_t i = 0; i < str->n; i++) {
+        unsigned char c = (unsigned char)str->s[i];
+        if (c == '"' || c == '\\')
+            buf_addc(&b, '\\'), buf_addc(&b, (char)c);
+        else if (c == '\n')
+            buf_adds(&b, "\\n");
+        else if (c == '\r')
+            buf_adds(&b, "\\r");
+        else if (c == '\t')
+            buf_adds(&b, "\\t");
+        else if (c < 0x20 || c == 0x7f)
+            buf_printf(&b, "\\%03o", c);
+        else
+            buf_addc(&b, (char)c);
+    }
+    buf_addc(&b, '"');
+    TValue *out = tv_strn(&r->a, b.s, b.len);
+    buf_free(&b);
+    return out;
+}
+
+static TValue *f_join(Rn *r, const Expr *e, TValue *v, TValue *const *args)
+{
+    WANT(v->kind == TV_LIST, "a list");
+    Buf b = {0};
+    for (size_t i = 0; i < v->n; i++) {
+        if (i && e->args.n)
+            print(&b, args[0]);
+        if (!print(&b, v->items[i])) {
+            buf_free(&b);
+            rerr(r, e, 0, 0, "join: a %s cannot be printed", kind_name(v->items[i]));
+            return NULL;
+        }
+    }
+    TValue *out = tv_strn(&r->a, b.s ? b.s : "", b.len);
+    buf_free(&b);
+    return out;
+}
+
+static TValue *f_default(Rn *r, const Expr *e, TValue *v, TValue *const *args)
+{
+    (void)r, (void)e;
+    return v->kind == TV_NONE ? args[0] : v;
+}
+
+static TValue *f_length(Rn *r, const Expr *e, TValue *v, TValue *const *args)
+{
+    (void)args;
+    WANT(v->kind == TV_STR || v->kind == TV_LIST || v->kind == TV_DICT,
+         "a string, list or dictionary");
+    return tv_int(&r->a, (int64_t)v->n);
+}
+
+static TValue *f_replace(Rn *r, const Expr *e, TValue *v, TValue *const *args)
+{
+    WANT(v->kind == TV_STR, "a string");
+    const TValue *old = args[0], *new = args[1];
+    if (old->kind != TV_STR || new->kind != TV_STR || !old->n) {
+        rerr(r, e, 0, 0, "replace needs two strings, the first not empty");
+        return NULL;
+    }
+    Buf b = {0};
+    for (size_t i = 0; i < v->n;) {
+        if (v->n - i >= old->n && memcmp(v->s + i, old->s, old->n) == 0) {
+            buf_add(&b, new->s, new->n);
+            i += old->n;
+        } else {
+            buf_addc(&b, v->s[i++]);
+        }
+    }
+    TValue *out = tv_strn(&r->a, b.s ? b.s : "", b.len);
+    buf_free(&b);
+    return out;
+}
+
+static TValue *f_indent(Rn *r, const Expr *e, TValue *v, TValue *const *args)
+{
+    TValue *str = as_string(r, e, v);
+    if (!str)
+        return NULL;
+    int width = e->args.n && args[0]->kind == TV_INT ? (int)args[0]->i : 4;
+    if (width < 0 || width > 64) {
+        rerr(r, e, 0, 0, "indent width %d (0 to 64)", width);
+        return NULL;
+    }
+    Buf b = {0};
+    for (size_t i = 0; i < str->n; i++) {
+        buf_addc(&b, str->s[i]);
+        if (str->s[i] == '\n' && i + 1 < str->n && str->s[i + 1] != '\n')
+            for (int k = 0; k < width; k++)
+                buf_addc(&b, ' ');
+    }
+    TValue *out = tv_strn(&r->a, b.s ? b.s : "", b.len);
+    buf_free(&b);
+    return out;
+}
+
+static TValue *f_first_last(Rn *r, const Expr *e, TValue *v, TValue *const *args)
+{
+    (void)args;
+    WANT(v->kind == TV_LIST, "a list");
+    return v->n ? v->items[e->filter->name[0] == 'f' ? 0 : v->n - 1] : tv_none(&r->a);
+}
+
+/* The value as compact JSON (jsonw.h); false for a macro. */
+static bool to_json(JsonW *j, const TValue *v)
+{
+    switch (v->kind) {
+    case TV_NONE: jsonw_null(j); return true;
+    case TV_BOOL: jsonw_bool(j, v->b); return true;
+    case TV_INT: jsonw_int(j, v->i); return true;
+    case TV_STR: jsonw_strn(j, v->s, v->n); return true;
+    case TV_LIST:
+        jsonw_begin_list(j);
+        for (size_t i = 0; i < v->n; i++)
+            if (!to_json(j, v->items[i]))
+                return false;
+        jsonw_end_list(j);
+        return true;
+    case TV_DICT:
+        jsonw_begin_object(j);
+        for (size_t i = 0; i < v->n; i++) {
+            jsonw_key(j, v->keys[i]);
+            if (!to_json(j, v->items[i]))
+                return false;
+        }
+        jsonw_end_object(j);
+        return true;
+    case TV_MACRO: return false;
+    }
+    return false;
+}
+
+static TValue *f_tojson(Rn *r, const Expr *e, TValue *v, TValue *const *args)
+{
+    (void)args;
+    Buf b = {0};
+    JsonW j;
+    jsonw_init(&j, &b, 0);
+    TValue *out = NULL;
+    if (to_json(&j, v))
+        out = tv_strn(&r->a, b.s, b.len);
+    else
+        rerr(r, e, 0, 0, "filter 'tojson': a macro cannot be written as JSON");
+    buf_free(&b);
+    return out;
+}
+
+#undef WANT
+
+/* The built-in filters (docs/templates.md lists them). */
+static const Filter filters[] = {
+    {"upper", 0, 0, false, f_case},
+    {"lower", 0, 0, false, f_case},
+    {"hex", 0, 1, false, f_hex},
+    {"cstring", 0, 0, false, f_cstring},
+    {"join", 0, 1, false, f_join},
+    {"default", 1, 1, true, f_default},
+    {"length", 0, 0, false, f_length},
+    {"replace", 2, 2, false, f_replace},
+    {"indent", 0, 1, false, f_indent},
+    {"first", 0, 0, false, f_first_last},
+    {"last", 0, 0, false, f_first_last},
+    {"tojson", 0, 0, false, f_tojson},
+};
+
+enum { MAX_FILTER_ARGS = 2 };
+
+static const Filter *filter_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof filters / sizeof *filters; i++)
+        if (strcmp(filters[i].name, name) == 0)
+            return &filters[i];
+    return NULL;
+}
+
 static TValue *filter(Rn *r, const Expr *e, Scope *s)
 {
-    /* default() accepts an undefined operand */
+    const Filter *f = e->filter;
     TValue *v;
-    if (IS(e->name, "default") && e->a->kind == E_NAME && !lookup(s, e->a->name))
+    if (f->undefined_ok && e->a->kind == E_NAME && !lookup(s, e->a->name))
         v = tv_none(&r->a);
     else
         v = eval(r, e->a, s);
     if (!v)
         return NULL;
-    struct {
-        TValue *v[8];
-        size_t n;
-    } args = {{0}, 0};
-    if (e->args.n > 8) {
-        rerr(r, e, 0, 0, "filter '%s' takes at most 8 arguments", e->name);
-        return NULL;
-    }
-    for (size_t i = 0; i < e->args.n; i++) {
-        TValue *a = eval(r, e->args.v[i], s);
-        if (!a)
+    TValue *args[MAX_FILTER_ARGS] = {0};
+    for (size_t i = 0; i < e->args.n; i++)
+        if (!(args[i] = eval(r, e->args.v[i], s)))
             return NULL;
-        args.v[args.n++] = a;
-    }
-    const char *f = e->name;
-    TValue *out = NULL;
-#define ARGS(lo, hi) \
-    if ((long)args.n < (lo) || (long)args.n > (hi)) { \
-        rerr(r, e, 0, 0, "filter '%s' takes %d to %d arguments, not %zu", f, lo, hi, args.n); \
-        goto done; \
-    }
-#define WANT(cond, what) \
-    if (!(cond)) { \
-        rerr(r, e, 0, 0, "filter '%s' needs %s, not a %s", f, what, kind_name(v)); \
-        goto done; \
-    }
-    if (IS(f, "upper") || IS(f, "lower")) {
-        ARGS(0, 0);
-        WANT(v->kind == TV_STR, "a string");
-        out = tv_strn(&r->a, v->s, v->n);
-        for (size_t i = 0; i < out->n; i++) {
-            char c = out->s[i];
-            ((char *)out->s)[i] = f[0] == 'u' ? (c >= 'a' && c <= 'z' ? c - 32 : c)
-                                              : (c >= 'A' && c <= 'Z' ? c + 32 : c);
-        }
-    } else if (IS(f, "hex")) {
-        ARGS(0, 1);
-        WANT(v->kind == TV_INT, "an integer");
-        int width = args.n && args.v[0]->kind == TV_INT ? (int)args.v[0]->i : 0;
-        if (width < 0 || width > 16) {
-            rerr(r, e, 0, 0, "hex width %d (0 to 16)", width);
-            goto done;
-        }
-        char tmp[40];
-        snprintf(tmp, sizeof tmp, "0x%0*llX", width, (unsigned long long)v->i);
-        out = tv_str(&r->a, tmp);
-    } else if (IS(f, "cstring")) {
-        ARGS(0, 0);
-        TValue *str = as_string(r, e, v);
-        if (!str)
-            goto done;
-        Buf b = {0};
-        buf_addc(&b, '"');
-        for (size_t i = 0; i < str->n; i++) {
-            unsigned char c = (unsigned char)str->s[i];
-            if (c == '"' || c == '\\')
-                buf_addc(&b, '\\'), buf_addc(&b, (char)c);
-            else if (c == '\n')
-                buf_adds(&b, "\\n");
-            else if (c == '\r')
-                buf_adds(&b, "\\r");
-            else if (c == '\t')
-                buf_adds(&b, "\\t");
-            else if (c < 0x20 || c == 0x7f)
-                buf_printf(&b, "\\%03o", c);
-            else
-                buf_addc(&b, (char)c);
-        }
-        buf_addc(&b, '"');
-        out = tv_strn(&r->a, b.s, b.len);
-        buf_free(&b);
-    } else if (IS(f, "join")) {
-        ARGS(0, 1);
-        WANT(v->kind == TV_LIST, "a list");
-        Buf b = {0};
-        for (size_t i = 0; i < v->n; i++) {
-            if (i && args.n)
-                print(&b, args.v[0]);
-            if (!print(&b, v->items[i])) {
-                buf_free(&b);
-                rerr(r, e, 0, 0, "join: a %s cannot be printed", kind_name(v->items[i]));
-                goto done;
-            }
-        }
-        out = tv_strn(&r->a, b.s ? b.s : "", b.len);
-        buf_free(&b);
-    } else if (IS(f, "default")) {
-        ARGS(1, 1);
-        out = v->kind == TV_NONE ? args.v[0] : v;
-    } else if (IS(f, "length")) {
-        ARGS(0, 0);
-        WANT(v->kind == TV_STR || v->kind == TV_LIST || v->kind == TV_DICT,
-             "a string, list or dictionary");
-        out = tv_int(&r->a, (int64_t)v->n);
-    } else if (IS(f, "replace")) {
-        ARGS(2, 2);
-        WANT(v->kind == TV_STR, "a string");
-        if (args.v[0]->kind != TV_STR || args.v[1]->kind != TV_STR || !args.v[0]->n) {
-            rerr(r, e, 0, 0, "replace needs two strings, the first not empty");
-            goto done;
-        }
-        Buf b = {0};
-        for (size_t i = 0; i < v->n;) {
-            if (v->n - i >= args.v[0]->n && memcmp(v->s + i, args.v[0]->s, args.v[0]->n) == 0) {
-                buf_add(&b, args.v[1]->s, args.v[1]->n);
-                i += args.v[0]->n;
-            } else {
-                buf_addc(&b, v->s[i++]);
-            }
-        }
-        out = tv_strn(&r->a, b.s ? b.s : "", b.len);
-        buf_free(&b);
-    } else if (IS(f, "indent")) {
-        ARGS(0, 1);
-        TValue *str = as_string(r, e, v);
-        if (!str)
-            goto done;
-        int width = args.n && args.v[0]->kind == TV_INT ? (int)args.v[0]->i : 4;
-        if (width < 0 || width > 64) {
-            rerr(r, e, 0, 0, "indent width %d (0 to 64)", width);
-            goto done;
-        }
-        Buf b = {0};
-        for (size_t i = 0; i < str->n; i++) {
-            buf_addc(&b, str->s[i]);
-            if (str->s[i] == '\n' && i + 1 < str->n && str->s[i + 1] != '\n')
-                for (int k = 0; k < width; k++)
-                    buf_addc(&b, ' ');
-        }
-        out = tv_strn(&r->a, b.s ? b.s : "", b.len);
-        buf_free(&b);
-    } else if (IS(f, "first") || IS(f, "last")) {
-        ARGS(0, 0);
-        WANT(v->kind == TV_LIST, "a list");
-        out = v->n ? v->items[f[0] == 'f' ? 0 : v->n - 1] : tv_none(&r->a);
-    } else {
-        rerr(r, e, 0, 0, "unknown filter '%s'", f);
-    }
-done:
-#undef ARGS
-#undef WANT
-    return out;
+    return f->apply(r, e, v, args);
 }
 
 static TValue *call(Rn *r, const Expr *e, Scope *s)

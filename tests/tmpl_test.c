@@ -195,6 +195,53 @@ START_TEST(test_tmpl_errors_word_for_word)
 }
 END_TEST
 
+/* The error tmpl_parse gives for src (it must fail: not a render error). */
+static void expect_parse_err(const char *src, const char *want)
+{
+    Buf err = {0};
+    Tmpl *t = tmpl_parse("t.j2", src, strlen(src), &err);
+    ck_assert_msg(!t, "parsed: %s", src);
+    ck_assert_str_eq(err.s, want);
+    buf_free(&err);
+}
+
+/* A filter's name and arity are resolved when the template is parsed: a
+ * mistake in a branch, loop or macro that never runs is still found. */
+START_TEST(test_tmpl_filters_resolved_when_parsed)
+{
+    expect_parse_err("{% if false %}{{ x | shout }}{% endif %}",
+                     "t.j2:1:22: error: unknown filter 'shout'");
+    expect_parse_err("{% for x in [] %}{% endfor %}", "t.j2:1:13: error: expression expected");
+    expect_parse_err("{% for x in empty %}{{ x | upper | nope(1) }}{% endfor %}",
+                     "t.j2:1:36: error: unknown filter 'nope'");
+    expect_parse_err("{% macro m() %}\n  {{ 1 | replace('a') }}\n{% endmacro %}",
+                     "t.j2:2:10: error: filter 'replace' takes 2 to 2 arguments, not 1");
+    expect_parse_err("{% if flag %}{% else %}{{ n | hex(1, 2) }}{% endif %}",
+                     "t.j2:1:31: error: filter 'hex' takes 0 to 1 arguments, not 2");
+    expect_parse_err("{{ x | default }}", "t.j2:1:8: error: filter 'default' takes 1 to 1 "
+                                          "arguments, not 0");
+    /* the names are exact: no case folding, no prefixes */
+    expect_parse_err("{{ x | Upper }}", "t.j2:1:8: error: unknown filter 'Upper'");
+    expect_parse_err("{{ x | to }}", "t.j2:1:8: error: unknown filter 'to'");
+    /* and a known filter in an untaken branch costs nothing at run time */
+    expect_out("{% if false %}{{ nope | upper }}{% endif %}ok", "ok");
+}
+END_TEST
+
+/* tojson: the value as compact JSON (RFC 8259), dictionaries in their
+ * order, strings escaped. */
+START_TEST(test_tmpl_tojson)
+{
+    expect_out("{{ d | tojson }} {{ items | tojson }} {{ n | tojson }} {{ (-n) | tojson }}",
+               "{\"k\":\"v\"} [\"a\",\"b\",\"c\"] 26 -26");
+    expect_out("{{ flag | tojson }} {{ nothing | tojson }} {{ empty | tojson }}",
+               "true null []");
+    expect_out("{{ 'q\"\\\\ \\n\\t' | tojson }}", "\"q\\\"\\\\ \\n\\t\"");
+    expect_err("{% macro m() %}{% endmacro %}{{ m | tojson }}",
+               "t.j2:1:37: error: filter 'tojson': a macro cannot be written as JSON");
+}
+END_TEST
+
 /* A template that uses every construct, mutated 10,000 times. */
 static const char everything[] =
     "{# all of it #}\n"
@@ -261,6 +308,8 @@ Suite *tmpl_suite(void)
     tcase_add_test(tc, test_tmpl_white_space);
     tcase_add_test(tc, test_tmpl_dump);
     tcase_add_test(tc, test_tmpl_errors_word_for_word);
+    tcase_add_test(tc, test_tmpl_filters_resolved_when_parsed);
+    tcase_add_test(tc, test_tmpl_tojson);
     tcase_add_test(tc, test_tmpl_mutations_never_crash);
     suite_add_tcase(s, tc);
     return s;
