@@ -384,6 +384,7 @@ int main(int argc, char **argv)
     bool told = status < 0 && (o.help || o.version);
     if (status < 0)
         status = run(&o);
+    diag_summary();
     if (diag_format() != DIAG_FORMAT_GCC && !told)
         status = worse(status, write_diagnostics(&o));
     vec_free(&o.inputs);

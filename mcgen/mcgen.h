@@ -62,7 +62,8 @@ void diag_ex(DiagCode code, Loc loc, Loc related, const char *what, const char *
 const char *diag_loc_text(Loc loc);
 
 /* Warning controls (command line): -Werror makes every warning an error;
- * -Werror=<name> one; -Wno-<name> silences one.  false: unknown name. */
+ * -Werror=<name> one; -Wno-<name> silences one; <name> is the code's name
+ * or "MCGnnnn".  false: no warning has that name. */
 void diag_warnings_as_errors(bool on);
 bool diag_set_warning(const char *name, bool enabled, bool as_error);
 int diag_warning_count(void);
@@ -84,6 +85,9 @@ void diag_formatted(const char *text);
 /* A diagnostic with no position: "mcgen: error: ..." */
 void diag_plain(DiagLevel lvl, const char *fmt, ...) PRINTF_LIKE(2, 3);
 int diag_error_count(void);
+/* "N errors, M warnings" on stderr after a run in the text format that
+ * had any (notes are not counted; a count of 0 is left out: "1 error"). */
+void diag_summary(void);
 /* Forgets everything: counts, controls, sources, records; the text format. */
 void diag_reset(void);
 

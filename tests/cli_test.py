@@ -186,7 +186,7 @@ def mc_switches(mcgen, tmp):
                         "classes, MOF, projections and baselines are not generated) (see mcgen "
                         "--help)\n")):
         r = run(mcgen, *args, "hello.man", cwd=work) if args != ["-h"] else run(mcgen, "hello.man", "-h", cwd=work)
-        check(r.returncode == 2 and r.stderr == want and listing(work) == ["hello.man"],
+        check(r.returncode == 2 and r.stderr == want + "1 error\n" and listing(work) == ["hello.man"],
               "bad switches %s: exit 2, mc's wording, no output" % " ".join(args), repr(r.stderr))
     r = run(mcgen, "x.mc", cwd=work)
     check(r.returncode == 2 and "message-text file" in r.stderr, ".mc input refused", r.stderr)
@@ -263,13 +263,13 @@ def main():
             out = os.path.join(tmp, name + ".json")
             r = run(mcgen, "--json=" + out, name, cwd=tmp)
             leftovers = [f for f in os.listdir(tmp) if f.startswith(name + ".json")]
-            check(r.returncode == 1 and r.stderr == want and not leftovers,
+            check(r.returncode == 1 and r.stderr == want + "1 error\n" and not leftovers,
                   "bad input %s: exit 1, exact diagnostic, no output" % name,
                   "exit %d, stderr %r, files %r" % (r.returncode, r.stderr, leftovers))
 
         r = run(mcgen, "--json=" + os.path.join(tmp, "x.json"), "missing.man", cwd=tmp)
         check(r.returncode == 2 and r.stderr ==
-              "mcgen: error: cannot open 'missing.man': No such file or directory\n"
+              "mcgen: error: cannot open 'missing.man': No such file or directory\n1 error\n"
               and not os.path.exists(os.path.join(tmp, "x.json")),
               "missing file: exit 2 (an I/O problem), strerror text, no output",
               "exit %d %r" % (r.returncode, r.stderr))
@@ -282,7 +282,7 @@ def main():
               "--validate: each manifest checked, I/O problem exits 2", r.stderr)
         before = sorted(os.listdir(tmp))
         r = run(mcgen, "--validate", HELLO, truncated, cwd=tmp)
-        check(r.returncode == 1 and r.stderr.count("error:") == 1
+        check(r.returncode == 1 and r.stderr.count("error:") == 1 and r.stderr.endswith("\n1 error\n")
               and sorted(os.listdir(tmp)) == before,
               "--validate: an invalid manifest exits 1, nothing is written", r.stderr)
         r = run(mcgen, "--validate", HELLO, HELLO, cwd=tmp)
@@ -298,18 +298,22 @@ def main():
         wdir = os.path.join(tmp, "werror")
         os.makedirs(wdir)
         r = run(mcgen, "-um", dup, cwd=wdir)
-        check(r.returncode == 0 and "warning: [MCG8001]" in r.stderr
-              and "symbol-renamed.h" in os.listdir(wdir),
-              "a warning: exit 0, outputs written", r.stderr)
+        check(r.returncode == 0 and "warning: [MCG8001, -Wsymbol-renamed] event symbol" in r.stderr
+              and r.stderr.endswith("  ^\n1 warning\n") and "symbol-renamed.h" in os.listdir(wdir),
+              "a warning: exit 0, outputs written, its option named, '1 warning' at the end",
+              r.stderr)
         wdir = os.path.join(tmp, "werror2")
         os.makedirs(wdir)
-        for flags in (["-Werror"], ["-Werror=symbol-renamed"]):
+        for flags in (["-Werror"], ["-Werror=symbol-renamed"], ["-Werror=MCG8001"]):
             r = run(mcgen, "-um", *flags, dup, cwd=wdir)
-            check(r.returncode == 1 and "error: [MCG8001]" in r.stderr and not os.listdir(wdir),
-                  "%s: the warning is an error, exit 1, nothing written" % flags[0],
+            check(r.returncode == 1 and "error: [MCG8001, -Werror=symbol-renamed] event symbol"
+                  in r.stderr and r.stderr.endswith("  ^\n1 error\n") and not os.listdir(wdir),
+                  "%s: the warning is an error named as gcc names it, exit 1, nothing written"
+                  % flags[0],
                   "exit %d %r %r" % (r.returncode, r.stderr, os.listdir(wdir)))
-        r = run(mcgen, "-um", "-Wno-symbol-renamed", dup, cwd=wdir)
-        check(r.returncode == 0 and r.stderr == "", "-Wno-symbol-renamed silences it", r.stderr)
+        for flag in ("-Wno-symbol-renamed", "-Wno-MCG8001"):
+            r = run(mcgen, "-um", flag, dup, cwd=wdir)
+            check(r.returncode == 0 and r.stderr == "", "%s silences it" % flag, r.stderr)
         for bad in ("-Wno-nonsense", "-Werror=xml-syntax", "-Wfoo"):
             r = run(mcgen, bad, HELLO, cwd=tmp)
             check(r.returncode == 2 and bad in r.stderr,

@@ -920,7 +920,7 @@ START_TEST(test_parse_no_localization_warns_once)
     ck_assert_msg(m != NULL, "load failed: %s", diag.s ? diag.s : "");
     Buf w = {0};
     want(&w, 7, 26,
-         "warning: [MCG5002] string 'a' is not defined here: the manifest has no <localization> "
+         "warning: [MCG5002, -Wno-localization] string 'a' is not defined here: the manifest has no <localization> "
          "(messages are left without text; further such references not reported)",
          "<events><event value='1' message='$(string.a)'/><event value='2' message='$(string.b)'/></events>");
     ck_assert_str_eq(diag.s, w.s);
@@ -956,10 +956,10 @@ START_TEST(test_parse_decompiled_provider_is_lenient)
     const char *l7 = "<events><event value='1' level='win:Always' keywords='Send Recv'/>";
     Buf w = {0};
     want(&w, 7, 26,
-         "warning: [MCG9001] unknown level 'win:Always'; left unresolved (decompiled manifest: provider "
+         "warning: [MCG9001, -Wdecompiled-manifest] unknown level 'win:Always'; left unresolved (decompiled manifest: provider "
          "has source='Xml'; further uses not reported)", l7);
     want(&w, 7, 45,
-         "warning: [MCG9001] unknown keyword 'Recv'; left unresolved (decompiled manifest: provider "
+         "warning: [MCG9001, -Wdecompiled-manifest] unknown keyword 'Recv'; left unresolved (decompiled manifest: provider "
          "has source='Xml'; further uses not reported)", l7);
     ck_assert_str_eq(diag.s, w.s);
     manifest_free(m);
