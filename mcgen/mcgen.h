@@ -805,6 +805,8 @@ typedef struct Options {
 /* Reads the command line.  -1: go on; otherwise the exit status, after a
  * diagnostic for a bad command line. */
 int cli_parse(int argc, char **argv, Options *o);
+/* --help: the usage, then one line per row of the option table. */
+void cli_usage(FILE *f);
 
 /* The files mc would write (paths, with -h/-r directories) and the names
  * the .rc gives the binaries.  tables[i] is NULL for a culture without a
