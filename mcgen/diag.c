@@ -468,12 +468,18 @@ void diag_io(const char *fmt, ...)
 }
 
 /* The template engine's messages come formatted ("file:line:col: error:
- * message"); the documents get the place and the message apart.  Not
- * counted: the caller fails the stage itself. */
+ * message"); the documents get the place and the message apart.  A
+ * template is an input of the tool, not of the manifest, so its errors
+ * count with the I/O problems (exit 2, as for a missing template). */
 void diag_formatted(const char *text)
 {
+    errors++;
+    io_errors++;
     if (format == DIAG_FORMAT_GCC) {
-        fprintf(stderr, "%s\n", text);
+        Buf b = {0};
+        buf_printf(&b, "%s\n", text);
+        emit(&b);
+        buf_free(&b);
         return;
     }
     Loc loc = {0};

@@ -323,6 +323,8 @@ int main(int argc, char **argv)
     bool told = status < 0 && (o.help || o.version);
     if (status < 0)
         status = run(&o);
+    if (status == 1 && diag_io_count()) /* a template's or the system's problem */
+        status = 2;
     diag_summary();
     if (diag_format() != DIAG_FORMAT_GCC && !told)
         status = worse(status, write_diagnostics(&o));

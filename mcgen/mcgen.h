@@ -80,7 +80,8 @@ void diag_set_capture(Buf *b);
 void diag_at(DiagLevel lvl, Loc loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
 void diag_vat(DiagLevel lvl, Loc loc, const char *fmt, va_list ap);
 /* An error already formatted as "file:line:col: error: message" (the
- * template engine's): printed as it is, or recorded for the document. */
+ * template engine's): printed as it is, or recorded for the document;
+ * counted as an I/O problem (a template is no part of the manifest). */
 void diag_formatted(const char *text);
 /* A diagnostic with no position: "mcgen: error: ..." */
 void diag_plain(DiagLevel lvl, const char *fmt, ...) PRINTF_LIKE(2, 3);

@@ -198,7 +198,8 @@ def mc_switches(mcgen, tmp):
 def templates(mcgen, tmp):
     """--render renders a user template against the model; --templates
     overrides built-in templates by name; both land in the depfile; a
-    broken template is an error at its line and column, with no output."""
+    missing, unreadable or broken template is an error (at its line and
+    column when it has one) that exits 2, with no output."""
     work = os.path.join(tmp, "tpl")
     os.makedirs(work)
     ex = os.path.join(ROOT, "examples", "templates", "events.md.j2")
@@ -224,10 +225,50 @@ def templates(mcgen, tmp):
     with open(bad, "w") as f:
         f.write("line 1\n{% for p in providers %}{{ p.nope }}{% endfor %}\n")
     r = run(mcgen, "--render=%s:%s" % (bad, os.path.join(work, "bad.out")), HELLO)
-    check(r.returncode == 1 and r.stderr == "%s:2:30: error: no attribute 'nope'\n"
+    check(r.returncode == 2 and r.stderr == "%s:2:30: error: no attribute 'nope'\n1 error\n"
           % bad and not os.path.exists(os.path.join(work, "bad.out")),
-          "--render: a template error names the template's line and column; no output",
-          repr(r.stderr))
+          "--render: a template error names the template's line and column; exit 2 (the "
+          "template's problem, not the manifest's); no output", repr(r.stderr))
+
+    # every problem of a template is one of the tool's input: exit 2, and
+    # nothing is written, not even the outputs that need no template (the
+    # JSON beside --render; the binaries beside the header of --templates)
+    import shutil
+
+    def nothing_written(*args):
+        out = os.path.join(work, "none")
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(out)
+        r = run(mcgen, "-um", *args, HELLO, cwd=out)
+        return r, os.listdir(out)
+
+    syntax = os.path.join(work, "syntax.j2")
+    with open(syntax, "w") as f:
+        f.write("a\n{% if %}x{% endif %}\n")
+    r, left = nothing_written("--json=j.json", "--render=%s:s.out" % syntax)
+    check(r.returncode == 2 and r.stderr == "%s:2:7: error: expression expected\n1 error\n"
+          % syntax and left == [], "--render: a template syntax error exits 2, nothing written",
+          "exit %d %r %r" % (r.returncode, r.stderr, left))
+    r, left = nothing_written("--json=j.json", "--render=missing.j2:m.out")
+    check(r.returncode == 2 and r.stderr == "mcgen: error: cannot open the template "
+          "'missing.j2': No such file or directory\n1 error\n" and left == [],
+          "--render: a missing template exits 2, nothing written",
+          "exit %d %r %r" % (r.returncode, r.stderr, left))
+    unreadable = os.path.join(work, "unreadable")
+    os.makedirs(os.path.join(unreadable, "logging_functions.h.j2"))
+    r, left = nothing_written("--templates=" + unreadable)
+    check(r.returncode == 2 and r.stderr == "mcgen: error: cannot read the template "
+          "'%s/logging_functions.h.j2': Is a directory\n1 error\n" % unreadable and left == [],
+          "--templates: a template that is there but cannot be read exits 2 (not the built-in "
+          "one instead), nothing written", "exit %d %r %r" % (r.returncode, r.stderr, left))
+    broken = os.path.join(work, "broken")
+    os.makedirs(broken)
+    with open(os.path.join(broken, "header.h.j2"), "w") as f:
+        f.write("{% for %}\n")
+    r, left = nothing_written("--templates=" + broken)
+    check(r.returncode == 2 and r.stderr == "header.h.j2:1:8: error: loop variable expected\n"
+          "1 error\n" and left == [], "--templates: a broken override exits 2, nothing written",
+          "exit %d %r %r" % (r.returncode, r.stderr, left))
 
 
 def options(mcgen, tmp):
