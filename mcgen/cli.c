@@ -383,6 +383,13 @@ static const OptDef options[] = {
 };
 #define NOPTIONS (sizeof options / sizeof *options)
 
+/* A row whose value is in the same word: "-Werror=NAME", "-Wno-NAME". */
+static bool joined(const OptDef *d)
+{
+    size_t n = d->mc ? strlen(d->mc) : 0;
+    return n && (d->mc[n - 1] == '=' || d->mc[n - 1] == '-');
+}
+
 /* An mc switch ("um") or a one-dash option ("Werror"); a value in the
  * same word matches a row ending in '=' or '-' ("Wno-unused-string"). */
 static const OptDef *find_short(const char *name, bool slash, const char **val)
@@ -392,13 +399,11 @@ static const OptDef *find_short(const char *name, bool slash, const char **val)
         const OptDef *d = &options[i];
         if (!d->mc || (slash && d->group == OPT_MCGEN))
             continue;
-        size_t n = strlen(d->mc);
-        bool joined = d->mc[n - 1] == '=' || d->mc[n - 1] == '-';
-        if (joined && strncmp(d->mc, name, n) == 0) {
-            *val = name + n;
+        if (joined(d) && strncmp(d->mc, name, strlen(d->mc)) == 0) {
+            *val = name + strlen(d->mc);
             return d;
         }
-        if (!joined && strcmp(d->mc, name) == 0)
+        if (!joined(d) && strcmp(d->mc, name) == 0)
             return d;
     }
     return NULL;
@@ -418,11 +423,8 @@ static const OptDef *find_long(const char *name, size_t n)
 /* "-h DIR, --header-dir=DIR" */
 static void spelling(Buf *b, const OptDef *d)
 {
-    if (d->mc) {
-        size_t n = strlen(d->mc);
-        bool joined = d->mc[n - 1] == '=' || d->mc[n - 1] == '-';
-        buf_printf(b, "-%s%s%s", d->mc, d->arg && !joined ? " " : "", d->arg ? d->arg : "");
-    }
+    if (d->mc)
+        buf_printf(b, "-%s%s%s", d->mc, d->arg && !joined(d) ? " " : "", d->arg ? d->arg : "");
     if (d->lng)
         buf_printf(b, "%s--%s%s%s", d->mc ? ", " : "", d->lng, d->arg ? "=" : "",
                    d->arg ? d->arg : "");
