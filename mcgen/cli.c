@@ -1,119 +1,52 @@
 /*
  * cli.c - the command line: mc.exe's switches (../shared/docs/mc-cli.md)
- * and mcgen's own long options, read into one Options; and the names of
- * the files mc would write for them.
+ * and mcgen's own options, read into one Options; `--help` and the names
+ * of the files mc would write for them.
+ *
+ * Every switch and option is one row of `options` below: its spellings,
+ * its value, one line of help and what it sets.  The parser, `--help`,
+ * and through them docs/mcgen.1 and README.md (tests/cli_test.py checks
+ * both against --help) all come from that table, so an option cannot
+ * exist without being documented, nor be documented without existing.
  *
  * mc's switches are case-sensitive, start with '-' or '/', and take their
  * argument as the next word (-h DIR).  Single-letter flags may be run
  * together as in mc's synopsis (-cv = -c -v) when the word is no switch of
  * its own (-co, -cp, -um ...).  Long options take "--name=value" or
- * "--name value".
+ * "--name value".  The warning controls take their name in the same word
+ * (-Werror=NAME, -Wno-NAME), as gcc's do.  "--" ends the options.
  */
 #include "mcgen.h"
 
+#include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-/* mc.exe's switches.  `arg`: takes a value.  `manifest`: has an effect on
- * a manifest (the others concern .mc message-text files or outputs mcgen
- * does not write; see cli_parse). */
+/* Where a row is listed in --help; MC_FILE and REFUSED rows are listed
+ * together on one line each. */
 typedef enum {
-    SW_HELP, SW_ANSI_IN, SW_ANSI_OUT, SW_INPUT_BASE, SW_CUSTOMER, SW_DECIMAL, SW_NUL,
-    SW_OLE, SW_UNICODE_IN, SW_UNICODE_OUT, SW_UTF8_OUT, SW_VERBOSE, SW_MAXLEN, SW_HDIR,
-    SW_EXT, SW_RDIR, SW_XDIR, SW_XSD, SW_WINMETA, SW_BASE, SW_CODEPAGE, SW_UM, SW_KM,
-    SW_CALLOUT, SW_PREFIX, SW_STRIP, SW_CS, SW_CSS, SW_MOF, SW_PROJ, SW_TPROJ, SW_TSTUBS,
-    SW_BASELINE, SW_VALIDATE_BASELINE
-} Switch;
+    OPT_MC,      /* mc.exe's switches */
+    OPT_MC_FILE, /* mc.exe's switches for .mc files: accepted, no effect */
+    OPT_REFUSED, /* mc.exe's switches mcgen refuses */
+    OPT_MCGEN,   /* mcgen's own */
+} OptGroup;
 
-typedef struct SwitchDef {
-    const char *name; /* without the leading - or / */
-    Switch sw;
-    bool arg;
-    const char *lng;  /* the GNU-style long option, NULL if none */
-} SwitchDef;
+typedef struct OptDef OptDef;
+/* Applies a row: -1 to go on, else the exit status after a diagnostic.
+ * `word` is the switch as mc would name it in a message ("-h"). */
+typedef int OptSet(Options *o, const OptDef *d, const char *word, const char *val);
 
-static const SwitchDef switches[] = {
-    {"?", SW_HELP, false, "help"},
-    {"a", SW_ANSI_IN, false, NULL},
-    {"A", SW_ANSI_OUT, false, "ansi-message-tables"},
-    {"b", SW_INPUT_BASE, false, "input-base-names"},
-    {"c", SW_CUSTOMER, false, "customer-bit"},
-    {"d", SW_DECIMAL, false, NULL},
-    {"n", SW_NUL, false, "no-crlf"},
-    {"o", SW_OLE, false, NULL},
-    {"u", SW_UNICODE_IN, false, NULL},
-    {"U", SW_UNICODE_OUT, false, "unicode-message-tables"},
-    {"U8", SW_UTF8_OUT, false, NULL},
-    {"v", SW_VERBOSE, false, "verbose"},
-    {"m", SW_MAXLEN, true, NULL},
-    {"h", SW_HDIR, true, "header-dir"},
-    {"e", SW_EXT, true, "header-ext"},
-    {"r", SW_RDIR, true, "rc-dir"},
-    {"x", SW_XDIR, true, NULL},
-    {"w", SW_XSD, true, "xsd"},
-    {"W", SW_WINMETA, true, "winmeta"},
-    {"z", SW_BASE, true, "base-name"},
-    {"cp", SW_CODEPAGE, true, "codepage"},
-    {"um", SW_UM, false, "user-mode"},
-    {"km", SW_KM, false, "kernel-mode"},
-    {"co", SW_CALLOUT, false, "callout"},
-    {"p", SW_PREFIX, true, "prefix"},
-    {"P", SW_STRIP, true, "strip-prefix"},
-    {"cs", SW_CS, true, NULL},
-    {"css", SW_CSS, true, NULL},
-    {"mof", SW_MOF, false, NULL},
-    {"generateProjections", SW_PROJ, false, NULL},
-    {"generateTemplateProjections", SW_TPROJ, false, NULL},
-    {"generateTemplateStubs", SW_TSTUBS, true, NULL},
-    {"s", SW_BASELINE, true, NULL},
-    {"t", SW_VALIDATE_BASELINE, true, NULL},
-};
-#define NSWITCHES (sizeof switches / sizeof *switches)
-
-static const SwitchDef *find_switch(const char *name)
-{
-    for (size_t i = 0; i < NSWITCHES; i++)
-        if (strcmp(switches[i].name, name) == 0)
-            return &switches[i];
-    return NULL;
-}
-
-static const SwitchDef *find_long(const char *name, size_t n)
-{
-    for (size_t i = 0; i < NSWITCHES; i++)
-        if (switches[i].lng && strlen(switches[i].lng) == n &&
-            strncmp(switches[i].lng, name, n) == 0)
-            return &switches[i];
-    return NULL;
-}
-
-/* mcgen's own long options, beside the long forms of mc's switches. */
-typedef enum {
-    L_JSON, L_WEVT, L_RC, L_TABLES, L_CHECK, L_EXPLAIN, L_COMPAT, L_VERSION, L_EOL,
-    L_PRINT_OUTPUTS, L_DEPFILE, L_TEMPLATES, L_RENDER, L_VALIDATE, L_DIAG_FORMAT, L_DIAG_OUTPUT
-} LongOpt;
-
-static const struct {
-    const char *name;
-    LongOpt opt;
-    bool arg;
-} longs[] = {
-    {"json", L_JSON, true},
-    {"wevt", L_WEVT, true},
-    {"rc", L_RC, true},
-    {"message-tables", L_TABLES, true},
-    {"check-wevt", L_CHECK, true},
-    {"explain", L_EXPLAIN, true},
-    {"mc-compat", L_COMPAT, true},
-    {"version", L_VERSION, false},
-    {"line-endings", L_EOL, true},
-    {"print-outputs", L_PRINT_OUTPUTS, false},
-    {"depfile", L_DEPFILE, true},
-    {"templates", L_TEMPLATES, true},
-    {"render", L_RENDER, true},
-    {"validate", L_VALIDATE, false},
-    {"diagnostics-format", L_DIAG_FORMAT, true},
-    {"diagnostics-output", L_DIAG_OUTPUT, true},
+struct OptDef {
+    const char *mc;  /* the one-dash spelling without '-' ("um"); a trailing
+                      * '=' or '-' takes the value in the word ("Wno-") */
+    const char *lng; /* the GNU-style spelling without "--"; "" is "--" */
+    const char *arg; /* the value's name in --help; NULL: takes none */
+    OptGroup group;
+    OptSet *set;
+    size_t field;     /* the Options member that generic setters write */
+    const char *help; /* one line (MC_FILE and REFUSED rows: NULL) */
 };
 
 static int usage_error(const char *fmt, const char *a)
@@ -125,8 +58,49 @@ static int usage_error(const char *fmt, const char *a)
     return 2;
 }
 
-static int set_mode(Options *o, HeaderMode mode, const char *word)
+/* ---- setters ---- */
+
+#define FIELD(o, d, type) ((type *)((char *)(o) + (d)->field))
+
+static int set_true(Options *o, const OptDef *d, const char *word, const char *val)
 {
+    (void)word, (void)val;
+    *FIELD(o, d, bool) = true;
+    return -1;
+}
+
+static int set_false(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    (void)word, (void)val;
+    *FIELD(o, d, bool) = false;
+    return -1;
+}
+
+static int set_string(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    (void)word;
+    *FIELD(o, d, const char *) = val;
+    return -1;
+}
+
+/* --json, --wevt, --rc, --message-tables: an output named, so only the
+ * outputs named are written. */
+static int set_output(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    o->selected = true;
+    return set_string(o, d, word, val);
+}
+
+static int set_nothing(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    (void)o, (void)d, (void)word, (void)val;
+    return -1;
+}
+
+static int set_mode(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    (void)val;
+    HeaderMode mode = strcmp(d->mc, "um") == 0 ? HEADER_UM : HEADER_KM;
     if (o->mode != HEADER_DESCRIPTORS && o->mode != mode)
         return usage_error("%s cannot be combined with another of -um, -km, -cs, -css and "
                            "-generateProjections",
@@ -135,218 +109,431 @@ static int set_mode(Options *o, HeaderMode mode, const char *word)
     return -1;
 }
 
-/* Applies one of mc's switches; -1 to go on, else the exit status. */
-static int apply_switch(Options *o, const SwitchDef *d, const char *word, const char *val)
+static int set_header_ext(Options *o, const OptDef *d, const char *word, const char *val)
 {
-    switch (d->sw) {
-    case SW_HELP:
-        o->help = true;
-        break;
-    case SW_ANSI_OUT:
-        o->tables.ansi = true;
-        break;
-    case SW_UNICODE_OUT:
-        o->tables.ansi = false;
-        break;
-    case SW_INPUT_BASE:
-        o->input_base = true;
-        break;
-    case SW_CUSTOMER:
-        /* which ids mc gives the bit for a manifest (the table's, the
-         * TEMP.BIN's, the explicit ones?) is not known from any output */
-        return usage_error("%s (the customer bit) is not supported yet for manifests", word);
-    case SW_NUL:
-        o->tables.no_crlf = true;
-        break;
-    case SW_VERBOSE:
-        o->verbose = true;
-        break;
-    case SW_HDIR:
-        o->header_dir = val;
-        break;
-    case SW_RDIR:
-        o->rc_dir = val;
-        break;
-    case SW_EXT: {
-        size_t n = strlen(val);
-        if (n < 1 || n > 3 || strchr(val, '.') || strchr(val, '/') || strchr(val, '\\'))
-            return usage_error("the header extension of -e is 1 to 3 characters without a dot, "
-                               "not '%s'",
+    (void)d, (void)word;
+    size_t n = strlen(val);
+    if (n < 1 || n > 3 || strchr(val, '.') || strchr(val, '/') || strchr(val, '\\'))
+        return usage_error("the header extension of -e is 1 to 3 characters without a dot, "
+                           "not '%s'",
+                           val);
+    o->header_ext = val;
+    return -1;
+}
+
+static int set_base(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    (void)d, (void)word;
+    if (!*val || strchr(val, '/') || strchr(val, '\\'))
+        return usage_error("-z takes a base name without a directory, not '%s'", val);
+    o->base = val;
+    return -1;
+}
+
+/* The place of `val` among the words of `list` ("crlf|lf"), or -1. */
+static int pick(const char *val, const char *list)
+{
+    size_t n = strlen(val);
+    for (int k = 0; *list; k++) {
+        size_t w = strcspn(list, "|");
+        if (w == n && strncmp(list, val, n) == 0)
+            return k;
+        list += w + (list[w] == '|');
+    }
+    return -1;
+}
+
+static int set_codepage(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    (void)d, (void)word;
+    static const TextEncoding enc[] = {ENC_ANSI, ENC_UTF8, ENC_UTF16};
+    int k = pick(val, "ansi|utf-8|utf-16");
+    if (k < 0)
+        return usage_error("-cp takes ansi, utf-8 or utf-16, not '%s'", val);
+    o->encoding = enc[k];
+    return -1;
+}
+
+/* -p and -P: the start of a C identifier. */
+static int set_identifier(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    (void)word;
+    for (const char *c = val; *c; c++)
+        if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || *c == '_' ||
+              (c > val && *c >= '0' && *c <= '9')))
+            return usage_error(strcmp(d->mc, "p") == 0
+                                   ? "-p takes the start of a C identifier, not '%s'"
+                                   : "-P takes the start of a C identifier, not '%s'",
                                val);
-        o->header_ext = val;
-        break;
-    }
-    case SW_BASE:
-        if (!*val || strchr(val, '/') || strchr(val, '\\'))
-            return usage_error("-z takes a base name without a directory, not '%s'", val);
-        o->base = val;
-        break;
-    case SW_CODEPAGE:
-        if (strcmp(val, "ansi") == 0)
-            o->encoding = ENC_ANSI;
-        else if (strcmp(val, "utf-8") == 0)
-            o->encoding = ENC_UTF8;
-        else if (strcmp(val, "utf-16") == 0)
-            o->encoding = ENC_UTF16;
-        else
-            return usage_error("-cp takes ansi, utf-8 or utf-16, not '%s'", val);
-        break;
-    case SW_UM:
-        return set_mode(o, HEADER_UM, word);
-    case SW_KM:
-        return set_mode(o, HEADER_KM, word);
-    case SW_CALLOUT:
-        o->callout = true;
-        break;
-    case SW_PREFIX:
-    case SW_STRIP:
-        for (const char *c = val; *c; c++)
-            if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || *c == '_' ||
-                  (c > val && *c >= '0' && *c <= '9')))
-                return usage_error(d->sw == SW_PREFIX
-                                       ? "-p takes the start of a C identifier, not '%s'"
-                                       : "-P takes the start of a C identifier, not '%s'",
-                                   val);
-        if (d->sw == SW_PREFIX)
-            o->prefix = val;
-        else
-            o->strip_prefix = val;
-        break;
-    case SW_XSD:
-    case SW_WINMETA:
-        /* mc's documentation: "the compiler ignores this argument"; mcgen
-         * always uses its built-in schema/ files */
-        o->ignored_schema = val;
-        break;
-    case SW_ANSI_IN:
-    case SW_UNICODE_IN:
-    case SW_DECIMAL:
-    case SW_OLE:
-    case SW_MAXLEN:
-    case SW_XDIR:
-    case SW_UTF8_OUT:
-        /* switches for .mc message-text files: no effect on a manifest */
-        break;
-    case SW_CS:
-    case SW_CSS:
-    case SW_PROJ:
-    case SW_TPROJ:
-    case SW_TSTUBS:
-    case SW_MOF:
-    case SW_BASELINE:
-    case SW_VALIDATE_BASELINE:
-        return usage_error("mc's %s is not supported by mcgen (C# classes, MOF, projections "
-                           "and baselines are not generated)",
-                           word);
-    }
+    return set_string(o, d, word, val);
+}
+
+static int refuse_customer(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    (void)o, (void)d, (void)val;
+    /* which ids mc gives the bit for a manifest (the table's, the
+     * TEMP.BIN's, the explicit ones?) is not known from any output */
+    return usage_error("%s (the customer bit) is not supported yet for manifests", word);
+}
+
+static int refuse(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    (void)o, (void)d, (void)val;
+    return usage_error("mc's %s is not supported by mcgen (C# classes, MOF, projections "
+                       "and baselines are not generated)",
+                       word);
+}
+
+static int set_explain(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    (void)d, (void)word;
+    uint64_t at;
+    if (!parse_uint(val, UINT32_MAX, &at))
+        return usage_error("--explain takes an offset into the file (16 or 0x10), not '%s'",
+                           val);
+    o->explain = val;
     return -1;
 }
 
-static int apply_long(Options *o, LongOpt opt, const char *val)
+static int set_compat(Options *o, const OptDef *d, const char *word, const char *val)
 {
-    switch (opt) {
-    case L_JSON:
-        o->json = val;
-        o->selected = true;
-        break;
-    case L_WEVT:
-        o->wevt = val;
-        o->selected = true;
-        break;
-    case L_RC:
-        o->rc = val;
-        o->selected = true;
-        break;
-    case L_TABLES:
-        o->tables_dir = val;
-        o->selected = true;
-        break;
-    case L_CHECK:
-        o->check_wevt = val;
-        break;
-    case L_EXPLAIN:
-        o->explain = val;
-        break;
-    case L_COMPAT:
-        if (strcmp(val, "10.0.18362") == 0)
-            o->format = WEVT_V5;
-        else if (strcmp(val, "10.0.15063") == 0)
-            o->format = WEVT_V3;
-        else if (strcmp(val, "8.1") == 0)
-            o->format = WEVT_V3_MC81;
-        else {
-            diag_plain(DIAG_ERROR,
-                       "unknown --mc-compat version '%s' (10.0.18362, 10.0.15063 or 8.1)", val);
-            return 2;
-        }
-        break;
-    case L_VERSION:
-        o->version = true;
-        break;
-    case L_EOL:
-        if (strcmp(val, "lf") == 0)
-            o->lf = true;
-        else if (strcmp(val, "crlf") == 0)
-            o->lf = false;
-        else
-            return usage_error("--line-endings takes crlf or lf, not '%s'", val);
-        break;
-    case L_PRINT_OUTPUTS:
-        o->print_outputs = true;
-        break;
-    case L_DEPFILE:
-        o->depfile = val;
-        break;
-    case L_TEMPLATES:
-        o->templates_dir = val;
-        break;
-    case L_VALIDATE:
-        o->validate = true;
-        break;
-    case L_DIAG_FORMAT:
-        if (strcmp(val, "gcc") == 0)
-            diag_set_format(DIAG_FORMAT_GCC);
-        else if (strcmp(val, "json") == 0)
-            diag_set_format(DIAG_FORMAT_JSON);
-        else if (strcmp(val, "sarif") == 0)
-            diag_set_format(DIAG_FORMAT_SARIF);
-        else
-            return usage_error("--diagnostics-format takes gcc, json or sarif, not '%s'", val);
-        break;
-    case L_DIAG_OUTPUT:
-        o->diag_output = val;
-        break;
-    case L_RENDER: {
-        const char *colon = strchr(val, ':');
-        if (!colon || colon == val || !colon[1])
-            return usage_error("--render takes TEMPLATE:OUTPUT, not '%s'", val);
-        RenderJob job = {arena_strndup(&o->arena, val, (size_t)(colon - val)), colon + 1};
-        vec_push(&o->renders, job);
-        o->selected = true;
-        break;
-    }
-    }
+    (void)d, (void)word;
+    static const WevtFormat format[] = {WEVT_V5, WEVT_V3, WEVT_V3_MC81};
+    int k = pick(val, "10.0.18362|10.0.15063|8.1");
+    if (k < 0)
+        return usage_error("unknown --mc-compat version '%s' (10.0.18362, 10.0.15063 or 8.1)",
+                           val);
+    o->format = format[k];
     return -1;
 }
 
-/* -Werror, -Werror=NAME, -Wno-NAME: the warning controls of diag.c. */
-static int warning_option(const char *a)
+static int set_line_endings(Options *o, const OptDef *d, const char *word, const char *val)
 {
-    const char *w = a + 2;
-    if (strcmp(w, "error") == 0) {
-        diag_warnings_as_errors(true);
+    (void)word;
+    int k = pick(val, d->arg); /* crlf|lf */
+    if (k < 0)
+        return usage_error("--line-endings takes crlf or lf, not '%s'", val);
+    o->lf = k == 1;
+    return -1;
+}
+
+/* --templates: a directory that is not there would silently leave every
+ * built-in template in place. */
+static int set_templates(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    (void)d, (void)word;
+    struct stat st;
+    if (stat(val, &st) != 0) {
+        diag_io("cannot open the template directory '%s': %s", val, strerror(errno));
+        return 2;
+    }
+    if (!S_ISDIR(st.st_mode))
+        return usage_error("--templates takes a directory, and '%s' is none", val);
+    o->templates_dir = val;
+    return -1;
+}
+
+static int set_render(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    (void)d, (void)word;
+    const char *colon = strchr(val, ':');
+    if (!colon || colon == val || !colon[1])
+        return usage_error("--render takes TEMPLATE:OUTPUT, not '%s'", val);
+    RenderJob job = {arena_strndup(&o->arena, val, (size_t)(colon - val)), colon + 1};
+    vec_push(&o->renders, job);
+    o->selected = true;
+    return -1;
+}
+
+static int set_diag_format(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    (void)o, (void)word;
+    static const DiagFormat format[] = {DIAG_FORMAT_GCC, DIAG_FORMAT_JSON, DIAG_FORMAT_SARIF};
+    int k = pick(val, d->arg); /* gcc|json|sarif */
+    if (k < 0)
+        return usage_error("--diagnostics-format takes gcc, json or sarif, not '%s'", val);
+    diag_set_format(format[k]);
+    return -1;
+}
+
+static int set_werror(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    (void)o, (void)d, (void)word, (void)val;
+    diag_warnings_as_errors(true);
+    return -1;
+}
+
+/* -Werror=NAME, -Wno-NAME: NAME as docs/diagnostics.md lists it, or its
+ * code (MCG5015). */
+static int set_warning(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    (void)o;
+    bool as_error = strcmp(d->mc, "Werror=") == 0;
+    if (diag_set_warning(val, as_error, as_error))
         return -1;
-    }
-    bool ok = false;
-    if (strncmp(w, "error=", 6) == 0)
-        ok = diag_set_warning(w + 6, true, true);
-    else if (strncmp(w, "no-", 3) == 0)
-        ok = diag_set_warning(w + 3, false, false);
+    const DiagCodeInfo *c = diag_code_by_name(val);
+    Buf b = {0};
+    if (c)
+        buf_printf(&b, "'%s': MCG%04d %s is an error, not a warning", word, (int)c->code,
+                   c->name);
     else
-        return usage_error("unknown option '%s' (-Werror, -Werror=NAME or -Wno-NAME)", a);
-    if (!ok)
-        return usage_error("'%s' names no warning (docs/diagnostics.md lists them)", a);
-    return -1;
+        buf_printf(&b, "'%s' names no warning (docs/diagnostics.md lists them)", word);
+    int r = usage_error("%s", b.s);
+    buf_free(&b);
+    return r;
+}
+
+/* ---- the table ---- */
+
+#define F(member) offsetof(Options, member)
+
+static const OptDef options[] = {
+    /* mc.exe's switches, in the order of mc's own usage text */
+    {"um", "user-mode", NULL, OPT_MC, set_mode, 0, "user-mode logging code in the header"},
+    {"km", "kernel-mode", NULL, OPT_MC, set_mode, 0,
+     "kernel-mode logging code: the write macros take an activity id first"},
+    {"h", "header-dir", "DIR", OPT_MC, set_string, F(header_dir),
+     "directory of the header (created if missing)"},
+    {"r", "rc-dir", "DIR", OPT_MC, set_string, F(rc_dir),
+     "directory of the .rc, the message tables and TEMP.BIN"},
+    {"z", "base-name", "BASE", OPT_MC, set_base, 0,
+     "base name of the outputs; tables become BASE_MSG00001.bin"},
+    {"b", "input-base-names", NULL, OPT_MC, set_true, F(input_base),
+     "tables named <manifest base>_MSG00001.bin"},
+    {"e", "header-ext", "EXT", OPT_MC, set_header_ext, 0,
+     "header extension, 1-3 characters (default h)"},
+    {"A", "ansi-message-tables", NULL, OPT_MC, set_true, F(tables.ansi),
+     "message texts in Windows-1252 with flags 0 (mc's deprecated ANSI tables)"},
+    {"U", "unicode-message-tables", NULL, OPT_MC, set_false, F(tables.ansi),
+     "message texts in UTF-16 (the default)"},
+    {"n", "no-crlf", NULL, OPT_MC, set_true, F(tables.no_crlf),
+     "no \"\\r\\n\" after each message text"},
+    {"cp", "codepage", "ENC", OPT_MC, set_codepage, 0,
+     "text outputs in ansi (default), utf-8 or utf-16"},
+    {"p", "prefix", "PREFIX", OPT_MC, set_identifier, F(prefix),
+     "write macros named PREFIX<Event> instead of EventWrite<Event>"},
+    {"P", "strip-prefix", "PREFIX", OPT_MC, set_identifier, F(strip_prefix),
+     "event macros without PREFIX (any case) at the start of the event's symbol"},
+    {"co", "callout", NULL, OPT_MC, set_true, F(callout),
+     "events also go to MCGEN_CALLOUT when it is defined"},
+    {"v", "verbose", NULL, OPT_MC, set_true, F(verbose), "notes on what is ignored"},
+    {"W", "winmeta", "FILE", OPT_MC, set_string, F(ignored_schema),
+     "accepted and ignored: mcgen's winmeta.xml is built in"},
+    {"w", "xsd", "FILE", OPT_MC, set_string, F(ignored_schema),
+     "accepted and ignored: mcgen's eventman.xsd is built in"},
+    {"?", "help", NULL, OPT_MC, set_true, F(help), "this help"},
+    /* .mc message-text files only */
+    {"a", NULL, NULL, OPT_MC_FILE, set_nothing, 0, NULL},
+    {"u", NULL, NULL, OPT_MC_FILE, set_nothing, 0, NULL},
+    {"d", NULL, NULL, OPT_MC_FILE, set_nothing, 0, NULL},
+    {"o", NULL, NULL, OPT_MC_FILE, set_nothing, 0, NULL},
+    {"m", NULL, "N", OPT_MC_FILE, set_nothing, 0, NULL},
+    {"x", NULL, "DIR", OPT_MC_FILE, set_nothing, 0, NULL},
+    {"U8", NULL, NULL, OPT_MC_FILE, set_nothing, 0, NULL},
+    /* refused */
+    {"c", NULL, NULL, OPT_REFUSED, refuse_customer, 0, NULL},
+    {"s", NULL, "FILE", OPT_REFUSED, refuse, 0, NULL},
+    {"t", NULL, "FILE", OPT_REFUSED, refuse, 0, NULL},
+    {"cs", NULL, "NS", OPT_REFUSED, refuse, 0, NULL},
+    {"css", NULL, "NS", OPT_REFUSED, refuse, 0, NULL},
+    {"mof", NULL, NULL, OPT_REFUSED, refuse, 0, NULL},
+    {"generateProjections", NULL, NULL, OPT_REFUSED, refuse, 0, NULL},
+    {"generateTemplateProjections", NULL, NULL, OPT_REFUSED, refuse, 0, NULL},
+    {"generateTemplateStubs", NULL, "FILE", OPT_REFUSED, refuse, 0, NULL},
+    /* mcgen's own */
+    {NULL, "json", "FILE", OPT_MCGEN, set_output, F(json),
+     "write the resolved model as JSON (docs/json-model.md)"},
+    {NULL, "wevt", "FILE", OPT_MCGEN, set_output, F(wevt),
+     "write the WEVT_TEMPLATE resource (TEMP.BIN) as mc.exe does"},
+    {NULL, "rc", "FILE", OPT_MCGEN, set_output, F(rc),
+     "write the resource script for --message-tables and --wevt"},
+    {NULL, "message-tables", "DIR", OPT_MCGEN, set_output, F(tables_dir),
+     "write the message table of each culture (MSG00001.bin, ...)"},
+    {NULL, "render", "TEMPLATE:OUTPUT", OPT_MCGEN, set_render, 0,
+     "render a template of yours against the model (docs/templates.md); repeatable"},
+    {NULL, "templates", "DIR", OPT_MCGEN, set_templates, 0,
+     "use DIR's header.h.j2, logging_*.h.j2 ... over the built-in ones"},
+    {NULL, "mc-compat", "VERSION", OPT_MCGEN, set_compat, 0,
+     "binary format of that mc.exe: 10.0.18362 (default, CRIM 5.1), 10.0.15063 "
+     "(CRIM 3.1) or 8.1 (CRIM 3.1, MD5 template ids)"},
+    {NULL, "line-endings", "crlf|lf", OPT_MCGEN, set_line_endings, 0,
+     "line ends of the text outputs (crlf, as mc)"},
+    {NULL, "print-outputs", NULL, OPT_MCGEN, set_true, F(print_outputs),
+     "list the files the run would write, one per line; write nothing"},
+    {NULL, "depfile", "FILE", OPT_MCGEN, set_string, F(depfile),
+     "also write the Makefile rule \"outputs: inputs\" (make, ninja)"},
+    {NULL, "validate", NULL, OPT_MCGEN, set_true, F(validate),
+     "check the manifests named (several allowed) and write nothing"},
+    {"Werror", NULL, NULL, OPT_MCGEN, set_werror, 0, "every warning is an error"},
+    {"Werror=", NULL, "NAME", OPT_MCGEN, set_warning, 0,
+     "that warning is an error (NAME as in docs/diagnostics.md, or its code: MCG5015)"},
+    {"Wno-", NULL, "NAME", OPT_MCGEN, set_warning, 0, "silence that warning"},
+    {NULL, "diagnostics-format", "gcc|json|sarif", OPT_MCGEN, set_diag_format, 0,
+     "gcc (default): each diagnostic as text on stderr; json, sarif: all of the run's "
+     "diagnostics in one document on stdout at the end (docs/diagnostics.md)"},
+    {NULL, "diagnostics-output", "FILE", OPT_MCGEN, set_string, F(diag_output),
+     "write that document to FILE instead"},
+    {NULL, "check-wevt", "FILE", OPT_MCGEN, set_string, F(check_wevt),
+     "read a TEMP.BIN (mc's or mcgen's) strictly and summarise it"},
+    {NULL, "explain", "OFFSET", OPT_MCGEN, set_explain, 0,
+     "with --check-wevt, name the field at that offset of the file"},
+    {NULL, "version", NULL, OPT_MCGEN, set_true, F(version), "show the version"},
+    {NULL, "", NULL, OPT_MCGEN, NULL, 0,
+     "the words that follow are manifests, even when they start with '-'"},
+};
+#define NOPTIONS (sizeof options / sizeof *options)
+
+/* A row whose value is in the same word: "-Werror=NAME", "-Wno-NAME". */
+static bool joined(const OptDef *d)
+{
+    size_t n = d->mc ? strlen(d->mc) : 0;
+    return n && (d->mc[n - 1] == '=' || d->mc[n - 1] == '-');
+}
+
+/* An mc switch ("um") or a one-dash option ("Werror"); a value in the
+ * same word matches a row ending in '=' or '-' ("Wno-unused-string"). */
+static const OptDef *find_short(const char *name, bool slash, const char **val)
+{
+    *val = NULL;
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        const OptDef *d = &options[i];
+        if (!d->mc || (slash && d->group == OPT_MCGEN))
+            continue;
+        if (joined(d) && strncmp(d->mc, name, strlen(d->mc)) == 0) {
+            *val = name + strlen(d->mc);
+            return d;
+        }
+        if (!joined(d) && strcmp(d->mc, name) == 0)
+            return d;
+    }
+    return NULL;
+}
+
+static const OptDef *find_long(const char *name, size_t n)
+{
+    for (size_t i = 0; i < NOPTIONS; i++)
+        if (options[i].lng && *options[i].lng && strlen(options[i].lng) == n &&
+            strncmp(options[i].lng, name, n) == 0)
+            return &options[i];
+    return NULL;
+}
+
+/* ---- --help ---- */
+
+/* "-h DIR, --header-dir=DIR" */
+static void spelling(Buf *b, const OptDef *d)
+{
+    if (d->mc)
+        buf_printf(b, "-%s%s%s", d->mc, d->arg && !joined(d) ? " " : "", d->arg ? d->arg : "");
+    if (d->lng)
+        buf_printf(b, "%s--%s%s%s", d->mc ? ", " : "", d->lng, d->arg ? "=" : "",
+                   d->arg ? d->arg : "");
+}
+
+enum { HELP_COL = 29, HELP_WIDTH = 79 };
+
+/* "  spelling   help", the help wrapped at HELP_WIDTH under HELP_COL. */
+static void help_line(Buf *b, const char *left, const char *help)
+{
+    buf_printf(b, "  %s", left);
+    size_t col = 2 + strlen(left);
+    if (col + 2 > HELP_COL) {
+        buf_addc(b, '\n');
+        col = 0;
+    }
+    for (const char *w = help; *w;) {
+        size_t n = strcspn(w, " ");
+        if (col > HELP_COL && col + 1 + n > HELP_WIDTH) {
+            buf_addc(b, '\n');
+            col = 0;
+        }
+        if (col < HELP_COL) {
+            buf_printf(b, "%*s", (int)(HELP_COL - col), "");
+            col = HELP_COL;
+        } else {
+            buf_addc(b, ' ');
+            col++;
+        }
+        buf_add(b, w, n);
+        col += n;
+        w += n;
+        while (*w == ' ')
+            w++;
+    }
+    buf_addc(b, '\n');
+}
+
+/* The rows of one group together, "-a -u -m N", on as many lines as
+ * they need, then the help. */
+static void group_line(Buf *b, OptGroup g, const char *help)
+{
+    Buf line = {0}, one = {0};
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        if (options[i].group != g)
+            continue;
+        one.len = 0;
+        spelling(&one, &options[i]);
+        if (line.len && 2 + line.len + 1 + one.len > HELP_WIDTH) {
+            buf_printf(b, "  %s\n", line.s);
+            line.len = 0;
+        }
+        if (line.len)
+            buf_addc(&line, ' ');
+        buf_add(&line, one.s, one.len);
+    }
+    help_line(b, line.s, help);
+    buf_free(&line);
+    buf_free(&one);
+}
+
+void cli_usage(FILE *f)
+{
+    Buf b = {0};
+    buf_adds(&b, "usage: mcgen [mc.exe switches] [options] MANIFEST\n"
+                 "       mcgen --validate [options] MANIFEST...\n"
+                 "       mcgen --check-wevt=FILE [--explain=OFFSET]\n"
+                 "\n"
+                 "Compiles a Windows event instrumentation manifest.  Without options it\n"
+                 "writes what mc.exe writes: the header <base>.h, the resource script\n"
+                 "<base>.rc, a message table per culture (MSG00001.bin, ...) and the\n"
+                 "WEVT_TEMPLATE resource <base>TEMP.BIN, where <base> is the manifest's\n"
+                 "file name without extension.  Naming one of --json, --wevt, --rc,\n"
+                 "--message-tables and --render writes only the outputs named.\n"
+                 "Exit status: 0 success, 1 errors in the manifest, 2 usage, I/O or\n"
+                 "template problems.\n"
+                 "\n"
+                 "mc.exe's switches ('-' or '/'; case matters):\n");
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        const OptDef *d = &options[i];
+        if (d->group == OPT_MCGEN && i > 0 && options[i - 1].group != OPT_MCGEN) {
+            group_line(&b, OPT_MC_FILE, ".mc-file switches: no effect on a manifest");
+            group_line(&b, OPT_REFUSED,
+                       "refused: C# classes, MOF, projections, baselines and the customer "
+                       "bit are not generated");
+            buf_adds(&b, "\nmcgen's options:\n");
+        }
+        if (d->group != OPT_MC && d->group != OPT_MCGEN)
+            continue;
+        Buf left = {0};
+        if (d->lng && !*d->lng)
+            buf_adds(&left, "--");
+        else
+            spelling(&left, d);
+        help_line(&b, left.s, d->help);
+        buf_free(&left);
+    }
+    fwrite(b.s, 1, b.len, f);
+    buf_free(&b);
+}
+
+/* ---- parsing ---- */
+
+/* Checks that a value is there and applies the row. */
+static int apply(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    if (d->arg && !*val)
+        return usage_error("%s needs a value", word);
+    return d->set(o, d, word, val);
 }
 
 /* "--name[=value]" */
@@ -356,49 +543,44 @@ static int parse_long(Options *o, int argc, char **argv, int *i)
     const char *eq = strchr(a, '=');
     size_t n = eq ? (size_t)(eq - a) : strlen(a);
     const char *val = eq ? eq + 1 : NULL;
-    bool arg;
-    const SwitchDef *d = find_long(a, n);
-    int li = -1;
-    if (d) {
-        arg = d->arg;
-    } else {
-        for (size_t k = 0; k < sizeof longs / sizeof *longs; k++)
-            if (strlen(longs[k].name) == n && strncmp(longs[k].name, a, n) == 0)
-                li = (int)k;
-        if (li < 0)
-            return usage_error("unknown option '%s'", argv[*i]);
-        arg = longs[li].arg;
-    }
-    if (arg && !val) {
+    const OptDef *d = find_long(a, n);
+    if (!d)
+        return usage_error("unknown option '%s'", argv[*i]);
+    if (d->arg && !val) {
         if (*i + 1 >= argc)
             return usage_error("%s needs a value", argv[*i]);
         val = argv[++*i];
-    } else if (!arg && val) {
+    } else if (!d->arg && val) {
         return usage_error("%s takes no value", argv[*i]);
     }
-    if (arg && !*val)
-        return usage_error("%s needs a value", argv[*i]);
-    if (d) {
+    if (d->mc && d->group != OPT_MCGEN) {
         /* the word mc would have seen, for messages */
-        static char word[40];
-        snprintf(word, sizeof word, "-%s", d->name);
-        return apply_switch(o, d, word, val);
+        char word[40];
+        snprintf(word, sizeof word, "-%s", d->mc);
+        return apply(o, d, word, val ? val : "");
     }
-    return apply_long(o, longs[li].opt, val);
+    return apply(o, d, argv[*i - (eq || !d->arg ? 0 : 1)], val ? val : "");
 }
 
 /* "-x" or "/x", with mc's error texts. */
-static int parse_mc(Options *o, int argc, char **argv, int *i)
+static int parse_short(Options *o, int argc, char **argv, int *i)
 {
     const char *a = argv[*i];
-    const SwitchDef *d = find_switch(a + 1);
+    const char *val;
+    const OptDef *d = find_short(a + 1, a[0] == '/', &val);
+    if (d && val) /* -Werror=NAME */
+        return apply(o, d, a, val);
+    if (!d && a[0] == '-' && a[1] == 'W' && a[2])
+        /* mc's -W takes its file as the next word, so "-Wxyz" is meant
+         * as a warning control */
+        return usage_error("unknown option '%s' (-Werror, -Werror=NAME or -Wno-NAME)", a);
     if (!d) {
         /* run-together flags: -cv */
         size_t n = strlen(a + 1);
         bool all = n > 1;
         for (size_t k = 1; all && k <= n; k++) {
             char one[2] = {a[k], 0};
-            const SwitchDef *f = find_switch(one);
+            const OptDef *f = find_short(one, true, &val);
             all = f && !f->arg;
         }
         if (!all) {
@@ -407,13 +589,12 @@ static int parse_mc(Options *o, int argc, char **argv, int *i)
         }
         for (size_t k = 1; k <= n; k++) {
             char one[2] = {a[k], 0}, word[3] = {a[0], a[k], 0};
-            int r = apply_switch(o, find_switch(one), word, NULL);
+            int r = apply(o, find_short(one, true, &val), word, "");
             if (r >= 0)
                 return r;
         }
         return -1;
     }
-    const char *val = NULL;
     if (d->arg) {
         if (*i + 1 >= argc || !*argv[*i + 1]) {
             diag_plain(DIAG_ERROR, "Missing argument for %s switch. (see mcgen --help)", a);
@@ -421,7 +602,7 @@ static int parse_mc(Options *o, int argc, char **argv, int *i)
         }
         val = argv[++*i];
     }
-    return apply_switch(o, d, a, val);
+    return apply(o, d, a, val ? val : "");
 }
 
 /* --diagnostics-format and --diagnostics-output are read before the rest,
@@ -429,7 +610,7 @@ static int parse_mc(Options *o, int argc, char **argv, int *i)
 static int diagnostics_options(Options *o, int argc, char **argv)
 {
     static const char *const names[] = {"--diagnostics-format", "--diagnostics-output"};
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
         for (int k = 0; k < 2; k++) {
             size_t n = strlen(names[k]);
             if (strncmp(argv[i], names[k], n) != 0 || (argv[i][n] && argv[i][n] != '='))
@@ -451,18 +632,21 @@ int cli_parse(int argc, char **argv, Options *o)
     int r0 = diagnostics_options(o, argc, argv);
     if (r0 >= 0)
         return r0;
+    bool words = false; /* after "--" */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int r = -1;
-        if (a[0] == '-' && a[1] == '-' && a[2])
+        if (words)
+            vec_push(&o->inputs, a);
+        else if (strcmp(a, "--") == 0)
+            words = true;
+        else if (a[0] == '-' && a[1] == '-')
             r = parse_long(o, argc, argv, &i);
-        else if (a[0] == '-' && a[1] == 'W' && a[2])
-            /* -Werror, -Werror=NAME, -Wno-NAME (mc's -W takes its file
-             * as the next word, so these words are no mc switch) */
-            r = warning_option(a);
-        else if ((a[0] == '-' && a[1]) || (a[0] == '/' && find_switch(a + 1)))
+        else if (a[0] == '-' && a[1])
+            r = parse_short(o, argc, argv, &i);
+        else if (a[0] == '/' && find_short(a + 1, true, &(const char *){0}))
             /* "/h" is a switch, "/tmp/x.man" an absolute path */
-            r = parse_mc(o, argc, argv, &i);
+            r = parse_short(o, argc, argv, &i);
         else
             vec_push(&o->inputs, a);
         if (r >= 0)

@@ -5,11 +5,15 @@
  *     <the source line>
  *     <spaces>^
  *
- * Coded diagnostics print their code after the level:
+ * Coded diagnostics print their code after the level, and a warning the
+ * option that controls it (gcc's habit):
  *
  *   file:line:col: error: [MCG2001] message (first defined at file:line:col)
+ *   file:line:col: warning: [MCG5015, -Wunused-string] message
  *
  * and obey the warning controls (-Werror, -Werror=<name>, -Wno-<name>).
+ * diag_summary ends a run with "2 errors, 1 warning" ("1 error" when
+ * there is no warning).
  * Source lines come from text registered by the caller (in-memory inputs)
  * or are re-read from disk when needed, so a large manifest is not kept in
  * memory just for the rare error.  UTF-16 sources are decoded for display.
@@ -74,8 +78,12 @@ const DiagCodeInfo *diag_code_info(DiagCode code)
     return NULL;
 }
 
+/* By name ("unused-string") or by code ("MCG5015"), as -Wno- takes it. */
 const DiagCodeInfo *diag_code_by_name(const char *name)
 {
+    if (strncmp(name, "MCG", 3) == 0 && strlen(name) == 7 &&
+        strspn(name + 3, "0123456789") == 4)
+        return diag_code_info((DiagCode)atoi(name + 3));
     for (size_t i = 0; i < NCODES; i++)
         if (strcmp(diag_codes[i].name, name) == 0)
             return &diag_codes[i];
@@ -329,6 +337,19 @@ static void record(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const cha
     record_msg(lvl, code, loc, related, what, msg.s);
 }
 
+/* "[MCG2010] ", or for a warning "[MCG5015, -Wunused-string] ": the
+ * option that silences it, as gcc names it; a warning made an error by
+ * -Werror or -Werror=NAME says "-Werror=unused-string", as gcc does. */
+static void code_tag(Buf *b, DiagCode code, DiagLevel lvl)
+{
+    const DiagCodeInfo *c = diag_code_info(code);
+    if (!c || c->level != DIAG_WARNING)
+        buf_printf(b, "[MCG%04d] ", (int)code);
+    else
+        buf_printf(b, "[MCG%04d, -W%s%s] ", (int)code, lvl == DIAG_ERROR ? "error=" : "",
+                   c->name);
+}
+
 static void report(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const char *what,
                    const char *fmt, va_list ap)
 {
@@ -348,7 +369,7 @@ static void report(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const cha
     else
         buf_printf(&b, "mcgen: %s: ", level_name(lvl));
     if (code)
-        buf_printf(&b, "[MCG%04d] ", (int)code);
+        code_tag(&b, code, lvl);
     buf_vprintf(&b, fmt, ap);
     if (what && related.file)
         buf_printf(&b, " (%s at %s)", what, diag_loc_text(related));
@@ -447,12 +468,18 @@ void diag_io(const char *fmt, ...)
 }
 
 /* The template engine's messages come formatted ("file:line:col: error:
- * message"); the documents get the place and the message apart.  Not
- * counted: the caller fails the stage itself. */
+ * message"); the documents get the place and the message apart.  A
+ * template is an input of the tool, not of the manifest, so its errors
+ * count with the I/O problems (exit 2, as for a missing template). */
 void diag_formatted(const char *text)
 {
+    errors++;
+    io_errors++;
     if (format == DIAG_FORMAT_GCC) {
-        fprintf(stderr, "%s\n", text);
+        Buf b = {0};
+        buf_printf(&b, "%s\n", text);
+        emit(&b);
+        buf_free(&b);
         return;
     }
     Loc loc = {0};
@@ -475,6 +502,21 @@ void diag_formatted(const char *text)
     }
     record_msg(DIAG_ERROR, D_NONE, loc, (Loc){0}, NULL, xstrdup(msg));
     buf_free(&file);
+}
+
+void diag_summary(void)
+{
+    if (format != DIAG_FORMAT_GCC || (!errors && !warnings))
+        return;
+    /* a count of zero is left out, as clang leaves it out */
+    Buf b = {0};
+    if (errors)
+        buf_printf(&b, "%d error%s", errors, errors == 1 ? "" : "s");
+    if (warnings)
+        buf_printf(&b, "%s%d warning%s", errors ? ", " : "", warnings, warnings == 1 ? "" : "s");
+    buf_addc(&b, '\n');
+    emit(&b);
+    buf_free(&b);
 }
 
 void diag_at(DiagLevel lvl, Loc loc, const char *fmt, ...)

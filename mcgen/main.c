@@ -20,67 +20,6 @@
 #define MCGEN_VERSION "0.1.0"
 #endif
 
-static void usage(FILE *f)
-{
-    fputs("usage: mcgen [mc.exe switches] [options] MANIFEST\n"
-          "\n"
-          "Compiles a Windows event instrumentation manifest.  Without options it\n"
-          "writes what mc.exe writes: the header <base>.h, the resource script\n"
-          "<base>.rc, a message table per culture (MSG00001.bin, ...) and the\n"
-          "WEVT_TEMPLATE resource <base>TEMP.BIN, where <base> is the manifest's\n"
-          "file name without extension.\n"
-          "\n"
-          "mc.exe's switches ('-' or '/'; long forms in brackets):\n"
-          "  -um [--user-mode]      user-mode logging code in the header\n"
-          "  -km [--kernel-mode]    kernel-mode logging code: write macros take an\n"
-          "                         activity id first\n"
-          "  -h DIR [--header-dir]  directory of the header\n"
-          "  -r DIR [--rc-dir]      directory of the .rc and the binaries\n"
-          "  -z BASE [--base-name]  base name of the outputs; tables become\n"
-          "                         BASE_MSG00001.bin\n"
-          "  -b [--input-base-names] tables named <input base>_MSG00001.bin\n"
-          "  -e EXT [--header-ext]  header extension (1-3 characters, default h)\n"
-          "  -A [--ansi-message-tables]  table texts in Windows-1252, flags 0\n"
-          "  -U [--unicode-message-tables]  table texts in UTF-16 (the default)\n"
-          "  -n [--no-crlf]         no \"\\r\\n\" after each table text\n"
-          "  -cp ENC [--codepage]   text outputs in ansi (default), utf-8 or utf-16\n"
-          "  -p PREFIX [--prefix]   write macros named PREFIX<Event> (default EventWrite)\n"
-          "  -P PREFIX [--strip-prefix]  event macros without PREFIX (any case) at the\n"
-          "                         start of the event's symbol\n"
-          "  -co [--callout]        events also go to MCGEN_CALLOUT when it is defined\n"
-          "  -v [--verbose]         notes on what is ignored\n"
-          "  -W FILE, -w FILE       accepted and ignored (mcgen's schema is built in)\n"
-          "  -a -u -d -o -m N -x DIR -U8   .mc-file switches: no effect on a manifest\n"
-          "  -? [--help]            this help\n"
-          "\n"
-          "mcgen's options (naming one writes only the outputs named):\n"
-          "  --json=FILE   write the resolved model as JSON (docs/json-model.md)\n"
-          "  --wevt=FILE   write the WEVT_TEMPLATE resource (TEMP.BIN) as mc.exe does\n"
-          "  --rc=FILE     write the resource script for --message-tables and --wevt\n"
-          "  --message-tables=DIR\n"
-          "                write the message table of each culture (MSG00001.bin, ...)\n"
-          "  --mc-compat=VERSION\n"
-          "                binary format of that mc.exe: 10.0.18362 (default, CRIM 5.1),\n"
-          "                10.0.15063 (CRIM 3.1) or 8.1 (CRIM 3.1, MD5 template ids)\n"
-          "  --line-endings=crlf|lf  line ends of text outputs (crlf, as mc)\n"
-          "  --print-outputs  list the files a run would write, write nothing\n"
-          "  --depfile=FILE  also write the Makefile rule \"outputs: inputs\" (make, ninja)\n"
-          "  --render=TEMPLATE:OUTPUT\n"
-          "                render a template of yours against the model (docs/templates.md);\n"
-          "                repeatable\n"
-          "  --templates=DIR  use DIR's header.h.j2, logging_*.h.j2 ... over the built-in ones\n"
-          "  --check-wevt=FILE\n"
-          "                read a TEMP.BIN (mc's or mcgen's) strictly and summarise it;\n"
-          "                with --explain=OFFSET, name the field at that offset\n"
-          "  --diagnostics-format=gcc|json|sarif\n"
-          "                gcc (default): each diagnostic as text on stderr; json, sarif:\n"
-          "                all of the run's diagnostics in one document on stdout at the\n"
-          "                end, mcgen's JSON or SARIF 2.1.0 (docs/diagnostics.md)\n"
-          "  --diagnostics-output=FILE  write that document to FILE instead\n"
-          "  --version     show the version\n",
-          f);
-}
-
 /* --check-wevt: 0 when the file reads cleanly, 1 when it does not. */
 static int check_wevt(const char *path, const char *explain)
 {
@@ -333,7 +272,7 @@ static int compile(const Options *o)
 static int run(const Options *o)
 {
     if (o->help) {
-        usage(stdout);
+        cli_usage(stdout);
         return 0;
     }
     if (o->version) {
@@ -376,7 +315,7 @@ static int write_diagnostics(const Options *o)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        usage(stderr);
+        cli_usage(stderr);
         return 2;
     }
     Options o;
@@ -384,6 +323,9 @@ int main(int argc, char **argv)
     bool told = status < 0 && (o.help || o.version);
     if (status < 0)
         status = run(&o);
+    if (status == 1 && diag_io_count()) /* a template's or the system's problem */
+        status = 2;
+    diag_summary();
     if (diag_format() != DIAG_FORMAT_GCC && !told)
         status = worse(status, write_diagnostics(&o));
     vec_free(&o.inputs);

@@ -64,7 +64,8 @@ void diag_ex(DiagCode code, Loc loc, Loc related, const char *what, const char *
 const char *diag_loc_text(Loc loc);
 
 /* Warning controls (command line): -Werror makes every warning an error;
- * -Werror=<name> one; -Wno-<name> silences one.  false: unknown name. */
+ * -Werror=<name> one; -Wno-<name> silences one; <name> is the code's name
+ * or "MCGnnnn".  false: no warning has that name. */
 void diag_warnings_as_errors(bool on);
 bool diag_set_warning(const char *name, bool enabled, bool as_error);
 int diag_warning_count(void);
@@ -81,11 +82,15 @@ void diag_set_capture(Buf *b);
 void diag_at(DiagLevel lvl, Loc loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
 void diag_vat(DiagLevel lvl, Loc loc, const char *fmt, va_list ap);
 /* An error already formatted as "file:line:col: error: message" (the
- * template engine's): printed as it is, or recorded for the document. */
+ * template engine's): printed as it is, or recorded for the document;
+ * counted as an I/O problem (a template is no part of the manifest). */
 void diag_formatted(const char *text);
 /* A diagnostic with no position: "mcgen: error: ..." */
 void diag_plain(DiagLevel lvl, const char *fmt, ...) PRINTF_LIKE(2, 3);
 int diag_error_count(void);
+/* "N errors, M warnings" on stderr after a run in the text format that
+ * had any (notes are not counted; a count of 0 is left out: "1 error"). */
+void diag_summary(void);
 /* Forgets everything: counts, controls, sources, records; the text format. */
 void diag_reset(void);
 
@@ -821,6 +826,8 @@ typedef struct Options {
 /* Reads the command line.  -1: go on; otherwise the exit status, after a
  * diagnostic for a bad command line. */
 int cli_parse(int argc, char **argv, Options *o);
+/* --help: the usage, then one line per row of the option table. */
+void cli_usage(FILE *f);
 
 /* The files mc would write (paths, with -h/-r directories) and the names
  * the .rc gives the binaries.  tables[i] is NULL for a culture without a

@@ -109,7 +109,8 @@ const char *template_builtin(const char *name, size_t *len)
 }
 
 /* A template file under dir, or NULL when there is none (a name with a
- * directory part is refused: templates include each other by name). */
+ * directory part is refused: templates include each other by name).  One
+ * that is there but cannot be read is an I/O problem, not an absence. */
 static const char *from_dir(TemplateFinder *tf, const char *dir, const char *name, size_t *len)
 {
     if (!dir || strchr(name, '/') || strcmp(name, "..") == 0)
@@ -121,6 +122,8 @@ static const char *from_dir(TemplateFinder *tf, const char *dir, const char *nam
         vec_push(&tf->read, path.s);
         vec_push(&tf->texts, text);
     } else {
+        if (errno != ENOENT)
+            diag_io("cannot read the template '%s': %s", path.s, strerror(errno));
         buf_free(&path);
     }
     return text; /* freed by finder_free */

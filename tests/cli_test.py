@@ -187,7 +187,7 @@ def mc_switches(mcgen, tmp):
                         "classes, MOF, projections and baselines are not generated) (see mcgen "
                         "--help)\n")):
         r = run(mcgen, *args, "hello.man", cwd=work) if args != ["-h"] else run(mcgen, "hello.man", "-h", cwd=work)
-        check(r.returncode == 2 and r.stderr == want and listing(work) == ["hello.man"],
+        check(r.returncode == 2 and r.stderr == want + "1 error\n" and listing(work) == ["hello.man"],
               "bad switches %s: exit 2, mc's wording, no output" % " ".join(args), repr(r.stderr))
     r = run(mcgen, "x.mc", cwd=work)
     check(r.returncode == 2 and "message-text file" in r.stderr, ".mc input refused", r.stderr)
@@ -199,7 +199,8 @@ def mc_switches(mcgen, tmp):
 def templates(mcgen, tmp):
     """--render renders a user template against the model; --templates
     overrides built-in templates by name; both land in the depfile; a
-    broken template is an error at its line and column, with no output."""
+    missing, unreadable or broken template is an error (at its line and
+    column when it has one) that exits 2, with no output."""
     work = os.path.join(tmp, "tpl")
     os.makedirs(work)
     ex = os.path.join(ROOT, "examples", "templates", "events.md.j2")
@@ -225,31 +226,188 @@ def templates(mcgen, tmp):
     with open(bad, "w") as f:
         f.write("line 1\n{% for p in providers %}{{ p.nope }}{% endfor %}\n")
     r = run(mcgen, "--render=%s:%s" % (bad, os.path.join(work, "bad.out")), HELLO)
-    check(r.returncode == 1 and r.stderr == "%s:2:30: error: no attribute 'nope'\n"
+    check(r.returncode == 2 and r.stderr == "%s:2:30: error: no attribute 'nope'\n1 error\n"
           % bad and not os.path.exists(os.path.join(work, "bad.out")),
-          "--render: a template error names the template's line and column; no output",
+          "--render: a template error names the template's line and column; exit 2 (the "
+          "template's problem, not the manifest's); no output", repr(r.stderr))
+
+    # every problem of a template is one of the tool's input: exit 2, and
+    # nothing is written, not even the outputs that need no template (the
+    # JSON beside --render; the binaries beside the header of --templates)
+    import shutil
+
+    def nothing_written(*args):
+        out = os.path.join(work, "none")
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(out)
+        r = run(mcgen, "-um", *args, HELLO, cwd=out)
+        return r, os.listdir(out)
+
+    syntax = os.path.join(work, "syntax.j2")
+    with open(syntax, "w") as f:
+        f.write("a\n{% if %}x{% endif %}\n")
+    r, left = nothing_written("--json=j.json", "--render=%s:s.out" % syntax)
+    check(r.returncode == 2 and r.stderr == "%s:2:7: error: expression expected\n1 error\n"
+          % syntax and left == [], "--render: a template syntax error exits 2, nothing written",
+          "exit %d %r %r" % (r.returncode, r.stderr, left))
+    r, left = nothing_written("--json=j.json", "--render=missing.j2:m.out")
+    check(r.returncode == 2 and r.stderr == "mcgen: error: cannot open the template "
+          "'missing.j2': No such file or directory\n1 error\n" and left == [],
+          "--render: a missing template exits 2, nothing written",
+          "exit %d %r %r" % (r.returncode, r.stderr, left))
+    unreadable = os.path.join(work, "unreadable")
+    os.makedirs(os.path.join(unreadable, "logging_functions.h.j2"))
+    r, left = nothing_written("--templates=" + unreadable)
+    check(r.returncode == 2 and r.stderr == "mcgen: error: cannot read the template "
+          "'%s/logging_functions.h.j2': Is a directory\n1 error\n" % unreadable and left == [],
+          "--templates: a template that is there but cannot be read exits 2 (not the built-in "
+          "one instead), nothing written", "exit %d %r %r" % (r.returncode, r.stderr, left))
+    broken = os.path.join(work, "broken")
+    os.makedirs(broken)
+    with open(os.path.join(broken, "header.h.j2"), "w") as f:
+        f.write("{% for %}\n")
+    r, left = nothing_written("--templates=" + broken)
+    check(r.returncode == 2 and r.stderr == "header.h.j2:1:8: error: loop variable expected\n"
+          "1 error\n" and left == [], "--templates: a broken override exits 2, nothing written",
+          "exit %d %r %r" % (r.returncode, r.stderr, left))
+
+
+def options(mcgen, tmp):
+    """The option table: --help lists mc's switches and mcgen's options
+    from it; "--" ends the options; --explain takes only an offset."""
+    import re
+    help_text = run(mcgen, "--help").stdout
+    rows = set(re.findall(r"^  (-[^ ,\n]+)", help_text, re.M))
+    ref = os.path.join(ROOT, "..", "shared", "docs", "mc-cli.md")
+    if os.path.exists(ref):
+        with open(ref, encoding="utf-8") as f:
+            mc = re.findall(r"^\| `(-[^`]+)` \|", f.read(), re.M)
+        words = set(re.findall(r"(?<![\w-])-[?\w]+", help_text))
+        missing = [w for w in mc if w not in words]
+        check(len(mc) >= 30 and not missing,
+              "--help names every one of mc.exe's %d switches (../shared/docs/mc-cli.md)"
+              % len(mc), "missing %s" % missing)
+    else:
+        print("skipped: mc.exe's switches in --help (no ../shared/docs/mc-cli.md)")
+    want = {"--validate", "-Werror", "-Werror=NAME", "-Wno-NAME", "--diagnostics-format=gcc|json|sarif",
+            "--diagnostics-output=FILE", "--check-wevt=FILE", "--explain=OFFSET", "--json=FILE",
+            "--", "-um", "-h", "-?"}
+    check(want <= rows, "--help has a row for each of %s" % sorted(want),
+          "missing %s" % sorted(want - rows))
+    lines = help_text.splitlines()
+    check("%-29s%s" % ("  -Wno-NAME", "silence that warning") in lines and
+          "%-29s%s" % ("  -h DIR, --header-dir=DIR", "directory of the header (created if "
+                       "missing)") in lines
+          and max(len(l) for l in lines) <= 79,
+          "--help: spellings, then the help in one column, lines within 79 characters",
+          help_text)
+    r = run(mcgen, "-?")
+    check(r.returncode == 0 and r.stdout == help_text and r.stderr == "", "-? is --help")
+
+    work = os.path.join(tmp, "dashes")
+    os.makedirs(work)
+    with open(HELLO, "rb") as f, open(os.path.join(work, "-x.man"), "wb") as g:
+        g.write(f.read())
+    r = run(mcgen, "--print-outputs", "-z", "y", "--", "-x.man", cwd=work)
+    check(r.returncode == 0 and r.stdout == "y.h\ny.rc\ny_MSG00001.bin\ny_MSG00002.bin\n"
+          "yTEMP.BIN\n", "--: a manifest named -x.man after it", r.stdout + r.stderr)
+    r = run(mcgen, "--validate", "--", "-x.man", "--json=x", cwd=work)
+    check(r.returncode == 2 and r.stderr == "mcgen: error: cannot open '--json=x': No such file "
+          "or directory\n1 error\n", "--: the words after it are manifests, options or not",
+          repr(r.stderr))
+    r = run(mcgen, "-x.man", cwd=work)
+    check(r.returncode == 2 and r.stderr == "mcgen: error: Invalid switch: -x.man. (see mcgen "
+          "--help)\n1 error\n", "without --, -x.man is a switch (mc's wording)", repr(r.stderr))
+
+    for bad in ("abc", "-1", "99999999999999999999", "0x", "4x"):
+        r = run(mcgen, "--check-wevt=none.BIN", "--explain=" + bad, cwd=work)
+        check(r.returncode == 2 and r.stdout == "" and r.stderr ==
+              "mcgen: error: --explain takes an offset into the file (16 or 0x10), not '%s' "
+              "(see mcgen --help)\n1 error\n" % bad,
+              "--explain=%s: usage error before anything is read" % bad, repr(r.stderr))
+    for args, want in ((["--line-endings=cr"], "--line-endings takes crlf or lf, not 'cr'"),
+                       (["-cp", "utf-7"], "-cp takes ansi, utf-8 or utf-16, not 'utf-7'"),
+                       (["--json="], "--json= needs a value"),
+                       (["--validate=yes"], "--validate=yes takes no value"),
+                       (["--templates=" + HELLO], "--templates takes a directory, and '%s' is "
+                        "none" % HELLO)):
+        r = run(mcgen, *args, "-x.man", cwd=work)
+        check(r.returncode == 2 and r.stderr == "mcgen: error: %s (see mcgen --help)\n1 error\n"
+              % want, "%s: usage error" % " ".join(args), repr(r.stderr))
+    r = run(mcgen, "--templates=nodir", "--", "-x.man", cwd=work)
+    check(r.returncode == 2 and r.stderr == "mcgen: error: cannot open the template directory "
+          "'nodir': No such file or directory\n1 error\n",
+          "--templates naming no directory: exit 2 (all built-in templates would be used)",
           repr(r.stderr))
 
 
-def man_page(mcgen):
-    """docs/mcgen.1 renders without a warning and names every long option
-    and mc switch that --help lists."""
+def spellings(text):
+    """The option spellings a text names: "-um", "--json", "-Werror=" (the
+    warning controls that take NAME keep their "=" or "-"), "--"."""
+    import re
+    out = set()
+    for m in re.finditer(r"(?<![\w/.-])(-{1,2}[A-Za-z?][A-Za-z0-9?]*(?:-[A-Za-z0-9]+)*-?)(=?)",
+                         text):
+        w, eq = m.group(1), m.group(2)
+        if w.startswith("-Wno-"):
+            w = "-Wno-"
+        elif w == "-Werror" and eq:
+            w = "-Werror="
+        out.add(w)
+    if re.search(r"(?<![\w-])--(?![\w-])", text):
+        out.add("--")
+    return out
+
+
+def roff_text(src):
+    """A roff source with its escapes undone: \- is -, fonts and \c go."""
+    import re
+    src = src.replace("\\-", "-").replace("\\(dq", '"').replace("\\c", "")
+    return re.sub(r"\\f[BIRP]|\\%", "", src)
+
+
+def docs_match_table(mcgen):
+    """docs/mcgen.1 and README.md's option tables name exactly the options
+    of the table in mcgen/cli.c, which --help prints; and the page renders
+    without a warning."""
     import re
     import shutil
-    page = os.path.join(ROOT, "docs", "mcgen.1")
+    help_text = run(mcgen, "--help").stdout
+    table = set()
+    for line in help_text.splitlines():
+        m = re.match(r"  (-\S.*?)(?:  |$)", line)
+        if m:
+            table |= spellings(m.group(1))
+    check(len(table) >= 60 and {"-um", "--user-mode", "-Werror=", "-Wno-", "--", "--explain",
+                                "-generateTemplateStubs", "-?"} <= table,
+          "--help lists the table: %d spellings" % len(table), sorted(table))
+    with open(os.path.join(ROOT, "docs", "mcgen.1"), encoding="utf-8") as f:
+        page = roff_text(f.read())
+    m = re.search(r'^\.SH "MC.EXE SWITCHES"$(.*?)^\.SH "EXIT STATUS"$', page, re.M | re.S)
+    named = spellings(m.group(1)) if m else set()
+    check(named == table, "docs/mcgen.1 (MC.EXE SWITCHES, OPTIONS) names the table's options "
+          "and no other", "not in the page: %s; not in the table: %s"
+          % (sorted(table - named), sorted(named - table)))
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    m = re.search(r"^## Usage$(.*?)^## ", readme, re.M | re.S)
+    cells = []
+    for line in (m.group(1) if m else "").splitlines():
+        if line.startswith("|") and not line.startswith("|---"):
+            cols = line.strip("|").split(" | ")
+            cells += [c for c in cols[:-1] if c.strip() not in ("switch", "long form", "option")]
+    named = spellings(" ".join(re.findall(r"`([^`]*)`", " ".join(cells))))
+    check(named == table, "README.md's option tables name the table's options and no other",
+          "not in README: %s; not in the table: %s" % (sorted(table - named),
+                                                      sorted(named - table)))
     if not shutil.which("man"):
-        print("skipped man page: man is not installed (./setup installs man-db)")
+        print("skipped man page rendering: man is not installed (./setup installs man-db)")
         return
+    page = os.path.join(ROOT, "docs", "mcgen.1")
     r = subprocess.run(["man", "--warnings", "-l", page], capture_output=True, text=True,
                        env=dict(os.environ, MANWIDTH="80", MAN_DISABLE_SECCOMP="1"))
-    text = re.sub(r".\x08", "", r.stdout).replace("\u2010", "-").replace("\u2011", "-")
-    joined = re.sub(r"-\n\s+", "-", text)
-    help_text = run(mcgen, "--help").stdout
-    names = sorted(set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]+|-[A-Za-z?][A-Za-z0-9]*)", help_text)))
-    missing = [n for n in names if n not in joined]
-    check(r.returncode == 0 and r.stderr == "" and "SYNOPSIS" in text and not missing,
-          "docs/mcgen.1 renders with man -l, no warnings, and names all %d options of --help"
-          % len(names), "stderr %r, missing %s" % (r.stderr[:300], missing))
+    check(r.returncode == 0 and r.stderr == "" and "SYNOPSIS" in r.stdout,
+          "docs/mcgen.1 renders with man -l, no warnings", r.stderr[:300])
 
 
 def main():
@@ -264,13 +422,13 @@ def main():
             out = os.path.join(tmp, name + ".json")
             r = run(mcgen, "--json=" + out, name, cwd=tmp)
             leftovers = [f for f in os.listdir(tmp) if f.startswith(name + ".json")]
-            check(r.returncode == 1 and r.stderr == want and not leftovers,
+            check(r.returncode == 1 and r.stderr == want + "1 error\n" and not leftovers,
                   "bad input %s: exit 1, exact diagnostic, no output" % name,
                   "exit %d, stderr %r, files %r" % (r.returncode, r.stderr, leftovers))
 
         r = run(mcgen, "--json=" + os.path.join(tmp, "x.json"), "missing.man", cwd=tmp)
         check(r.returncode == 2 and r.stderr ==
-              "mcgen: error: cannot open 'missing.man': No such file or directory\n"
+              "mcgen: error: cannot open 'missing.man': No such file or directory\n1 error\n"
               and not os.path.exists(os.path.join(tmp, "x.json")),
               "missing file: exit 2 (an I/O problem), strerror text, no output",
               "exit %d %r" % (r.returncode, r.stderr))
@@ -283,7 +441,7 @@ def main():
               "--validate: each manifest checked, I/O problem exits 2", r.stderr)
         before = sorted(os.listdir(tmp))
         r = run(mcgen, "--validate", HELLO, truncated, cwd=tmp)
-        check(r.returncode == 1 and r.stderr.count("error:") == 1
+        check(r.returncode == 1 and r.stderr.count("error:") == 1 and r.stderr.endswith("\n1 error\n")
               and sorted(os.listdir(tmp)) == before,
               "--validate: an invalid manifest exits 1, nothing is written", r.stderr)
         r = run(mcgen, "--validate", HELLO, HELLO, cwd=tmp)
@@ -299,22 +457,35 @@ def main():
         wdir = os.path.join(tmp, "werror")
         os.makedirs(wdir)
         r = run(mcgen, "-um", dup, cwd=wdir)
-        check(r.returncode == 0 and "warning: [MCG8001]" in r.stderr
-              and "symbol-renamed.h" in os.listdir(wdir),
-              "a warning: exit 0, outputs written", r.stderr)
+        check(r.returncode == 0 and "warning: [MCG8001, -Wsymbol-renamed] event symbol" in r.stderr
+              and r.stderr.endswith("  ^\n1 warning\n") and "symbol-renamed.h" in os.listdir(wdir),
+              "a warning: exit 0, outputs written, its option named, '1 warning' at the end",
+              r.stderr)
         wdir = os.path.join(tmp, "werror2")
         os.makedirs(wdir)
-        for flags in (["-Werror"], ["-Werror=symbol-renamed"]):
+        for flags in (["-Werror"], ["-Werror=symbol-renamed"], ["-Werror=MCG8001"]):
             r = run(mcgen, "-um", *flags, dup, cwd=wdir)
-            check(r.returncode == 1 and "error: [MCG8001]" in r.stderr and not os.listdir(wdir),
-                  "%s: the warning is an error, exit 1, nothing written" % flags[0],
-                  "exit %d %r %r" % (r.returncode, r.stderr, os.listdir(wdir)))
-        r = run(mcgen, "-um", "-Wno-symbol-renamed", dup, cwd=wdir)
-        check(r.returncode == 0 and r.stderr == "", "-Wno-symbol-renamed silences it", r.stderr)
-        for bad in ("-Wno-nonsense", "-Werror=xml-syntax", "-Wfoo"):
+            check(r.returncode == 1 and "error: [MCG8001, -Werror=symbol-renamed] event symbol"
+                  in r.stderr and r.stderr.endswith("  ^\n1 error\n") and not os.listdir(wdir),
+                  "%s: the warning is an error named as gcc names it, exit 1, nothing written"
+                  % flags[0], "exit %d %r %r" % (r.returncode, r.stderr, os.listdir(wdir)))
+        for flag in ("-Wno-symbol-renamed", "-Wno-MCG8001"):
+            r = run(mcgen, "-um", flag, dup, cwd=wdir)
+            check(r.returncode == 0 and r.stderr == "", "%s silences it" % flag, r.stderr)
+        for bad, want in (
+                ("-Wno-nonsense", "'-Wno-nonsense' names no warning (docs/diagnostics.md lists "
+                 "them)"),
+                ("-Wno-MCG9999", "'-Wno-MCG9999' names no warning (docs/diagnostics.md lists "
+                 "them)"),
+                ("-Werror=xml-syntax", "'-Werror=xml-syntax': MCG1001 xml-syntax is an error, "
+                 "not a warning"),
+                ("-Wno-MCG2010", "'-Wno-MCG2010': MCG2010 duplicate-event is an error, not a "
+                 "warning"),
+                ("-Wno-", "-Wno- needs a value"),
+                ("-Wfoo", "unknown option '-Wfoo' (-Werror, -Werror=NAME or -Wno-NAME)")):
             r = run(mcgen, bad, HELLO, cwd=tmp)
-            check(r.returncode == 2 and bad in r.stderr,
-                  "%s: usage error, exit 2" % bad, r.stderr)
+            check(r.returncode == 2 and r.stderr == "mcgen: error: %s (see mcgen --help)\n"
+                  "1 error\n" % want, "%s: usage error, exit 2" % bad, repr(r.stderr))
 
         r = run(mcgen, "--frobnicate", HELLO)
         check(r.returncode == 2 and "unknown option '--frobnicate'" in r.stderr,
@@ -408,8 +579,9 @@ def main():
               "unwritable output: exit 2 with the reason", r.stderr)
 
         mc_switches(mcgen, tmp)
+        options(mcgen, tmp)
         templates(mcgen, tmp)
-        man_page(mcgen)
+        docs_match_table(mcgen)
 
     print("%d passed, %d failed" % (results["passed"], results["failed"]))
     return 1 if results["failed"] else 0

@@ -122,7 +122,7 @@ def check_manifest(mcgen, path, tmp, valid=None):
                "exit %d, stderr %r" % (r.returncode, r.stderr[:300]))
         return None
     if valid is False:
-        codes = [int(c) for c in re.findall(r"error: \[MCG(\d{4})\]", r.stderr)]
+        codes = [int(c) for c in re.findall(r"error: \[MCG(\d{4})[],]", r.stderr)]
         structural = [c for c in codes if c == 1003 or 1100 <= c < 1300]
         first = r.stderr.splitlines()[0] if r.stderr else ""
         ok = r.returncode == 1 and structural and not os.path.exists(out)

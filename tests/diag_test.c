@@ -1,5 +1,6 @@
-/* diag_test.c - the diagnostics documents (--diagnostics-format): what
- * diag.c records, and the JSON and SARIF it writes, word for word. */
+/* diag_test.c - what diag.c prints and records, word for word: the text
+ * format (a warning's option, the closing summary) and the documents of
+ * --diagnostics-format (JSON, SARIF). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -184,7 +185,7 @@ START_TEST(test_diag_gcc_records_nothing)
                      "dir/a b.man:1:1)\n"
                      "    <b x=\"1\"/>\n"
                      "    ^\n"
-                     "dir/a b.man: error: [MCG5002] no strings\n"
+                     "dir/a b.man: error: [MCG5002, -Werror=no-localization] no strings\n"
                      "mcgen: note: just so you know\n");
     Buf b = {0};
     diag_write_json(&b);
@@ -212,8 +213,88 @@ START_TEST(test_diag_formatted_template_error)
                                       "      \"line\": null,\n"
                                       "      \"column\": null,\n"
                                       "      \"message\": \"no place: error here\""));
-    ck_assert_int_eq(diag_error_count(), 0);
+    /* a template is an input of the tool: an I/O problem, exit 2 */
+    ck_assert_int_eq(diag_error_count(), 2);
+    ck_assert_int_eq(diag_io_count(), 2);
     buf_free(&b);
+    diag_reset();
+}
+END_TEST
+
+/* gcc's habit: a warning names the option that controls it, and after
+ * -Werror the option that made it an error; an error only its code. */
+START_TEST(test_diag_gcc_warning_names_its_option)
+{
+    diag_reset();
+    Buf cap = {0};
+    diag_set_capture(&cap);
+    diag_c(D_STRING_UNUSED, (Loc){"app.man", 0, 0}, "string 'x' is not used");
+    ck_assert(diag_set_warning("MCG5015", true, true)); /* -Werror=MCG5015 */
+    diag_c(D_STRING_UNUSED, (Loc){"app.man", 0, 0}, "string 'y' is not used");
+    diag_c(D_BITMAP_VALUE, (Loc){"app.man", 0, 0}, "two bits");
+    diag_c(D_DUP_EVENT, (Loc){"app.man", 0, 0}, "twice");
+    ck_assert_str_eq(cap.s, "app.man: warning: [MCG5015, -Wunused-string] string 'x' is not used\n"
+                            "app.man: error: [MCG5015, -Werror=unused-string] string 'y' is not "
+                            "used\n"
+                            "app.man: warning: [MCG6019, -Wbitmap-value] two bits\n"
+                            "app.man: error: [MCG2010] twice\n");
+    ck_assert(diag_set_warning("MCG6019", false, false)); /* -Wno-MCG6019 */
+    diag_c(D_BITMAP_VALUE, (Loc){"app.man", 0, 0}, "silenced");
+    ck_assert_int_eq(diag_warning_count(), 2);
+    /* names that are no warning: an error's name or code, a code that
+     * does not exist, a code written otherwise */
+    ck_assert(!diag_set_warning("duplicate-event", false, false));
+    ck_assert(!diag_set_warning("MCG2010", false, false));
+    ck_assert(!diag_set_warning("MCG9999", false, false));
+    ck_assert(!diag_set_warning("MCG50150", false, false));
+    ck_assert(!diag_set_warning("mcg5015", false, false));
+    diag_set_capture(NULL);
+    buf_free(&cap);
+    diag_reset();
+}
+END_TEST
+
+/* "N errors, M warnings": plural and singular forms, a zero left out,
+ * notes not counted, nothing after a clean run or in the documents. */
+START_TEST(test_diag_summary_counts)
+{
+    static const struct {
+        int errors, warnings, notes;
+        const char *line;
+    } cases[] = {
+        {0, 0, 1, ""},
+        {1, 0, 0, "1 error\n"},
+        {0, 1, 2, "1 warning\n"},
+        {2, 3, 0, "2 errors, 3 warnings\n"},
+        {1, 1, 1, "1 error, 1 warning\n"},
+        {3, 0, 0, "3 errors\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        diag_reset();
+        Buf cap = {0}, reported = {0};
+        diag_set_capture(&reported);
+        for (int k = 0; k < cases[i].errors; k++)
+            diag_plain(DIAG_ERROR, "e");
+        for (int k = 0; k < cases[i].warnings; k++)
+            diag_plain(DIAG_WARNING, "w");
+        for (int k = 0; k < cases[i].notes; k++)
+            diag_plain(DIAG_NOTE, "n");
+        diag_set_capture(&cap);
+        diag_summary();
+        ck_assert_str_eq(cap.s ? cap.s : "", cases[i].line);
+        diag_set_capture(NULL);
+        buf_free(&cap);
+        buf_free(&reported);
+    }
+    diag_reset();
+    Buf cap = {0};
+    diag_set_capture(&cap);
+    diag_set_format(DIAG_FORMAT_SARIF);
+    diag_plain(DIAG_ERROR, "e");
+    diag_summary();
+    ck_assert_uint_eq(cap.len, 0);
+    ck_assert_int_eq(diag_error_count(), 1);
+    diag_set_capture(NULL);
     diag_reset();
 }
 END_TEST
@@ -226,6 +307,8 @@ Suite *diag_suite(void)
     tcase_add_test(tc, test_diag_sarif_related_location);
     tcase_add_test(tc, test_diag_gcc_records_nothing);
     tcase_add_test(tc, test_diag_formatted_template_error);
+    tcase_add_test(tc, test_diag_gcc_warning_names_its_option);
+    tcase_add_test(tc, test_diag_summary_counts);
     suite_add_tcase(s, tc);
     return s;
 }

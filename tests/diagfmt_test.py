@@ -71,13 +71,34 @@ def headlines(stderr):
     return out
 
 
+def warning_codes():
+    """The codes whose default level is warning (mcgen/diagcodes.def)."""
+    with open(os.path.join(ROOT, "mcgen", "diagcodes.def"), encoding="utf-8") as f:
+        return {"MCG%04d" % int(n) for n in
+                re.findall(r'^DIAG_CODE\((\d+),[^,]+,[^,]+,\s*DIAG_WARNING', f.read(), re.M)}
+
+
+WARNINGS = warning_codes()
+
+
+def summary(diags):
+    """The text format's closing line for these diagnostics ("" if none)."""
+    n = {lvl: sum(d["level"] == lvl for d in diags) for lvl in ("error", "warning")}
+    parts = ["%d %s%s" % (n[lvl], lvl, "" if n[lvl] == 1 else "s")
+             for lvl in ("error", "warning") if n[lvl]]
+    return ", ".join(parts)
+
+
 def rebuild(d):
     """A JSON diagnostic as the text format prints its first line."""
     where = d["file"] or "mcgen"
     if d["file"] and d["line"]:
         where = "%s:%d:%d" % (d["file"], d["line"], d["column"])
     text = "%s: %s: " % (where, d["level"])
-    if d["code"]:
+    if d["code"] in WARNINGS:
+        text += "[%s, -W%s%s] " % (d["code"], "error=" if d["level"] == "error" else "",
+                                  d["name"])
+    elif d["code"]:
         text += "[%s] " % d["code"]
     text += d["message"]
     for r in d["related"]:
@@ -104,7 +125,11 @@ def test_cases(mcgen):
               name + ": json: same exit status, stderr empty",
               (js.returncode, gcc.returncode, js.stderr))
         want = headlines(gcc.stderr)
+        closing = want.pop()[0] if want else ""
         got = [(rebuild(d), d["source"]) for d in doc["diagnostics"]]
+        check(closing == summary(doc["diagnostics"]),
+              name + ": the text's closing line counts the document's errors and warnings",
+              (closing, summary(doc["diagnostics"])))
         check(doc["version"] == 1 and got == want,
               name + ": json diagnostics rebuild the text output", (got, want))
         sa = run(mcgen, "--validate", "--diagnostics-format=sarif", name)
@@ -318,7 +343,8 @@ def test_usage(mcgen):
     r = run(mcgen, "--diagnostics-format=xml", "x.man")
     check(r.returncode == 2 and r.stdout == b"" and r.stderr ==
           b"mcgen: error: --diagnostics-format takes gcc, json or sarif, not 'xml' "
-          b"(see mcgen --help)\n", "--diagnostics-format=xml: usage error, exit 2", r.stderr)
+          b"(see mcgen --help)\n1 error\n", "--diagnostics-format=xml: usage error, exit 2",
+          r.stderr)
     r = run(mcgen, "--diagnostics-format=json", "--print-outputs", "x.man")
     doc = json.loads(r.stdout)
     check(r.returncode == 2 and doc["diagnostics"][0]["message"].startswith(
@@ -327,7 +353,7 @@ def test_usage(mcgen):
     r = run(mcgen, "--diagnostics-output=x.json", "x.man")
     check(r.returncode == 2 and r.stdout == b"" and r.stderr ==
           b"mcgen: error: --diagnostics-output needs --diagnostics-format=json or sarif "
-          b"(see mcgen --help)\n", "--diagnostics-output without json or sarif: usage error",
+          b"(see mcgen --help)\n1 error\n", "--diagnostics-output without json or sarif: usage error",
           r.stderr)
     r = run(mcgen, "--diagnostics-format=sarif", "--version")
     check(r.returncode == 0 and r.stdout.startswith(b"mcgen "),
@@ -353,10 +379,15 @@ def test_ci(mcgen):
                              "<instrumentationManifest> in namespace "
                              "'http://schemas.microsoft.com/win/2004/08/events'"},
           "problem matcher: file, line, column, severity, code, message of a real line", got)
-    m = rx.match("C:\\src\\app.man:30:5: warning: [MCG8001] symbol renamed")
+    m = rx.match("C:\\src\\app.man:30:5: warning: [MCG8001, -Wsymbol-renamed] symbol renamed")
     check(m and m.group(pat["file"]) == "C:\\src\\app.man" and
-          m.group(pat["severity"]) == "warning",
-          "problem matcher: a Windows path with a drive letter, a warning")
+          m.group(pat["severity"]) == "warning" and m.group(pat["code"]) == "MCG8001" and
+          m.group(pat["message"]) == "symbol renamed",
+          "problem matcher: a Windows path with a drive letter, a warning and its option")
+    m = rx.match("app.man:3:5: error: [MCG5015, -Werror=unused-string] string 'x' unused")
+    check(m and m.group(pat["severity"]) == "error" and m.group(pat["code"]) == "MCG5015" and
+          m.group(pat["message"]) == "string 'x' unused",
+          "problem matcher: a warning made an error by -Werror=NAME")
     check(not rx.match("  <event value='1'/>") and not rx.match("  ^"),
           "problem matcher: source and caret lines do not match")
     try:

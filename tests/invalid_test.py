@@ -6,7 +6,8 @@ For every tests/invalid/NAME.man:
     name in diagnostics is just NAME.man); ARGS come from NAME.args (one
     line, shell words) when that file exists: the switches that change
     the verdict, such as -A for MCG5018;
-  * its stderr must equal NAME.err exactly;
+  * its stderr must equal NAME.err exactly: the transcript, down to the
+    closing "N errors, M warnings" line;
   * its exit status must be 1 when NAME.err has an "error:" diagnostic,
     0 otherwise.
 Then the codes: every code of mcgen/diagcodes.def must appear in some
@@ -68,7 +69,7 @@ def main():
         if want is None:
             report(False, name, "no %s.err" % name)
             continue
-        shown.update(int(c) for c in re.findall(r"\[MCG(\d{4})\]", want))
+        shown.update(int(c) for c in re.findall(r"\[MCG(\d{4})[],]", want))
         status = 1 if re.search(r"^[^ ].*: error: ", want, re.M) else 0
         ok = r.stderr == want and r.returncode == status
         why = ""

@@ -813,7 +813,7 @@ START_TEST(test_parse_dangling_string)
     want(&w, 7, 26, "error: [MCG5001] undefined string 'missing' in '$(string.missing)'",
          "<events><event value='1' message='$(string.missing)'/></events>");
     /* the rules run after it too: the string nothing references is shown */
-    want(&w, 11, 1, "warning: [MCG5015] string 'present' (culture 'en-US') is defined but never "
+    want(&w, 11, 1, "warning: [MCG5015, -Wunused-string] string 'present' (culture 'en-US') is defined but never "
          "referenced", "<string id='present' value='x'/>");
     load_fails(doc, w.s);
     buf_free(&w);
@@ -923,7 +923,7 @@ START_TEST(test_parse_no_localization_warns_once)
     ck_assert_msg(m != NULL, "load failed: %s", diag.s ? diag.s : "");
     Buf w = {0};
     want(&w, 7, 26,
-         "warning: [MCG5002] string 'a' is not defined here: the manifest has no <localization> "
+         "warning: [MCG5002, -Wno-localization] string 'a' is not defined here: the manifest has no <localization> "
          "(messages are left without text; further such references not reported)",
          "<events><event value='1' message='$(string.a)'/><event value='2' message='$(string.b)'/></events>");
     ck_assert_str_eq(diag.s, w.s);
@@ -959,10 +959,10 @@ START_TEST(test_parse_decompiled_provider_is_lenient)
     const char *l7 = "<events><event value='1' level='win:Always' keywords='Send Recv'/>";
     Buf w = {0};
     want(&w, 7, 26,
-         "warning: [MCG9001] unknown level 'win:Always'; left unresolved (decompiled manifest: provider "
+         "warning: [MCG9001, -Wdecompiled-manifest] unknown level 'win:Always'; left unresolved (decompiled manifest: provider "
          "has source='Xml'; further uses not reported)", l7);
     want(&w, 7, 45,
-         "warning: [MCG9001] unknown keyword 'Recv'; left unresolved (decompiled manifest: provider "
+         "warning: [MCG9001, -Wdecompiled-manifest] unknown keyword 'Recv'; left unresolved (decompiled manifest: provider "
          "has source='Xml'; further uses not reported)", l7);
     ck_assert_str_eq(diag.s, w.s);
     manifest_free(m);

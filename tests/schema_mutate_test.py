@@ -210,7 +210,7 @@ def main():
         for path, src, kind, what in mutants:
             r = subprocess.run([mcgen, "--validate", path], capture_output=True, text=True,
                                errors="replace")
-            codes = sorted(set(int(c) for c in re.findall(r"\[MCG(\d{4})\]", r.stderr)))
+            codes = sorted(set(int(c) for c in re.findall(r"\[MCG(\d{4})[],]", r.stderr)))
             rel = os.path.relpath(src, os.path.dirname(ROOT))
             if r.returncode not in (0, 1) or "Sanitizer" in r.stderr or "runtime error" in r.stderr:
                 bad.append("%s (%s): mcgen exit %d\n%s" % (rel, what, r.returncode, r.stderr[:1500]))
