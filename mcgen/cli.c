@@ -351,6 +351,8 @@ static const OptDef options[] = {
      "write the message table of each culture (MSG00001.bin, ...)"},
     {NULL, "render", "TEMPLATE:OUTPUT", OPT_MCGEN, set_render, 0,
      "render a template of yours against the model (docs/templates.md); repeatable"},
+    {NULL, "mc-outputs", NULL, OPT_MCGEN, set_true, F(mc_outputs),
+     "with outputs named, write mc's outputs too"},
     {NULL, "templates", "DIR", OPT_MCGEN, set_templates, 0,
      "use DIR's header.h.j2, logging_*.h.j2 ... over the built-in ones"},
     {NULL, "mc-compat", "VERSION", OPT_MCGEN, set_compat, 0,
@@ -497,8 +499,9 @@ void cli_usage(FILE *f)
                  "writes what mc.exe writes: the header <base>.h, the resource script\n"
                  "<base>.rc, a message table per culture (MSG00001.bin, ...) and the\n"
                  "WEVT_TEMPLATE resource <base>TEMP.BIN, where <base> is the manifest's\n"
-                 "file name without extension.  Naming one of --json, --wevt, --rc,\n"
-                 "--message-tables and --render writes only the outputs named.\n"
+                 "file name without extension.  Naming outputs (--json, --wevt, --rc,\n"
+                 "--message-tables, --render) writes only those, unless --mc-outputs\n"
+                 "asks for mc's outputs too.\n"
                  "Exit status: 0 success, 1 errors in the manifest, 2 usage, I/O or\n"
                  "template problems.\n"
                  "\n"
@@ -522,6 +525,15 @@ void cli_usage(FILE *f)
         help_line(&b, left.s, d->help);
         buf_free(&left);
     }
+    /* the outputs that bring their own option */
+    for (const Emitter *const *e = emitters; *e; e++) {
+        if (!(*e)->option)
+            continue;
+        Buf left = {0};
+        buf_printf(&left, "--%s=%s", (*e)->option, (*e)->arg);
+        help_line(&b, left.s, (*e)->help);
+        buf_free(&left);
+    }
     fwrite(b.s, 1, b.len, f);
     buf_free(&b);
 }
@@ -536,6 +548,30 @@ static int apply(Options *o, const OptDef *d, const char *word, const char *val)
     return d->set(o, d, word, val);
 }
 
+/* "--NAME=VALUE" of an emitter row with an option of its own (emit.c):
+ * an output named, so only the outputs named are written. */
+static int emitter_option(Options *o, int argc, char **argv, int *i, size_t n, const char *val)
+{
+    const char *a = argv[*i];
+    for (const Emitter *const *e = emitters; *e; e++) {
+        const char *name = (*e)->option;
+        if (!name || strlen(name) != n || strncmp(name, a + 2, n) != 0)
+            continue;
+        if (!val) {
+            if (*i + 1 >= argc)
+                return usage_error("%s needs a value", a);
+            val = argv[++*i];
+        }
+        if (!*val)
+            return usage_error("%s needs a value", a);
+        struct EmitterArg x = {*e, val};
+        vec_push(&o->emitter_args, x);
+        o->selected = true;
+        return -1;
+    }
+    return usage_error("unknown option '%s'", a);
+}
+
 /* "--name[=value]" */
 static int parse_long(Options *o, int argc, char **argv, int *i)
 {
@@ -545,7 +581,7 @@ static int parse_long(Options *o, int argc, char **argv, int *i)
     const char *val = eq ? eq + 1 : NULL;
     const OptDef *d = find_long(a, n);
     if (!d)
-        return usage_error("unknown option '%s'", argv[*i]);
+        return emitter_option(o, argc, argv, i, n, val);
     if (d->arg && !val) {
         if (*i + 1 >= argc)
             return usage_error("%s needs a value", argv[*i]);

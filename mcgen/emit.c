@@ -88,20 +88,23 @@ static bool header_file(const EmitCtx *c, size_t part, const char *path, Out *ou
     return ok;
 }
 
+/* mc's outputs are part 0 of their rows, the ones named by --rc, --wevt
+ * and --message-tables the next part (the same run may ask for both). */
+enum { MC_PART, NAMED_PART };
+
 static void rc_files(const EmitCtx *c, OutputList *l)
 {
     if (c->mc_outputs)
-        output_add(l, c->names.rc, 0);
-    else if (c->o->rc)
-        output_add(l, c->o->rc, 0);
+        output_add(l, c->names.rc, MC_PART);
+    if (c->o->rc)
+        output_add(l, c->o->rc, NAMED_PART);
 }
 
 static bool rc_file(const EmitCtx *c, size_t part, const char *path, Out *out)
 {
-    (void)part;
-    /* the --wevt file is named by its own name in the .rc */
+    /* a --wevt file is named by its own name in a --rc script */
     const char *wname = c->names.wevt_name;
-    if (!c->mc_outputs) {
+    if (part == NAMED_PART) {
         const char *w = c->o->wevt, *slash = w ? strrchr(w, '/') : NULL;
         wname = w ? (slash ? slash + 1 : w) : NULL;
     }
@@ -112,24 +115,24 @@ static bool rc_file(const EmitCtx *c, size_t part, const char *path, Out *out)
     return ok;
 }
 
-/* One message table per culture that has messages: MSG00001.bin, ... */
+/* One message table per culture that has messages: MSG00001.bin, ...;
+ * part: the culture, plus the number of cultures for --message-tables. */
 static void table_files(const EmitCtx *c, OutputList *l)
 {
-    for (size_t i = 0; i < c->names.ntables; i++) {
-        if (!c->names.tables[i])
-            continue;
-        if (c->mc_outputs)
+    size_t n = c->names.ntables;
+    for (size_t i = 0; i < n; i++)
+        if (c->names.tables[i] && c->mc_outputs)
             output_add(l, c->names.tables[i], i);
-        else if (c->o->tables_dir)
-            output_add(l, output_path(l, c->o->tables_dir, c->names.table_names[i]), i);
-    }
+    for (size_t i = 0; i < n; i++)
+        if (c->names.tables[i] && c->o->tables_dir)
+            output_add(l, output_path(l, c->o->tables_dir, c->names.table_names[i]), n + i);
 }
 
-static bool table_file(const EmitCtx *c, size_t culture, const char *path, Out *out)
+static bool table_file(const EmitCtx *c, size_t part, const char *path, Out *out)
 {
     (void)path;
     Buf b = {0};
-    msgtable_build(c->m, culture, &c->o->tables, &b);
+    msgtable_build(c->m, part % c->names.ntables, &c->o->tables, &b);
     out_put(out, b.s, b.len);
     buf_free(&b);
     return true;
@@ -138,9 +141,9 @@ static bool table_file(const EmitCtx *c, size_t culture, const char *path, Out *
 static void wevt_files(const EmitCtx *c, OutputList *l)
 {
     if (c->mc_outputs)
-        output_add(l, c->names.wevt, 0);
-    else if (c->o->wevt)
-        output_add(l, c->o->wevt, 0);
+        output_add(l, c->names.wevt, MC_PART);
+    if (c->o->wevt)
+        output_add(l, c->o->wevt, NAMED_PART);
 }
 
 static bool wevt_file(const EmitCtx *c, size_t part, const char *path, Out *out)
@@ -185,17 +188,26 @@ static bool render_file(const EmitCtx *c, size_t job, const char *path, Out *out
     return ok;
 }
 
+static const Emitter header = {"header", header_files, header_file, NULL, NULL, NULL};
+static const Emitter json = {"json", json_files, json_file, NULL, NULL, NULL};
+static const Emitter rc = {"rc", rc_files, rc_file, NULL, NULL, NULL};
+static const Emitter tables = {"message-tables", table_files, table_file, NULL, NULL, NULL};
+static const Emitter wevt = {"wevt", wevt_files, wevt_file, NULL, NULL, NULL};
+static const Emitter render = {"render", render_files, render_file, NULL, NULL, NULL};
+
 /* In the order the files are listed (--print-outputs, --depfile) and
- * written. */
-const Emitter emitters[] = {
-    {"header", header_files, header_file},
-    {"json", json_files, json_file},
-    {"rc", rc_files, rc_file},
-    {"message-tables", table_files, table_file},
-    {"wevt", wevt_files, wevt_file},
-    {"render", render_files, render_file},
-    {NULL, NULL, NULL},
+ * written.  An output of its own file is declared here and named below. */
+const Emitter *const emitters[] = {
+    &header, &json, &rc, &tables, &wevt, &render, NULL,
 };
+
+const char *emit_arg(const Options *o, const Emitter *e)
+{
+    for (size_t i = 0; i < o->emitter_args.n; i++)
+        if (o->emitter_args.v[i].by == e)
+            return o->emitter_args.v[i].value;
+    return NULL;
+}
 
 /* ---- the list of files ---- */
 
@@ -212,7 +224,8 @@ const char *output_path(OutputList *l, const char *dir, const char *name)
 
 void emit_outputs(const EmitCtx *c, OutputList *l)
 {
-    for (const Emitter *e = emitters; e->name; e++) {
+    for (const Emitter *const *row = emitters; *row; row++) {
+        const Emitter *e = *row;
         size_t from = l->files.n;
         e->files(c, l);
         for (size_t i = from; i < l->files.n; i++)

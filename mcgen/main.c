@@ -204,6 +204,32 @@ static void depfile(const Options *o, const OutputList *l, const TemplateFinder 
     buf_free(&b);
 }
 
+/* Switches that shape mc's outputs, given for a run that writes none. */
+static void warn_unused(const Options *o, bool mc_outputs)
+{
+    if (mc_outputs)
+        return;
+    const char *unused[6];
+    size_t n = 0;
+    if (o->header_dir)
+        unused[n++] = "-h";
+    if (o->rc_dir)
+        unused[n++] = "-r";
+    if (o->base)
+        unused[n++] = "-z";
+    if (o->input_base)
+        unused[n++] = "-b";
+    if (o->header_ext && strcmp(o->header_ext, "h") != 0)
+        unused[n++] = "-e";
+    if (o->mode != HEADER_DESCRIPTORS && !o->renders.n)
+        unused[n++] = o->mode == HEADER_KM ? "-km" : "-um";
+    for (size_t i = 0; i < n; i++)
+        diag_plain(DIAG_WARNING,
+                   "%s has no effect: only the outputs named are written (--mc-outputs writes "
+                   "mc's too)",
+                   unused[i]);
+}
+
 /* read -> check -> emit -> commit. */
 static int compile(const Options *o)
 {
@@ -215,7 +241,8 @@ static int compile(const Options *o)
         facts_free(&facts);
         return verdict();
     }
-    EmitCtx c = {m, &facts, o, NULL, {0}, !o->selected};
+    EmitCtx c = {m, &facts, o, NULL, {0}, !o->selected || o->mc_outputs};
+    warn_unused(o, c.mc_outputs);
     TemplateFinder finder;
     finder_init(&finder, o->templates_dir, NULL);
     c.tf = &finder;
@@ -330,6 +357,7 @@ int main(int argc, char **argv)
         status = worse(status, write_diagnostics(&o));
     vec_free(&o.inputs);
     vec_free(&o.renders);
+    vec_free(&o.emitter_args);
     arena_free(&o.arena);
     diag_reset();
     return status;

@@ -813,12 +813,15 @@ typedef struct Options {
     /* mcgen's own */
     bool lf;                         /* --line-endings=lf */
     bool help, version, print_outputs;
-    bool selected; /* an output was named: write only the named ones */
+    bool selected; /* an output was named: write only the named ones ... */
+    bool mc_outputs; /* --mc-outputs: ... and mc's outputs too */
     const char *json, *wevt, *rc, *tables_dir, *check_wevt, *explain;
     const char *depfile; /* --depfile: Makefile rule of outputs and inputs */
     const char *diag_output; /* --diagnostics-output: the document's file */
     const char *templates_dir; /* --templates: built-in templates overridden by name */
     VEC(RenderJob) renders;    /* --render=TEMPLATE:OUTPUT */
+    /* --NAME=VALUE of an emitter row that has its own option (emit.c) */
+    VEC(struct EmitterArg { const struct Emitter *by; const char *value; }) emitter_args;
     Arena arena; /* strings the options own */
     WevtFormat format;
 } Options;
@@ -967,13 +970,18 @@ typedef struct OutputList {
 
 /* An output: `files` adds the files it writes in this run (none when it
  * is not asked for); `build` writes file `part` into `out`, false after a
- * diagnostic. */
+ * diagnostic.  A row with an `option` is asked for by --OPTION=ARG (the
+ * command line finds it here, and --help lists it with `help`). */
 typedef struct Emitter {
     const char *name;
     void (*files)(const EmitCtx *c, OutputList *l);
     bool (*build)(const EmitCtx *c, size_t part, const char *path, Out *out);
+    const char *option, *arg, *help;
 } Emitter;
-extern const Emitter emitters[]; /* ends with a NULL name */
+/* Every output, in the order files are listed and written; ends with NULL. */
+extern const Emitter *const emitters[];
+/* The value given to a row's own option, or NULL. */
+const char *emit_arg(const Options *o, const Emitter *e);
 
 void emit_outputs(const EmitCtx *c, OutputList *l);
 void output_add(OutputList *l, const char *path, size_t part);

@@ -9,6 +9,7 @@ files are embedded).  Prints "N passed, N failed".
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -410,6 +411,42 @@ def docs_match_table(mcgen):
           "docs/mcgen.1 renders with man -l, no warnings", r.stderr[:300])
 
 
+def selection(mcgen, tmp):
+    """Which outputs a run writes: naming one writes only those named;
+    --mc-outputs adds mc's; mc's switches for a run without mc's outputs
+    get a warning."""
+    work = os.path.join(tmp, "sel")
+    os.mkdir(work)
+    man = os.path.join(work, "hello.man")
+    shutil.copy(HELLO, man)
+    mc = ["MSG00001.bin", "MSG00002.bin", "hello.h", "hello.man", "hello.rc", "helloTEMP.BIN"]
+    r = run(mcgen, "--json=m.json", "hello.man", cwd=work)
+    check(r.returncode == 0 and listing(work) == ["hello.man", "m.json"] and not r.stderr,
+          "--json alone writes the JSON only", "%r %r" % (listing(work), r.stderr))
+    os.remove(os.path.join(work, "m.json"))
+    r = run(mcgen, "--json=m.json", "--mc-outputs", "-um", "hello.man", cwd=work)
+    h = open(os.path.join(work, "hello.h"), encoding="latin-1").read() if r.returncode == 0 else ""
+    check(r.returncode == 0 and listing(work) == sorted(mc + ["m.json"]) and not r.stderr
+          and "EventWriteHelloGreeting" in h,
+          "--mc-outputs: mc's outputs (with -um's logging code) and the JSON in one run",
+          "%r %r" % (listing(work), r.stderr))
+    shutil.rmtree(work)
+    os.mkdir(work)
+    shutil.copy(HELLO, man)
+    r = run(mcgen, "--json=m.json", "-um", "-h", "inc", "-z", "x", "hello.man", cwd=work)
+    want = "".join("mcgen: warning: %s has no effect: only the outputs named are written "
+                   "(--mc-outputs writes mc's too)\n" % s for s in ("-h", "-z", "-um"))
+    check(r.returncode == 0 and r.stderr == want + "3 warnings\n"
+          and listing(work) == ["hello.man", "m.json"],
+          "-h, -z and -um for a run that writes no mc output: a warning each", repr(r.stderr))
+    with open(os.path.join(work, "t.j2"), "w") as f:
+        f.write("{{ header.logging }}\n")
+    r = run(mcgen, "--render=t.j2:r.txt", "-um", "hello.man", cwd=work)
+    check(r.returncode == 0 and not r.stderr
+          and open(os.path.join(work, "r.txt")).read() == "true\n",
+          "-um with --render is used (the template's header values)", repr(r.stderr))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mcgen", required=True)
@@ -581,6 +618,7 @@ def main():
         mc_switches(mcgen, tmp)
         options(mcgen, tmp)
         templates(mcgen, tmp)
+        selection(mcgen, tmp)
         docs_match_table(mcgen)
 
     print("%d passed, %d failed" % (results["passed"], results["failed"]))
