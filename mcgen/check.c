@@ -5,8 +5,8 @@
  * (read + check + emit) give one verdict.
  *
  * In order: references resolved (check_resolve.c); the semantic rules
- * (validate.c, validate_payload.c); the rules that depend on the
- * compile's options (-A); message ids (msgid.c); the header's names and
+ * (check_rules.c, check_payload.c); the rules that depend on the
+ * compile's options (-A); message ids (check_msgid.c); the header's names and
  * their clashes (check_names.c).  What the emitters derive from a checked
  * model lives beside it in Facts, or is a pure function of it
  * (check_facts.c), so that no emitter changes the model or reports on it.
@@ -26,9 +26,9 @@ bool check_manifest(Manifest *m, const Options *o, Facts *f)
      * without the reference).  Message ids report nothing and serve only
      * the emitters, which do not run after an error. */
     check_resolve(m);
-    validate_manifest(m);
+    check_rules(m);
     if (o->tables.ansi)
-        validate_ansi_tables(m); /* -A: MCG5018 */
+        check_ansi_tables(m); /* -A: MCG5018 */
     if (diag_error_count() == before)
         msgid_assign(m);
     check_names(m, f);

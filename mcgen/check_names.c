@@ -44,7 +44,7 @@ char *header_ident(Arena *a, const char *name)
 }
 
 /* Whether provider i repeats the symbol= (or, both without one, the
- * name) of an earlier provider: MCG2017 reports that (validate.c), and
+ * name) of an earlier provider: MCG2017 reports that (check_rules.c), and
  * every name made from the repeated prefix clashes with the earlier
  * provider's, so the renames of its items say nothing new. */
 static bool repeats_provider(const Manifest *m, size_t i)
@@ -96,7 +96,7 @@ static void name_events(Manifest *m, Facts *f)
                 const char *renamed = arena_printf(a, "%s_%s", s, ps);
                 for (int k = 2; map_get(&taken, renamed); k++)
                     renamed = arena_printf(a, "%s_%s_%d", s, ps, k);
-                /* in one provider, one symbol= twice is MCG2020 (validate.c)
+                /* in one provider, one symbol= twice is MCG2020 (check_rules.c)
                  * and one made name twice is one event value twice (MCG2010) */
                 bool same = map_get(&owner, s) == pv;
                 bool wrote = e->symbol && *e->symbol, first_wrote = first->symbol && *first->symbol;
@@ -131,7 +131,7 @@ typedef struct Claims {
 /* What a name made from an item's name stands for: the item's kind, its
  * scope (the provider, a task for a task's opcodes, NULL for providers)
  * and the name as written.  Two claims with one Origin are two items of
- * one name in one scope, which validate.c reports as a duplicate
+ * one name in one scope, which check_rules.c reports as a duplicate
  * (MCG2011-2017): the clash of their header names is the same fact. */
 typedef struct Origin {
     const char *kind;
@@ -154,7 +154,7 @@ static bool same_origin(const Origin *a, const Origin *b)
 
 /* The name `sym` for an item; value: a #define's (NULL: a variable); from:
  * what a name made here stands for (NULL for symbol=).  Two written
- * symbol= that are not both #defines are MCG8011's to report (validate.c),
+ * symbol= that are not both #defines are MCG8011's to report (check_rules.c),
  * and two items of one name in one scope a duplicate's, so the rename
  * says nothing more then. */
 static const char *claim(Claims *c, const char *sym, const int64_t *value, bool written,

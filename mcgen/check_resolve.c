@@ -2,7 +2,7 @@
  * check_resolve.c - the first step of the check stage: every reference of
  * a raw manifest resolved to what it names.
  *
- * The reader (parse.c) keeps references as written: QNames already
+ * The reader (read_man.c) keeps references as written: QNames already
  * resolved through the namespace declarations in scope (that needs the
  * document), names and ids as text.  Here each provider's references are
  * looked up in its own tables, then in the built-in win: definitions, and

@@ -1,7 +1,7 @@
 /*
  * culture.c - the Windows language id (LANGID) of a culture name, for the
- * LANGUAGE statement of the .rc (rc.c) and the check that every
- * <resources culture=...> has one (validate.c, MCG5016).
+ * LANGUAGE statement of the .rc (emit_rc.c) and the check that every
+ * <resources culture=...> has one (check_rules.c, MCG5016).
  *
  * The data is [MS-LCID], "Windows Language Code Identifier (LCID)
  * Reference", version 16.0 of 2024-04-23 (Microsoft Open Specifications):

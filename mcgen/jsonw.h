@@ -1,6 +1,6 @@
 /*
  * jsonw.h - the one JSON writer of the program: --json's model (compact,
- * json.c), the diagnostics documents (indented, diag.c) and the template
+ * emit_json.c), the diagnostics documents (indented, diag.c) and the template
  * engine's `tojson` filter (tmpl.c) all write through it, so string
  * escaping, number formatting and the commas between values have one home.
  *

@@ -1,17 +1,46 @@
 /*
- * mcgen.h - the table of contents of the compiler.  One section per source
- * file, in pipeline order:
+ * mcgen.h - the table of contents of the compiler, every file in pipeline
+ * order (main.c runs them in this order: read -> check -> emit -> commit).
  *
- *   jsonw.c    the one JSON writer (jsonw.h): --json, diagnostics documents
- *   diag.c     diagnostics: file:line:col: error: message, source line, caret
- *   xml.c      expat, namespaces on, positions for every element/attribute
- *   model      (this header) the manifest model every stage reads
- *   winmeta.c  the built-in win: definitions, loaded from schema/winmeta.xml
- *   schema.c   the structural check: schema/eventman.xsd, interpreted
- *   parse.c    XML events -> model, then reference resolution
- *   json.c     the resolved model as deterministic JSON (--json)
- *   out.c      the outputs of a run, committed together only on success
- *   main.c     command line
+ *   the driver and what every stage uses
+ *     main.c          the pipeline: command line, read, check, emit, commit
+ *     cli.c           the command line as one table of options; mc's output names
+ *     diag.c          diagnostics: file:line:col: error: [MCGnnnn] message, caret
+ *     util.[ch]       domain-free helpers: allocation, arena, Buf, maps, UTF-8/16
+ *     jsonw.[ch]      the one JSON writer (--json, diagnostics documents, tojson)
+ *     tmpl.[ch]       the template engine, over generic values (TValue)
+ *   read: bytes -> a raw model (nothing resolved)
+ *     read.c          the reader table: which reader takes an input
+ *     read_man.c      the .man reader: XML events -> model
+ *     xml.c           expat with namespaces, positions, a reader thread
+ *     schema.c        the structural check: schema/eventman.xsd, interpreted
+ *     winmeta.c       the built-in win: definitions (schema/winmeta.xml)
+ *     read_wevt.c     a TEMP.BIN read back strictly (--check-wevt)
+ *     read_msgtable.c a message table read back strictly
+ *   check: raw model -> checked model + Facts; every manifest diagnostic
+ *     check.c         the stage, in order:
+ *     check_resolve.c   every reference resolved
+ *     check_rules.c     the semantic rules (names, values, channels, symbols)
+ *     check_payload.c   the rules of templates, messages and strings
+ *     culture.c         culture names -> Windows language ids ([MS-LCID])
+ *     check_msgid.c     mc's message ids
+ *     check_names.c     the C header's names and their clashes
+ *     check_facts.c     Facts, and values that are functions of the model
+ *   emit: checked model -> output files, nothing changed, nothing diagnosed
+ *     emit.c          the emitter table; text encodings of the outputs
+ *     emit_header.c   the C header's values, rendered from templates/header.h.j2
+ *     emit_rc.c       the resource script (templates/rc.j2)
+ *     emit_msgtable.c a culture's message table (MSG00001.bin)
+ *     emit_wevt.c     the WEVT_TEMPLATE resource (TEMP.BIN)
+ *     emit_json.c     the model walk: --json, and the values of templates
+ *     emit_render.c   --render: user templates against the model
+ *     finder.c        where templates come from (built in, --templates, beside)
+ *   commit
+ *     out.c           the outputs of a run, committed together only on success
+ *
+ * The sections below follow the order the types need (the model comes
+ * early, the options before the tables that take them); each names its
+ * file.
  */
 #ifndef MCGEN_H
 #define MCGEN_H
@@ -188,7 +217,7 @@ typedef struct MsgRef {
     const char *id; /* NULL: no message attribute */
     const String **text; /* after resolution: the string in each culture
                           * (Manifest.cultures order), NULL where missing */
-    uint32_t msgid;      /* mc's message id (msgid.c), valid when has_msgid;
+    uint32_t msgid;      /* mc's message id (check_msgid.c), valid when has_msgid;
                           * built-in items and imported winmeta channels
                           * have one without a string id */
     bool has_msgid;
@@ -463,7 +492,7 @@ struct String {
     const char *id;
     const char *value;
     const char *string_type; /* stringType= (optional) */
-    bool referenced;         /* validate_payload.c: some reference names it */
+    bool referenced;         /* check_payload.c: some reference names it */
     Loc loc;
 };
 
@@ -495,7 +524,7 @@ typedef struct Manifest {
     VEC(Culture *) cultures;
     Map culture_by_name;
     Map provider_by_name; /* for importChannel across providers */
-    Map msgid_by_string; /* string id -> uint32_t* (msgid.c) */
+    Map msgid_by_string; /* string id -> uint32_t* (check_msgid.c) */
     size_t skipped_counter_sections;
     int warned_no_localization;
 } Manifest;
@@ -539,7 +568,7 @@ int schema_check_errors(const SchemaCheck *sc);
 void schema_check_free(SchemaCheck *sc);
 
 /* ======================================================================
- * parse.c
+ * read_man.c
  * ==================================================================== */
 
 /* The .man reader: a document read into a raw model (references as
@@ -613,7 +642,7 @@ extern const size_t culture_nlangs;
 bool culture_langid(const char *name, uint16_t *langid);
 
 /* ======================================================================
- * msgid.c
+ * check_msgid.c
  * ==================================================================== */
 
 /* Gives every message its id as mc.exe 10.0.18362 does
@@ -621,7 +650,7 @@ bool culture_langid(const char *name, uint16_t *langid);
 void msgid_assign(Manifest *m);
 
 /* ======================================================================
- * msgtable.c
+ * emit_msgtable.c
  * ==================================================================== */
 
 typedef struct MsgTableOptions {
@@ -632,13 +661,13 @@ typedef struct MsgTableOptions {
 /* The message table of culture number `culture` (Manifest.cultures
  * order), appended to `out` as mc writes MSG0000N.bin; opt may be NULL
  * (mc's defaults).  With -A every text must have passed
- * validate_ansi_tables. */
+ * check_ansi_tables. */
 void msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *opt, Buf *out);
 /* How many messages that table holds (0: mc writes no file). */
 size_t msgtable_count(const Manifest *m, size_t culture);
 
 /* ======================================================================
- * msgtable_read.c
+ * read_msgtable.c
  * ==================================================================== */
 
 typedef struct MsgTableEntry {
@@ -658,7 +687,7 @@ bool msgtable_read(const void *bytes, size_t n, MsgTable *out, Buf *err);
 void msgtable_free(MsgTable *t);
 
 /* ======================================================================
- * wevt.c
+ * emit_wevt.c
  * ==================================================================== */
 
 typedef enum {
@@ -671,7 +700,7 @@ typedef enum {
 void wevt_build(const Manifest *m, WevtFormat format, Buf *out);
 
 /* ======================================================================
- * wevt_read.c
+ * read_wevt.c
  * ==================================================================== */
 
 typedef struct WevtSpan {
@@ -708,7 +737,7 @@ const char *wevt_explain(const WevtFile *f, uint32_t offset);
 void wevt_free(WevtFile *f);
 
 /* ======================================================================
- * rc.c
+ * emit_rc.c
  * ==================================================================== */
 
 /* The resource script: a LANGUAGE / message-table pair for every culture
@@ -720,12 +749,12 @@ bool rc_build(const Manifest *m, const char *const *msg_names, const char *wevt_
               struct TemplateFinder *tf, Buf *out);
 
 /* ======================================================================
- * json.c
+ * emit_json.c
  * ==================================================================== */
 
 /* The model as the document docs/json-model.md describes, walked once for
  * both of its readers: --json's text and the values user templates see
- * (render.c).  The walk calls the sink in document order: begin/end of an
+ * (emit_render.c).  The walk calls the sink in document order: begin/end of an
  * object or list, a key before each member of an object, then its value.
  * Keys are literals or strings of the manifest (they live as long as it
  * does); a string value may be a temporary, so a sink keeps a copy. */
@@ -845,20 +874,20 @@ void cli_output_names(const Options *o, size_t ncultures, const bool *has_table,
 void cli_output_names_free(OutputNames *n);
 
 /* ======================================================================
- * validate.c, validate_payload.c
+ * check_rules.c, check_payload.c
  * ==================================================================== */
 
 /* The semantic rules, on a resolved model with a valid structure (called
  * by the manifest loaders): errors and warnings through diag_c/diag_ex. */
-void validate_manifest(Manifest *m);
-void validate_payload(Manifest *m);
+void check_rules(Manifest *m);
+void check_payload(Manifest *m);
 /* mc's -A (ANSI message tables): every text a message table holds must be
  * written in Windows-1252; MCG5018 at each string that cannot.  Run by
  * check_manifest when -A is given, in a compile and in --validate alike. */
-void validate_ansi_tables(Manifest *m);
+void check_ansi_tables(Manifest *m);
 
 /* ======================================================================
- * header.c
+ * emit_header.c
  * ==================================================================== */
 
 /* mc's C identifier for a name (a leading digit and every character
@@ -904,7 +933,7 @@ bool header_build(const Manifest *m, const Facts *f, const Options *o, TemplateF
                   Buf *out);
 
 /* ======================================================================
- * render.c
+ * emit_render.c
  * ==================================================================== */
 
 /* The values user templates render against: the JSON model

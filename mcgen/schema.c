@@ -1806,7 +1806,7 @@ bool schema_start(SchemaCheck *sc, XmlReader *r, const XmlElem *e)
     sc->ck.r = r;
     SFrame nf = {e->local, NULL, 0, true};
     if (!sc->stack.n) {
-        /* the root: parse.c reports a wrong one (D_XML_ROOT) */
+        /* the root: read_man.c reports a wrong one (D_XML_ROOT) */
         if (in_target(sc, e->ns) && !strcmp(e->local, "instrumentationManifest")) {
             nf.type = sc->s->root;
             vec_push(&sc->stack, nf);

@@ -490,12 +490,12 @@ def main():
 
         # warning controls, on a warning of the header (two providers'
         # events called Started)
-        dup = os.path.join(ROOT, "tests", "invalid", "symbol-renamed.man")
+        dup = os.path.join(ROOT, "tests", "invalid", "MCG8001-symbol-renamed.man")
         wdir = os.path.join(tmp, "werror")
         os.makedirs(wdir)
         r = run(mcgen, "-um", dup, cwd=wdir)
         check(r.returncode == 0 and "warning: [MCG8001, -Wsymbol-renamed] event symbol" in r.stderr
-              and r.stderr.endswith("  ^\n1 warning\n") and "symbol-renamed.h" in os.listdir(wdir),
+              and r.stderr.endswith("  ^\n1 warning\n") and "MCG8001-symbol-renamed.h" in os.listdir(wdir),
               "a warning: exit 0, outputs written, its option named, '1 warning' at the end",
               r.stderr)
         wdir = os.path.join(tmp, "werror2")

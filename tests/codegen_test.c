@@ -1,5 +1,5 @@
 /*
- * codegen_test.c - header.c: mc's type-mangled template-function names
+ * codegen_test.c - emit_header.c: mc's type-mangled template-function names
  * for every rule of ../shared/docs/header-api.md section 6 (count and
  * length, fixed and variable, strings and the rest), the EventWrite
  * macro parameters (<name>_Len_ before the values that need a size), the

@@ -1,7 +1,7 @@
 /*
  * culture_test.c - culture names and their Windows language ids
  * (culture.c), the rule that every culture has one (MCG5016, MCG5017) and
- * the .rc's LANGUAGE statement built from them (rc.c).
+ * the .rc's LANGUAGE statement built from them (emit_rc.c).
  *
  * The expected ids are [MS-LCID] version 16.0's (section 2.2: the Language
  * ID table and the table of tags per Windows release), typed from the

@@ -7,7 +7,7 @@ are covered) in the three formats and checks that:
     with the exit status of the text run;
   * each JSON diagnostic rebuilds the text run's line word for word
     ("file:line:col: level: [CODE] message" and the source line);
-  * one known case (xml-syntax.man) has exactly the expected fields;
+  * one known case (MCG1001-xml-syntax.man) has exactly the expected fields;
   * the SARIF log is valid against the SARIF 2.1.0 JSON schema (from the
     npm package @microsoft/jest-sarif, unpacked by ./setup outside the
     repository; "skipped" when it or python3-jsonschema is missing), and
@@ -147,32 +147,32 @@ def test_cases(mcgen):
 
 
 XML_SYNTAX_JSON = {
-    "level": "error", "code": "MCG1001", "name": "xml-syntax", "file": "xml-syntax.man",
+    "level": "error", "code": "MCG1001", "name": "xml-syntax", "file": "MCG1001-xml-syntax.man",
     "line": 13, "column": 3, "message": "malformed XML: mismatched tag", "related": [],
     "source": "</instrumentationManifes>"}
 
 
 def test_known(mcgen, schema):
-    r = run(mcgen, "--validate", "--diagnostics-format=json", "xml-syntax.man")
+    r = run(mcgen, "--validate", "--diagnostics-format=json", "MCG1001-xml-syntax.man")
     doc = json.loads(r.stdout)
     check(doc == {"version": 1, "diagnostics": [XML_SYNTAX_JSON]} and r.returncode == 1,
-          "json: xml-syntax.man, exact fields", doc)
+          "json: MCG1001-xml-syntax.man, exact fields", doc)
     check(list(doc["diagnostics"][0]) == list(XML_SYNTAX_JSON),
           "json: keys in the documented order", list(doc["diagnostics"][0]))
     # the same from the repository root with an absolute path: the URI is
     # relative to the current directory
     r = run(mcgen, "--validate", "--diagnostics-format=sarif",
-            os.path.join(INVALID, "xml-syntax.man"), cwd=ROOT)
+            os.path.join(INVALID, "MCG1001-xml-syntax.man"), cwd=ROOT)
     log = json.loads(r.stdout)
     want_result = {
         "ruleId": "MCG1001", "ruleIndex": 0, "level": "error",
         "message": {"text": "malformed XML: mismatched tag"},
         "locations": [{"physicalLocation": {
-            "artifactLocation": {"uri": "tests/invalid/xml-syntax.man", "uriBaseId": "%SRCROOT%"},
+            "artifactLocation": {"uri": "tests/invalid/MCG1001-xml-syntax.man", "uriBaseId": "%SRCROOT%"},
             "region": {"startLine": 13, "startColumn": 3,
                        "snippet": {"text": "</instrumentationManifes>"}}}}]}
     run0 = log["runs"][0]
-    check(run0["results"] == [want_result], "sarif: xml-syntax.man, exact result",
+    check(run0["results"] == [want_result], "sarif: MCG1001-xml-syntax.man, exact result",
           run0["results"])
     rule = run0["tool"]["driver"]["rules"]
     check(rule == [{
@@ -275,9 +275,9 @@ def test_paths_and_output(mcgen, schema):
     try:
         sub = os.path.join(tmp, "my dir")
         os.mkdir(sub)
-        shutil.copy(os.path.join(INVALID, "xml-root.man"), os.path.join(sub, "a b#1.man"))
+        shutil.copy(os.path.join(INVALID, "MCG1003-xml-root.man"), os.path.join(sub, "a b#1.man"))
         weird = 'we"ird\\.man'
-        shutil.copy(os.path.join(INVALID, "xml-syntax.man"), os.path.join(tmp, weird))
+        shutil.copy(os.path.join(INVALID, "MCG1001-xml-syntax.man"), os.path.join(tmp, weird))
         r = run(mcgen, "--validate", "--diagnostics-format=sarif", "./my dir/a b#1.man",
                 weird, cwd=tmp)
         log = json.loads(r.stdout)
@@ -303,7 +303,7 @@ def test_paths_and_output(mcgen, schema):
         # --diagnostics-output: the document in a file, stdout and stderr empty
         out = os.path.join(tmp, "out.sarif")
         r = run(mcgen, "--validate", "--diagnostics-format=sarif",
-                "--diagnostics-output", out, os.path.join(INVALID, "xml-syntax.man"))
+                "--diagnostics-output", out, os.path.join(INVALID, "MCG1001-xml-syntax.man"))
         with open(out, "rb") as f:
             body = f.read()
         check(r.returncode == 1 and r.stdout == b"" and r.stderr == b"" and
@@ -311,13 +311,13 @@ def test_paths_and_output(mcgen, schema):
               "--diagnostics-output=FILE: the document in FILE, nothing on stdout or stderr")
         r = run(mcgen, "--validate", "--diagnostics-format=json",
                 "--diagnostics-output=" + os.path.join(tmp, "no", "such", "x.json"),
-                os.path.join(INVALID, "xml-syntax.man"))
+                os.path.join(INVALID, "MCG1001-xml-syntax.man"))
         check(r.returncode == 2 and r.stdout == b"" and
               r.stderr.startswith(b"mcgen: error: cannot "),
               "--diagnostics-output into a missing directory: text error, exit 2", r.stderr)
         # a compilation (not --validate) records its diagnostics too
         r = run(mcgen, "--diagnostics-format=json", "-h", os.path.join(tmp, "h"),
-                os.path.join(INVALID, "xml-syntax.man"), cwd=tmp)
+                os.path.join(INVALID, "MCG1001-xml-syntax.man"), cwd=tmp)
         doc = json.loads(r.stdout)
         check(r.returncode == 1 and doc["diagnostics"][0]["code"] == "MCG1001" and
               not os.path.exists(os.path.join(tmp, "h")),
@@ -366,12 +366,12 @@ def test_ci(mcgen):
     pat = matcher["pattern"][0]
     # the regexp is written for JavaScript; \d, (?:), +? mean the same in Python
     rx = re.compile(pat["regexp"])
-    r = run(mcgen, "--validate", "xml-root.man")
+    r = run(mcgen, "--validate", "MCG1003-xml-root.man")
     line = r.stderr.decode().splitlines()[0]
     m = rx.match(line)
     got = m and {k: m.group(pat[k]) for k in
                  ("file", "line", "column", "severity", "code", "message")}
-    check(got == {"file": "xml-root.man", "line": "2", "column": "1", "severity": "error",
+    check(got == {"file": "MCG1003-xml-root.man", "line": "2", "column": "1", "severity": "error",
                   "code": "MCG1003",
                   "message": "not an instrumentation manifest: the root element is "
                              "<instrumentation> (namespace "

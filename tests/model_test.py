@@ -3,7 +3,7 @@
 document mcgen writes is valid.
 
 One walk of the model feeds both `--json` and the values of `--render`
-templates (mcgen/json.c, mcgen/render.c).  This test holds them to it:
+templates (mcgen/emit_json.c, mcgen/emit_render.c).  This test holds them to it:
 
   * for every corpus manifest (../shared/corpus: golden/*/input.man and
     manifests/**) that compiles, one run writes `--json` and renders a

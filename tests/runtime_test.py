@@ -91,7 +91,7 @@ def qty(q, values):
 
 
 def fixed_size(f):
-    """Whether a field's size is known from the manifest (header.c)."""
+    """Whether a field's size is known from the manifest (emit_header.c)."""
     if f.get("count") and "index" in f["count"]:
         return False
     if f["kind"] == "struct":

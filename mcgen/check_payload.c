@@ -1,0 +1,562 @@
+/*
+ * check_payload.c - the semantic rules of payloads and texts:
+ * templates, fields, inType/outType pairs, maps, messages, placeholders and
+ * localized strings.  Same conventions as check_rules.c: one static function
+ * per rule, the rule cited above it, every problem reported (never only
+ * the first) through diag_c/diag_ex with the rule's own code.
+ *
+ * The rules read the resolved model, so a reference that did not resolve
+ * (an error, MCG2001, or in a decompiled manifest a warning) shows up here
+ * as a NULL pointer and the rule skips what it cannot judge without it:
+ * every other problem is still reported in the same run.  Decompiled
+ * providers (source=, rebuilt from TDH metadata) have lost the lengths of
+ * their binary fields and come with a generated string table that repeats
+ * ids; the rules about those leave them out.
+ *
+ * Every golden manifest was accepted by mc.exe, so a rule that would flag
+ * one of them is wrong: where the documentation says more than mc enforces
+ * (fixed counts and lengths of 0, length= on win:SID, map= on
+ * win:HexInt32), the rule follows what mc accepted.
+ */
+#include "mcgen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static bool decompiled(const Provider *pv) { return pv->source != NULL; }
+
+/* "event 5 version 0 ('Started')": how messages name an event. */
+static const char *event_text(Arena *a, const Event *ev)
+{
+    if (ev->symbol)
+        return arena_printf(a, "event %u version %u ('%s')", ev->value, ev->version,
+                            ev->symbol);
+    return arena_printf(a, "event %u version %u", ev->value, ev->version);
+}
+
+static bool in_type_is(const InType *t, const char *local)
+{
+    return t && strcmp(t->name.local, local) == 0;
+}
+
+/* Every message reference of the manifest, in document order: what the
+ * string rules walk. */
+typedef VEC(const MsgRef *) MsgRefs;
+
+static void collect_ref(Manifest *m, MsgRef *r, void *arg)
+{
+    (void)m;
+    MsgRefs *out = arg;
+    vec_push(out, r);
+}
+
+/* ---- messages and their inserts --------------------------------------- */
+
+/* One insert of a message text: '%', one or two digits (not starting
+ * with 0), optionally !format!.  FormatMessage reads at most two digits,
+ * so "%100" is insert 10 followed by "0".  Anything else after a '%' is an
+ * escape (%%, %n, %r, %t, %b, %0, %., %!, "% "), not an insert. */
+typedef struct Insert {
+    uint32_t n;         /* 1..99 */
+    bool third_digit;   /* a digit follows the two FormatMessage reads */
+    bool unterminated;  /* %N!fmt without the closing '!' */
+    const char *at;     /* the '%' */
+    size_t len;         /* of the insert as written (to the end when unterminated) */
+} Insert;
+
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Finds the next insert of `s` from *pos; false at the end. */
+static bool next_insert(const char *s, size_t *pos, Insert *out)
+{
+    size_t i = *pos;
+    while (s[i]) {
+        if (s[i] != '%') {
+            i++;
+            continue;
+        }
+        if (!s[i + 1])
+            break;
+        if (s[i + 1] < '1' || s[i + 1] > '9') {
+            i += 2; /* an escape ("%0" included), never an insert */
+            continue;
+        }
+        size_t j = i + 1;
+        uint32_t n = (uint32_t)(s[j++] - '0');
+        if (is_digit(s[j]))
+            n = n * 10 + (uint32_t)(s[j++] - '0');
+        out->n = n;
+        out->third_digit = is_digit(s[j]);
+        out->unterminated = false;
+        out->at = s + i;
+        if (s[j] == '!') {
+            const char *end = strchr(s + j + 1, '!');
+            if (!end) {
+                out->unterminated = true;
+                j = strlen(s);
+            } else {
+                j = (size_t)(end - s) + 1;
+            }
+        } else if (out->third_digit) {
+            while (is_digit(s[j]))
+                j++; /* shown whole in the message */
+        }
+        out->len = j - i;
+        *pos = j;
+        return true;
+    }
+    *pos = i;
+    return false;
+}
+
+/* The text of an insert as written, for messages ("%3", "%2!d!"), cut
+ * short when long. */
+static const char *insert_text(Arena *a, const Insert *in)
+{
+    int len = in->len > 40 ? 40 : (int)in->len;
+    return arena_printf(a, "%.*s%s", len, in->at, in->len > 40 ? "..." : "");
+}
+
+/* FormatMessage's insert syntax ("%n[!format string!]", n from 1 to 99):
+ * checked once in every string an event message uses, in each culture.
+ * Both are warnings: FormatMessage still renders something (%100 as %10
+ * and "0"; an unclosed format swallows the rest of the text), and mc's
+ * verdict on them is not known. */
+static void check_insert_syntax(Manifest *m, const String *s)
+{
+    size_t pos = 0;
+    Insert in;
+    while (next_insert(s->value, &pos, &in)) {
+        if (in.third_digit)
+            diag_c(D_MSG_INSERT_NUMBER, s->loc,
+                   "string '%s' has '%s': insert numbers go from 1 to 99 (FormatMessage reads "
+                   "%%%u, then the text '%.*s')",
+                   s->id, insert_text(&m->arena, &in), in.n, (int)(in.len - 3), in.at + 3);
+        if (in.unterminated)
+            diag_c(D_MSG_INSERT_FORMAT, s->loc,
+                   "string '%s' has the insert '%s' with no closing '!' after its format "
+                   "(write %%N!format!)",
+                   s->id, insert_text(&m->arena, &in));
+    }
+}
+
+static void rule_insert_syntax(Manifest *m)
+{
+    Map used = {0};
+    for (size_t i = 0; i < m->providers.n; i++) {
+        Provider *pv = m->providers.v[i];
+        for (size_t j = 0; j < pv->events.n; j++)
+            if (pv->events.v[j]->msg.id)
+                map_put(&used, pv->events.v[j]->msg.id, pv->events.v[j], true);
+    }
+    for (size_t c = 0; c < m->cultures.n; c++) {
+        Culture *cu = m->cultures.v[c];
+        for (size_t k = 0; k < cu->strings.n; k++)
+            if (map_get(&used, cu->strings.v[k]->id))
+                check_insert_syntax(m, cu->strings.v[k]);
+    }
+    map_free(&used);
+}
+
+/* An event's message may insert only the fields its template has: %N is
+ * the template's Nth top-level <data> or <struct> (an event without a
+ * template has none).  Checked in every culture's text. */
+static void rule_insert_range(Manifest *m)
+{
+    for (size_t i = 0; i < m->providers.n; i++) {
+        Provider *pv = m->providers.v[i];
+        for (size_t j = 0; j < pv->events.n; j++) {
+            Event *ev = pv->events.v[j];
+            if (!ev->msg.id || !ev->msg.text || (ev->template_ref && !ev->layout))
+                continue;
+            size_t nfields = ev->layout ? ev->layout->fields.n : 0;
+            for (size_t c = 0; c < m->cultures.n; c++) {
+                const String *s = ev->msg.text[c];
+                if (!s)
+                    continue;
+                bool seen[100] = {0};
+                size_t pos = 0;
+                Insert in;
+                while (next_insert(s->value, &pos, &in)) {
+                    if (in.n <= nfields || seen[in.n])
+                        continue;
+                    seen[in.n] = true;
+                    const char *has =
+                        ev->layout
+                            ? arena_printf(&m->arena, "its template '%s' has %zu field%s",
+                                           ev->layout->tid, nfields, nfields == 1 ? "" : "s")
+                            : "it has no template";
+                    diag_ex(D_MSG_INSERT_RANGE, s->loc, ev->loc, "event defined",
+                            "insert %%%u in string '%s' (culture '%s') names no field: %s has "
+                            "this string as its message, and %s",
+                            in.n, s->id, m->cultures.v[c]->name, event_text(&m->arena, ev), has);
+                }
+            }
+        }
+    }
+}
+
+/* ---- strings ------------------------------------------------------------ */
+
+/* A referenced string must be in every culture: each culture's message
+ * table needs its text (a string no culture defines is read_man.c's
+ * undefined-string).  Reported once per string id, at its first use. */
+static void rule_string_in_every_culture(Manifest *m, const MsgRefs *refs)
+{
+    Map done = {0};
+    for (size_t i = 0; i < refs->n; i++) {
+        const MsgRef *r = refs->v[i];
+        if (!r->id || !r->text || map_put(&done, r->id, (void *)r, true))
+            continue;
+        const String *some = NULL;
+        const char *some_culture = NULL;
+        for (size_t c = 0; c < m->cultures.n && !some; c++)
+            if ((some = r->text[c]))
+                some_culture = m->cultures.v[c]->name;
+        if (!some)
+            continue;
+        for (size_t c = 0; c < m->cultures.n; c++)
+            if (!r->text[c])
+                diag_ex(D_STRING_MISSING_CULTURE, r->loc, some->loc,
+                        arena_printf(&m->arena, "defined in '%s'", some_culture),
+                        "string '%s' is not defined in culture '%s'", r->id,
+                        m->cultures.v[c]->name);
+    }
+    map_free(&done);
+}
+
+/* StringTableType: the id "uniquely identifies the string within the
+ * string table" of a culture.  Not checked in a manifest with a
+ * decompiled provider, whose string table a tool wrote. */
+static void rule_string_unique(Manifest *m)
+{
+    /* a decompiler's string table repeats ids (one per map item name) */
+    for (size_t i = 0; i < m->providers.n; i++)
+        if (decompiled(m->providers.v[i]))
+            return;
+    for (size_t c = 0; c < m->cultures.n; c++) {
+        Culture *cu = m->cultures.v[c];
+        for (size_t k = 0; k < cu->strings.n; k++) {
+            String *s = cu->strings.v[k];
+            String *first = map_get(&cu->by_id, s->id);
+            if (first && first != s)
+                diag_ex(D_STRING_DUPLICATE, s->loc, first->loc, "first defined",
+                        "duplicate string id '%s' in culture '%s'", s->id, cu->name);
+        }
+    }
+}
+
+static void mark_used(Manifest *m, const char *id)
+{
+    if (!id)
+        return;
+    for (size_t c = 0; c < m->cultures.n; c++) {
+        String *s = map_get(&m->cultures.v[c]->by_id, id);
+        if (s)
+            s->referenced = true;
+    }
+}
+
+/* A string nothing references is dead text (often a misspelt id).  Only a
+ * warning: mc accepts it.  Left out when mcgen skipped a section
+ * (<counters>, <perftrack>) whose references it did not read. */
+static void rule_string_used(Manifest *m, const MsgRefs *refs)
+{
+    if (m->skipped_counter_sections)
+        return;
+    /* marks on the strings themselves (String.referenced), not a map:
+     * a large manifest has hundreds of thousands of strings */
+    for (size_t i = 0; i < refs->n; i++)
+        mark_used(m, refs->v[i]->id);
+    /* the ids winmeta gives its own texts (level.Error, opcode.Stop...):
+     * manifest editors write them into the string table for the win:
+     * items a manifest uses */
+    const Winmeta *wm = &m->wm;
+    for (size_t i = 0; i < wm->channels.n; i++)
+        mark_used(m, wm->channels.v[i]->builtin_msgid);
+    for (size_t i = 0; i < wm->levels.n; i++)
+        mark_used(m, wm->levels.v[i]->n.builtin_msgid);
+    for (size_t i = 0; i < wm->tasks.n; i++)
+        mark_used(m, wm->tasks.v[i]->n.builtin_msgid);
+    for (size_t i = 0; i < wm->opcodes.n; i++)
+        mark_used(m, wm->opcodes.v[i]->n.builtin_msgid);
+    for (size_t i = 0; i < wm->keywords.n; i++)
+        mark_used(m, wm->keywords.v[i]->n.builtin_msgid);
+    for (size_t c = 0; c < m->cultures.n; c++) {
+        Culture *cu = m->cultures.v[c];
+        for (size_t k = 0; k < cu->strings.n; k++) {
+            String *s = cu->strings.v[k];
+            const String *first = map_get(&cu->by_id, s->id);
+            if (!(first ? first : s)->referenced)
+                diag_c(D_STRING_UNUSED, s->loc,
+                       "string '%s' (culture '%s') is defined but never referenced", s->id,
+                       cu->name);
+        }
+    }
+}
+
+/* ---- templates -------------------------------------------------------- */
+
+/* TemplateItemType: tid "uniquely identifies the template" among the
+ * provider's templates (events name it in template=). */
+static void rule_template_unique(Provider *pv)
+{
+    for (size_t i = 0; i < pv->layouts.n; i++) {
+        Layout *l = pv->layouts.v[i];
+        Layout *first = map_get(&pv->layout_by_tid, l->tid);
+        if (l->tid[0] && first && first != l)
+            diag_ex(D_TEMPLATE_DUPLICATE, l->loc, first->loc, "first defined",
+                    "duplicate template id '%s' in provider '%s'", l->tid, pv->name);
+    }
+}
+
+/* A field's name is how count=, length= and the <UserData> fragment name
+ * it, and how consumers name the property: unique among its siblings (the
+ * top level of a template, or the members of one struct). */
+static void rule_field_names(Layout *l, Field **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!v[i]->name[0])
+            continue;
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(v[k]->name, v[i]->name) == 0) {
+                diag_ex(D_FIELD_DUPLICATE, v[i]->loc, v[k]->loc, "first defined",
+                        "duplicate field name '%s' %s%s%s of template '%s'", v[i]->name,
+                        v[i]->parent ? "in struct '" : "at the top level",
+                        v[i]->parent ? v[i]->parent->name : "", v[i]->parent ? "'" : "",
+                        l->tid);
+                break;
+            }
+        if (v[i]->is_struct)
+            rule_field_names(l, v[i]->members.v, v[i]->members.n);
+    }
+}
+
+static bool integer_in_type(const InType *t)
+{
+    static const char *const ints[] = {"UInt8", "UInt16", "UInt32", "UInt64", "Int8",
+                                       "Int16", "Int32",  "Int64",  "HexInt32", "HexInt64"};
+    for (size_t i = 0; i < sizeof ints / sizeof *ints; i++)
+        if (in_type_is(t, ints[i]))
+            return true;
+    return false;
+}
+
+/* The top-level field a field belongs to (itself when top-level). */
+static const Field *top_field(const Field *f)
+{
+    while (f->parent)
+        f = f->parent;
+    return f;
+}
+
+/* DataDefinitionType count/length: "the name of another data item that
+ * contains the count" (or length).  A consumer reads the payload in
+ * order, so that item must come before the field: earlier at the same
+ * level, or earlier at the top level; and it holds a number, so it is a
+ * <data> of an integer inType. */
+static void check_quantity(Layout *l, const Field *f, const Quantity *q, const char *what)
+{
+    if (q->kind != QTY_FIELD || !q->ref)
+        return;
+    const Field *ref = q->ref;
+    const char *kind = f->is_struct ? "struct" : "data";
+    bool before = ref->parent == f->parent ? ref->index < f->index
+                  : !ref->parent          ? ref->index < top_field(f)->index
+                                          : false;
+    if (ref == f)
+        diag_c(D_QTY_ORDER, q->loc, "%s='%s' of <%s> '%s' (template '%s') names the field itself",
+               what, q->text, kind, f->name, l->tid);
+    else if (!before)
+        diag_ex(D_QTY_ORDER, q->loc, ref->loc, "field defined",
+                "%s='%s' of <%s> '%s' (template '%s') names a field that comes after it; the "
+                "field holding the %s must come first",
+                what, q->text, kind, f->name, l->tid, what);
+    if (ref == f)
+        return;
+    if (ref->is_struct)
+        diag_ex(D_QTY_TYPE, q->loc, ref->loc, "struct defined",
+                "%s='%s' of <%s> '%s' (template '%s') names a struct; it must name an integer "
+                "<data>",
+                what, q->text, kind, f->name, l->tid);
+    else if (ref->in_type && !integer_in_type(ref->in_type))
+        diag_ex(D_QTY_TYPE, q->loc, ref->loc, "field defined",
+                "%s='%s' of <%s> '%s' (template '%s') names a field of inType '%s'; it must "
+                "name an integer field (win:UInt8, win:UInt16, win:UInt32, ...)",
+                what, q->text, kind, f->name, l->tid, ref->in_type->display);
+}
+
+/* LengthType: "the length of a variable length data item" - strings (in
+ * characters), binary data (in bytes); mc also accepts it on win:SID.  A
+ * type whose size is fixed has no length to give. */
+static void check_length_type(Layout *l, const Field *f)
+{
+    if (f->is_struct || f->length.kind == QTY_NONE || !f->in_type)
+        return;
+    if (f->in_type->size || f->in_type->pointer)
+        diag_c(D_LENGTH_FIXED_TYPE, f->length.loc,
+               "length= on <data> '%s' (template '%s'): inType '%s' has a fixed size; length= "
+               "is for strings and binary data",
+               f->name, l->tid, f->in_type->display);
+}
+
+/* DataDefinitionType remarks: "For variable length input types, such as
+ * binary blobs, you must use the length attribute"; the documented
+ * example <data inType="win:Binary"/> is "illegal because no length is
+ * specified". */
+static void check_binary_length(Provider *pv, Layout *l, const Field *f)
+{
+    if (f->is_struct || !in_type_is(f->in_type, "Binary") || f->length.kind != QTY_NONE ||
+        decompiled(pv))
+        return;
+    diag_c(D_BINARY_LENGTH, f->loc,
+           "<data> '%s' (template '%s') is win:Binary without length=: give its size in bytes "
+           "or the name of the field that holds it",
+           f->name, l->tid);
+}
+
+/* InputType: each inType lists the outTypes it can be rendered as
+ * (schema/winmeta.xml, InType.allowed). */
+static void check_out_type(Layout *l, const Field *f)
+{
+    if (f->is_struct || !f->in_type || !f->out_type)
+        return;
+    const InType *t = f->in_type;
+    for (size_t i = 0; i < t->allowed.n; i++)
+        if (t->allowed.v[i] == f->out_type)
+            return;
+    Buf b = {0};
+    for (size_t i = 0; i < t->allowed.n; i++)
+        buf_printf(&b, "%s%s", i ? ", " : "", t->allowed.v[i]->display);
+    diag_c(D_OUTTYPE_MISMATCH, f->out_loc,
+           "outType '%s' on <data> '%s' (template '%s') is not allowed with inType '%s' "
+           "(allowed: %s)",
+           f->out_type->display, f->name, l->tid, t->display, b.len ? b.s : "none");
+    buf_free(&b);
+}
+
+/* DataDefinitionType map: "The data type of the data item must be" win:UInt8,
+ * win:UInt16 or win:UInt32; mc also accepts win:HexInt32 (a golden
+ * manifest has one). */
+static void check_map_type(Layout *l, const Field *f)
+{
+    if (f->is_struct || !f->map || !f->in_type)
+        return;
+    const InType *t = f->in_type;
+    if (in_type_is(t, "UInt8") || in_type_is(t, "UInt16") || in_type_is(t, "UInt32") ||
+        in_type_is(t, "HexInt32"))
+        return;
+    diag_c(D_MAP_INTYPE, f->map_loc,
+           "map='%s' on <data> '%s' (template '%s') of inType '%s': maps apply to win:UInt8, "
+           "win:UInt16, win:UInt32 and win:HexInt32 only",
+           f->map_name, f->name, l->tid, t->display);
+}
+
+/* UserData (TemplateItemType): the XML fragment takes the template's
+ * fields through "%N" element text, N from 1 to the number of top-level
+ * fields; an N past them is substituted by nothing (emit_wevt.c drops it). */
+static void rule_userdata_inserts(const Layout *l, const XmlNode *n)
+{
+    if (!n)
+        return;
+    const char *t = n->text;
+    if (t && t[0] == '%' && is_digit(t[1])) {
+        unsigned long idx = strtoul(t + 1, NULL, 10);
+        if (idx < 1 || idx > l->fields.n)
+            diag_c(D_USERDATA_INSERT, n->loc,
+                   "<%s> of the <UserData> of template '%s' takes %%%lu, but the template has "
+                   "%zu field%s",
+                   n->name.local, l->tid, idx, l->fields.n, l->fields.n == 1 ? "" : "s");
+    }
+    for (size_t i = 0; i < n->children.n; i++)
+        rule_userdata_inserts(l, n->children.v[i]);
+}
+
+static void check_fields(Manifest *m, Provider *pv, Layout *l, Field **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        Field *f = v[i];
+        check_quantity(l, f, &f->count, "count");
+        check_quantity(l, f, &f->length, "length");
+        check_length_type(l, f);
+        check_binary_length(pv, l, f);
+        check_out_type(l, f);
+        check_map_type(l, f);
+        if (f->is_struct)
+            check_fields(m, pv, l, f->members.v, f->members.n);
+    }
+}
+
+/* ---- maps ------------------------------------------------------------- */
+
+/* A valueMap or bitMap maps each value to one string: two items with the
+ * same value make the rendering ambiguous. */
+static void rule_map_values(Manifest *m, const ValueMap *vm)
+{
+    if (vm->kind == MAP_PATTERN)
+        return;
+    Map seen = {0};
+    char key[16];
+    for (size_t i = 0; i < vm->items.n; i++) {
+        MapItem *it = vm->items.v[i];
+        snprintf(key, sizeof key, "%u", it->value);
+        MapItem *first = map_get(&seen, key);
+        if (first) {
+            if (vm->kind == MAP_BIT)
+                diag_ex(D_MAP_DUPLICATE_VALUE, it->loc, first->loc, "first defined",
+                        "duplicate value 0x%x in bitMap '%s'", it->value, vm->name);
+            else
+                diag_ex(D_MAP_DUPLICATE_VALUE, it->loc, first->loc, "first defined",
+                        "duplicate value %u in valueMap '%s'", it->value, vm->name);
+            continue;
+        }
+        map_put(&seen, arena_strdup(&m->arena, key), it, true); /* keys outlive the map */
+    }
+    map_free(&seen);
+}
+
+/* BitMapValueType value: "a hexadecimal number that has a single bit set".
+ * A warning: an item for a combination of bits still renders.  0 (the
+ * "no flags" item, in a golden manifest) is let through. */
+static void rule_bitmap_bits(const ValueMap *vm)
+{
+    if (vm->kind != MAP_BIT)
+        return;
+    for (size_t i = 0; i < vm->items.n; i++) {
+        uint32_t v = vm->items.v[i]->value;
+        if ((v & (v - 1)) != 0)
+            diag_c(D_BITMAP_VALUE, vm->items.v[i]->loc,
+                   "bitMap '%s' item 0x%x has more than one bit set", vm->name, v);
+    }
+}
+
+/* ---- entry point ------------------------------------------------------ */
+
+void check_payload(Manifest *m)
+{
+    MsgRefs refs = {0};
+    manifest_each_msgref(m, collect_ref, &refs);
+    rule_string_unique(m);
+    rule_string_in_every_culture(m, &refs);
+    rule_string_used(m, &refs);
+    rule_insert_syntax(m);
+    rule_insert_range(m);
+    vec_free(&refs);
+    for (size_t i = 0; i < m->providers.n; i++) {
+        Provider *pv = m->providers.v[i];
+        rule_template_unique(pv);
+        for (size_t j = 0; j < pv->layouts.n; j++) {
+            Layout *l = pv->layouts.v[j];
+            rule_field_names(l, l->fields.v, l->fields.n);
+            check_fields(m, pv, l, l->fields.v, l->fields.n);
+            rule_userdata_inserts(l, l->user_data);
+        }
+        for (size_t j = 0; j < pv->maps.n; j++) {
+            rule_map_values(m, pv->maps.v[j]);
+            rule_bitmap_bits(pv->maps.v[j]);
+        }
+    }
+}

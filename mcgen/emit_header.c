@@ -1,0 +1,726 @@
+/*
+ * emit_header.c - what the C header's logging code needs beyond the model: the
+ * typed template functions (mc's type-mangled McTemplateU0<code> names,
+ * their parameters and the payload descriptors they fill), the arguments
+ * of each EventWrite macro, and each provider's enable bits
+ * (../shared/docs/header-api.md).
+ *
+ * The names and the parameter lists are mc's, so that code written
+ * against mc's header compiles against ours.  The sizes are right where
+ * mc's are not: an array of structs whose elements vary in size takes the
+ * blob's total size (mc multiplies it by the count, dotnet/coreclr#25454),
+ * and counted strings longer than 65535 bytes are refused by ETW rather
+ * than cut to 16 bits.
+ */
+#include "mcgen.h"
+#include "tmpl.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- the mangled code of one field ---- */
+
+typedef enum { Q_NONE, Q_FIXED, Q_VAR } QKind;
+
+typedef struct Qty {
+    QKind k;
+    uint32_t n; /* Q_FIXED: the number; Q_VAR: the referenced field's index */
+} Qty;
+
+/* count= and length= normalised as mc does: a count of 0 or 1 and a length
+ * of 0 are none. */
+static Qty qty(const Quantity *q, bool is_count)
+{
+    Qty r = {Q_NONE, 0};
+    if (q->kind == QTY_FIXED && q->n > (is_count ? 1u : 0u))
+        r = (Qty){Q_FIXED, q->n};
+    else if (q->kind == QTY_FIELD && q->ref)
+        r = (Qty){Q_VAR, q->ref->index};
+    return r;
+}
+
+/* The letter of mc's type code; a field whose inType is unknown (left
+ * unresolved in a decompiled manifest) is passed as an opaque blob, like
+ * a struct. */
+static char field_letter(const Field *f)
+{
+    return f->is_struct || !f->in_type ? 'n' : f->in_type->mangle;
+}
+
+static bool is_sized_string(char c) { return c == 'z' || c == 's' || c == 'b'; }
+
+static char upper(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
+
+/* letter, letter+N or letter+marker+index for none, fixed and variable. */
+static void code(Buf *out, char letter, Qty q, char marker)
+{
+    if (q.k == Q_NONE)
+        buf_printf(out, "%c", letter);
+    else if (q.k == Q_FIXED)
+        buf_printf(out, "%c%u", letter, q.n);
+    else
+        buf_printf(out, "%c%c%u", letter, marker, q.n);
+}
+
+void header_mangle_field(const Field *f, Buf *out)
+{
+    char l = field_letter(f), u = upper(l);
+    Qty c = qty(&f->count, true), n = qty(&f->length, false);
+    if (!is_sized_string(l))
+        code(out, c.k == Q_NONE ? l : u, c, 'R'); /* c, C5, CR0 */
+    else if (c.k == Q_NONE)
+        code(out, l, n, 'r'); /* z, z3, zr0 */
+    else if (n.k == Q_NONE)
+        buf_printf(out, "%cR", u); /* an array of strings: no index written */
+    else if (c.k == Q_FIXED && n.k == Q_FIXED)
+        buf_printf(out, "%c%llu", u, (unsigned long long)c.n * n.n); /* Z6 */
+    else if (c.k == Q_FIXED)
+        buf_printf(out, "%c%ur%u", u, c.n, n.n); /* Z2r0: count, then length */
+    else if (n.k == Q_FIXED)
+        buf_printf(out, "%c%ur%u", u, n.n, c.n); /* Z5r0: length, then count */
+    else
+        buf_printf(out, "%cr%uR%u", u, n.n, c.n); /* Zr0R1 */
+}
+
+/* ---- parameters and payload descriptors ---- */
+
+/* The C type of one element of a fixed-size inType. */
+static const char *scalar_ctype(char l)
+{
+    switch (l) {
+    case 'c': return "signed char";
+    case 'u': return "unsigned char";
+    case 'l': return "signed short";
+    case 'h': return "unsigned short";
+    case 'd': return "signed int";
+    case 'q': return "unsigned int";
+    case 'i': return "signed __int64";
+    case 'x': return "unsigned __int64";
+    case 'f': return "float";
+    case 'g': return "double";
+    case 't': return "signed int";
+    case 'p': return "void*";
+    case 'j': return "GUID";
+    case 'm': return "FILETIME";
+    case 'y': return "SYSTEMTIME";
+    default: return NULL;
+    }
+}
+
+static bool members_fixed(const Field *f);
+
+/* Whether a field's bytes have a size known from the manifest alone. */
+static bool fixed_size(const Field *f)
+{
+    if (f->count.kind == QTY_FIELD)
+        return false;
+    if (f->is_struct)
+        return members_fixed(f);
+    if (!f->in_type)
+        return false;
+    char l = f->in_type->mangle;
+    if (is_sized_string(l))
+        return f->length.kind == QTY_FIXED && f->length.n > 0;
+    return scalar_ctype(l) != NULL;
+}
+
+/* Whether every member of a struct has a size known from the manifest. */
+static bool members_fixed(const Field *f)
+{
+    for (size_t i = 0; i < f->members.n; i++)
+        if (!fixed_size(f->members.v[i]))
+            return false;
+    return true;
+}
+
+typedef struct Fn {
+    Arena *a;
+    TValue *params; /* list of {type, sal, name}; NULL: names only */
+    TValue *data;   /* list of {index, ptr, size} */
+    TValue *locals; /* list of C declarations */
+    TValue *args;   /* the EventWrite macro's parameter names */
+    int next;       /* next EventData index */
+} Fn;
+
+static void param(Fn *fn, const char *sal, const char *type, const char *name)
+{
+    TValue *p = tv_dict(fn->a);
+    tv_add(fn->a, p, "sal", tv_str(fn->a, sal));
+    tv_add(fn->a, p, "type", tv_str(fn->a, type));
+    tv_add(fn->a, p, "name", tv_str(fn->a, name));
+    tv_push(fn->a, fn->params, p);
+}
+
+static void data(Fn *fn, const char *ptr, const char *size)
+{
+    TValue *d = tv_dict(fn->a);
+    tv_add(fn->a, d, "index", tv_int(fn->a, fn->next++));
+    tv_add(fn->a, d, "ptr", tv_str(fn->a, ptr));
+    tv_add(fn->a, d, "size", tv_str(fn->a, size));
+    tv_push(fn->a, fn->data, d);
+}
+
+/* The number of elements as a C expression ("" for one). */
+static const char *count_expr(Arena *a, Qty c)
+{
+    if (c.k == Q_FIXED)
+        return arena_printf(a, "%u", c.n);
+    if (c.k == Q_VAR)
+        return arena_printf(a, "_Arg%u", c.n);
+    return "1";
+}
+
+/* Adds field number i (top level) of a template: its parameters, its
+ * payload descriptors and its macro arguments. */
+static void add_field(Fn *fn, const Field *f, uint32_t i, const char *macro_name)
+{
+    Arena *a = fn->a;
+    char l = field_letter(f);
+    Qty c = qty(&f->count, true), n = qty(&f->length, false);
+    bool takes_len = false;
+    if (l == 'n' || l == 'w' || l == 'a' || l == 'e' || (l == 'k' && c.k != Q_NONE) ||
+        (is_sized_string(l) && c.k != Q_NONE && n.k == Q_NONE) ||
+        (l == 'b' && c.k == Q_NONE && n.k == Q_NONE))
+        takes_len = true;
+    if (takes_len)
+        tv_push(a, fn->args, tv_str(a, arena_printf(a, "%s_Len_", macro_name)));
+    tv_push(a, fn->args, tv_str(a, macro_name));
+    if (!fn->params)
+        return; /* the function exists: only the macro's names were wanted */
+    const char *arg = arena_printf(a, "_Arg%u", i);
+    const char *len = arena_printf(a, "_Arg%u_Len_", i);
+    const char *cnt = count_expr(a, c);
+    if (takes_len)
+        param(fn, "_In_", "ULONG", len);
+    const char *unit = l == 'z' || l == 'w' ? "WCHAR" : "char";
+    switch (l) {
+    case 'z':
+    case 's':
+    case 'b': {
+        const char *ptype = l == 'z' ? "const WCHAR*" : l == 's' ? "const char*" : "const unsigned char*";
+        if (c.k == Q_NONE && n.k == Q_NONE && l != 'b') {
+            /* a NUL-terminated string; NULL is logged as "NULL" */
+            const char *lit = l == 'z' ? "L\"NULL\"" : "\"NULL\"";
+            const char *fn_len = l == 'z' ? "wcslen" : "strlen";
+            param(fn, "_In_opt_", l == 'z' ? "PCWSTR" : "PCSTR", arg);
+            data(fn, arena_printf(a, "(%s != NULL) ? (const void*)%s : (const void*)%s", arg, arg, lit),
+                 arena_printf(a, "(%s != NULL) ? (ULONG)((%s(%s) + 1) * sizeof(%s)) : (ULONG)sizeof(%s)",
+                     arg, fn_len, arg, unit, lit));
+        } else if (takes_len) {
+            /* a blob the caller packed: strings one after another, or
+             * binary of a size only the caller knows */
+            param(fn, arena_printf(a, "_In_reads_(%s)", len), ptype, arg);
+            data(fn, arg, arena_printf(a, "(ULONG)(sizeof(%s) * %s)", unit, len));
+        } else {
+            /* every element has the length the manifest gives */
+            const char *each = n.k == Q_FIXED ? arena_printf(a, "%u", n.n) : arena_printf(a, "_Arg%u", n.n);
+            const char *total = c.k == Q_NONE ? each : arena_printf(a, "%s * %s", cnt, each);
+            param(fn, arena_printf(a, "_In_reads_(%s)", total), ptype, arg);
+            data(fn, arg, arena_printf(a, "(ULONG)(sizeof(%s) * %s)", unit, total));
+        }
+        break;
+    }
+    case 'w':
+    case 'a':
+    case 'e': {
+        const char *ptype = l == 'w' ? "const WCHAR*" : l == 'a' ? "const char*" : "const unsigned char*";
+        param(fn, arena_printf(a, "_In_reads_(%s)", len), ptype, arg);
+        if (c.k == Q_NONE) {
+            /* a 16-bit byte count, then the bytes */
+            const char *size = arena_printf(a, "_Arg%u_Size_", i);
+            tv_push(a, fn->locals,
+                    tv_str(a, arena_printf(a, "USHORT %s = (USHORT)(sizeof(%s) * %s);", size, unit, len)));
+            data(fn, arena_printf(a, "&%s", size), "sizeof(USHORT)");
+            data(fn, arg, size);
+        } else {
+            /* the caller packed every item with its count */
+            data(fn, arg, arena_printf(a, "(ULONG)(sizeof(%s) * %s)", unit, len));
+        }
+        break;
+    }
+    case 'k':
+        if (c.k == Q_NONE) {
+            param(fn, "_In_opt_", "const SID*", arg);
+            data(fn, arena_printf(a, "(%s != NULL) ? (const void*)%s : (const void*)\"\\0\\0\\0\\0\\0\\0\\0\"",
+                         arg, arg),
+                 arena_printf(a, "(%s != NULL) ? (ULONG)MCGEN_GETLENGTHSID(%s) : 8u", arg, arg));
+        } else {
+            param(fn, arena_printf(a, "_In_reads_bytes_(%s)", len), "const unsigned char*", arg);
+            data(fn, arg, len);
+        }
+        break;
+    case 'n':
+        param(fn, arena_printf(a, "_In_reads_bytes_(%s)", len), "const void*", arg);
+        /* _Len_ is one element's size when all elements have the same
+         * size, as in mc; the whole blob's when they differ, where mc's
+         * count * _Len_ is wrong */
+        if (c.k == Q_NONE || !members_fixed(f))
+            data(fn, arg, len);
+        else
+            data(fn, arg, arena_printf(a, "(ULONG)(%s * %s)", cnt, len));
+        break;
+    default: {
+        const char *t = scalar_ctype(l);
+        if (!t)
+            t = "unsigned char"; /* cannot happen: winmeta gives every inType a letter */
+        if (c.k == Q_NONE && (l == 'j' || l == 'm' || l == 'y')) {
+            param(fn, "_In_", arena_printf(a, "const %s*", t), arg);
+            data(fn, arg, arena_printf(a, "sizeof(%s)", t));
+        } else if (c.k == Q_NONE) {
+            param(fn, l == 'p' ? "_In_opt_" : "_In_", arena_printf(a, "const %s", t), arg);
+            data(fn, arena_printf(a, "&%s", arg), arena_printf(a, "sizeof(%s)", t));
+        } else {
+            param(fn, arena_printf(a, "_In_reads_(%s)", cnt), arena_printf(a, "const %s*", t), arg);
+            data(fn, arg, arena_printf(a, "(ULONG)(sizeof(%s) * %s)", t, cnt));
+        }
+        break;
+    }
+    }
+}
+
+/* ---- template functions, enable bits, event macros ---- */
+
+typedef struct FnEntry {
+    const char *name;
+    TValue *fn; /* the function's dict */
+} FnEntry;
+
+typedef VEC(FnEntry) FnList;
+
+static int by_name(const void *x, const void *y)
+{
+    return strcmp(((const FnEntry *)x)->name, ((const FnEntry *)y)->name);
+}
+
+/* The function of a template (an event without template: l NULL), made
+ * once per mangled name; `prefix` is McTemplateU0 or McTemplateK0.  *args
+ * gets the macro parameters named after this template's fields: events
+ * whose templates differ only in field names share the function but not
+ * the names. */
+static const char *function_for(Arena *a, Map *seen, FnList *all, const Layout *l,
+                                const char *prefix, TValue **args)
+{
+    Buf name = {0};
+    buf_printf(&name, "%s", prefix);
+    for (size_t i = 0; l && i < l->fields.n; i++)
+        header_mangle_field(l->fields.v[i], &name);
+    FnEntry *e = map_get(seen, name.s);
+    Fn fn = {a, e ? NULL : tv_list(a), tv_list(a), tv_list(a), tv_list(a), 1};
+    for (size_t i = 0; l && i < l->fields.n; i++) {
+        const Field *f = l->fields.v[i];
+        add_field(&fn, f, (uint32_t)i, header_ident(a, f->name ? f->name : ""));
+    }
+    *args = fn.args;
+    if (!e) {
+        e = arena_alloc(a, sizeof *e);
+        e->name = arena_strndup(a, name.s, name.len);
+        e->fn = tv_dict(a);
+        tv_add(a, e->fn, "name", tv_str(a, e->name));
+        tv_add(a, e->fn, "template", l ? tv_str(a, l->tid) : tv_none(a));
+        tv_add(a, e->fn, "argcount", tv_int(a, fn.next - 1));
+        tv_add(a, e->fn, "params", fn.params);
+        tv_add(a, e->fn, "data", fn.data);
+        tv_add(a, e->fn, "locals", fn.locals);
+        map_put(seen, e->name, e, false);
+        vec_push(all, *e);
+    }
+    buf_free(&name);
+    return e->name;
+}
+
+/* The macro parameter names differ from the function's: a template with
+ * two fields of one name (or names that become one identifier) would make
+ * a macro that does not compile; later ones get a numeric suffix. */
+static TValue *unique_args(Arena *a, TValue *args)
+{
+    bool repeats = false;
+    if (args->n <= 16) { /* the usual case: compare directly */
+        for (size_t i = 0; i < args->n && !repeats; i++)
+            for (size_t j = 0; j < i && !repeats; j++)
+                repeats = strcmp(args->items[i]->s, args->items[j]->s) == 0;
+        if (!repeats)
+            return args;
+    }
+    TValue *out = tv_list(a);
+    Map used = {0};
+    for (size_t i = 0; i < args->n; i++) {
+        const char *s = args->items[i]->s;
+        for (int k = 2; map_get(&used, s); k++)
+            s = arena_printf(a, "%s_%d", args->items[i]->s, k);
+        map_put(&used, s, (void *)s, false);
+        tv_push(a, out, tv_str(a, s));
+    }
+    map_free(&used);
+    return out;
+}
+
+/* A string-literal piece of the traits: every byte as \xNN except plain
+ * printable ASCII of the name. */
+static void trait_piece(Arena *a, TValue *list, const unsigned char *p, size_t n, bool text,
+                        const char *comment)
+{
+    Buf b = {0};
+    buf_add(&b, "\"", 1);
+    for (size_t i = 0; i < n; i++) {
+        if (text && p[i] >= 0x20 && p[i] < 0x7F && p[i] != '"' && p[i] != '\\' && p[i] != '?')
+            buf_printf(&b, "%c", p[i]);
+        else
+            buf_printf(&b, "\\x%02X", p[i]);
+        /* a hex escape swallows the hex digits after it: end the literal */
+        if (text && i + 1 < n && p[i] >= 0x80 && isxdigit(p[i + 1]))
+            buf_add(&b, "\" \"", 3);
+    }
+    buf_add(&b, "\"", 1);
+    TValue *d = tv_dict(a);
+    tv_add(a, d, "literal", tv_str(a, b.s));
+    tv_add(a, d, "comment", tv_str(a, comment));
+    tv_push(a, list, d);
+    buf_free(&b);
+}
+
+static void guid_bytes(const Guid *g, unsigned char out[16])
+{
+    out[0] = (unsigned char)g->d1;
+    out[1] = (unsigned char)(g->d1 >> 8);
+    out[2] = (unsigned char)(g->d1 >> 16);
+    out[3] = (unsigned char)(g->d1 >> 24);
+    out[4] = (unsigned char)g->d2;
+    out[5] = (unsigned char)(g->d2 >> 8);
+    out[6] = (unsigned char)g->d3;
+    out[7] = (unsigned char)(g->d3 >> 8);
+    memcpy(out + 8, g->d4, 8);
+}
+
+/* The provider traits blob ETW gets with each event (header-api.md 2):
+ * u16 total size, the provider name and a NUL (or only the NUL), then
+ * {u16 19, u8 type, GUID} for the group GUID (type 1) and, with a
+ * controlGuid, the provider GUID as decode GUID (type 2).  none when the
+ * provider has neither traits nor a controlGuid. */
+static TValue *traits(Arena *a, const Provider *pv, int64_t *size)
+{
+    if (!pv->traits && !pv->has_control_guid)
+        return tv_none(a);
+    TValue *list = tv_list(a);
+    bool name = pv->traits && pv->traits->has_include_name && pv->traits->include_name;
+    size_t total = 2 + (name ? strlen(pv->name) : 0) + 1;
+    bool group = pv->traits && pv->traits->has_group_guid;
+    total += (group ? 19 : 0) + (pv->has_control_guid ? 19 : 0);
+    unsigned char head[2] = {(unsigned char)total, (unsigned char)(total >> 8)};
+    trait_piece(a, list, head, 2, false, arena_printf(a, "total size %zu", total));
+    if (name) {
+        size_t n = strlen(pv->name);
+        unsigned char *t = arena_alloc(a, n + 1);
+        memcpy(t, pv->name, n + 1);
+        trait_piece(a, list, t, n + 1, true, "provider name");
+    } else {
+        unsigned char nul = 0;
+        trait_piece(a, list, &nul, 1, false, "no provider name");
+    }
+    unsigned char g[19] = {0x13, 0x00};
+    if (group) {
+        g[2] = 1;
+        guid_bytes(&pv->traits->group_guid, g + 3);
+        trait_piece(a, list, g, 19, false, "group GUID");
+    }
+    if (pv->has_control_guid) {
+        g[2] = 2;
+        guid_bytes(&pv->guid, g + 3);
+        trait_piece(a, list, g, 19, false, "decode GUID");
+    }
+    *size = (int64_t)total;
+    return list;
+}
+
+/* ---- the descriptors part ---- */
+
+static const char *guid_init(Arena *a, const Guid *g)
+{
+    return arena_printf(a,
+                        "{0x%08x, 0x%04x, 0x%04x, {0x%02x, 0x%02x, 0x%02x, 0x%02x, 0x%02x, "
+                        "0x%02x, 0x%02x, 0x%02x}}",
+                        g->d1, g->d2, g->d3, g->d4[0], g->d4[1], g->d4[2], g->d4[3], g->d4[4],
+                        g->d4[5], g->d4[6], g->d4[7]);
+}
+
+static const char *guid_text(Arena *a, const Guid *g)
+{
+    return arena_printf(a, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x", g->d1, g->d2,
+                        g->d3, g->d4[0], g->d4[1], g->d4[2], g->d4[3], g->d4[4], g->d4[5],
+                        g->d4[6], g->d4[7]);
+}
+
+/* {symbol, value}: the name the check stage gave the item (check_names.c). */
+static TValue *define(Arena *a, const Facts *f, const void *item, int64_t value)
+{
+    TValue *d = tv_dict(a);
+    tv_add(a, d, "symbol", tv_str(a, facts_name(f, item)));
+    tv_add(a, d, "value", tv_int(a, value));
+    return d;
+}
+
+/* The define of a level, opcode or keyword the manifest declares
+ * (winmeta's have theirs in the SDK). */
+static void define_item(Arena *a, const Facts *f, TValue *list, const void *item, const Named *n,
+                        int64_t value)
+{
+    if (!n->builtin)
+        tv_push(a, list, define(a, f, item, value));
+}
+
+static int by_symbol(const void *x, const void *y)
+{
+    const ValueMap *a = *(ValueMap *const *)x, *b = *(ValueMap *const *)y;
+    return strcmp(a->symbol, b->symbol);
+}
+
+/* GUIDs, traits, the defines of channels, levels, opcodes, tasks and
+ * keywords, the enums of maps, and the numbers of each EVENT_DESCRIPTOR
+ * (header-api.md 2). */
+static void descriptor_values(Arena *a, const Provider *pv, const Facts *f, TValue *pd)
+{
+    tv_add(a, pd, "name", tv_str(a, pv->name));
+    tv_add(a, pd, "guid", tv_str(a, guid_text(a, &pv->guid)));
+    tv_add(a, pd, "guid_init", tv_str(a, guid_init(a, &pv->guid)));
+    tv_add(a, pd, "control_guid_text",
+           pv->has_control_guid ? tv_str(a, guid_text(a, &pv->control_guid)) : tv_none(a));
+    tv_add(a, pd, "control_guid_init",
+           pv->has_control_guid ? tv_str(a, guid_init(a, &pv->control_guid)) : tv_none(a));
+    tv_add(a, pd, "event_count", tv_int(a, (int64_t)pv->events.n));
+    TValue *l = tv_list(a);
+    for (size_t i = 0; i < pv->channels.n; i++) {
+        const Channel *c = pv->channels.v[i];
+        TValue *d = define(a, f, c, c->value);
+        /* the bit the channel adds to its events' keyword; newer mc
+         * versions define it as <symbol>_KEYWORD */
+        uint64_t bit = channel_keyword(c);
+        tv_add(a, d, "keyword", bit ? tv_int(a, (int64_t)bit) : tv_none(a));
+        tv_push(a, l, d);
+    }
+    tv_add(a, pd, "channels", l);
+    l = tv_list(a);
+    for (size_t i = 0; i < pv->levels.n; i++)
+        define_item(a, f, l, pv->levels.v[i], &pv->levels.v[i]->n, pv->levels.v[i]->value);
+    tv_add(a, pd, "levels", l);
+    /* provider opcodes, then each task's */
+    l = tv_list(a);
+    for (size_t i = 0; i < pv->opcodes.n; i++)
+        define_item(a, f, l, pv->opcodes.v[i], &pv->opcodes.v[i]->n, pv->opcodes.v[i]->value);
+    for (size_t i = 0; i < pv->tasks.n; i++)
+        for (size_t j = 0; j < pv->tasks.v[i]->opcodes.n; j++) {
+            const Opcode *o = pv->tasks.v[i]->opcodes.v[j];
+            define_item(a, f, l, o, &o->n, o->value);
+        }
+    tv_add(a, pd, "opcodes", l);
+    l = tv_list(a);
+    for (size_t i = 0; i < pv->tasks.n; i++) {
+        const Task *t = pv->tasks.v[i];
+        if (t->n.builtin)
+            continue;
+        TValue *d = define(a, f, t, t->value);
+        bool guid = task_has_guid(t);
+        tv_add(a, d, "guid_symbol",
+               guid ? tv_str(a, facts_name(f, &t->event_guid)) : tv_none(a));
+        tv_add(a, d, "guid_init", guid ? tv_str(a, guid_init(a, &t->event_guid)) : tv_none(a));
+        tv_push(a, l, d);
+    }
+    tv_add(a, pd, "tasks", l);
+    l = tv_list(a);
+    for (size_t i = 0; i < pv->keywords.n; i++)
+        define_item(a, f, l, pv->keywords.v[i], &pv->keywords.v[i]->n,
+                    (int64_t)pv->keywords.v[i]->mask);
+    tv_add(a, pd, "keywords", l);
+    /* maps with a symbol, sorted by it; their items with a symbol */
+    VEC(const ValueMap *) maps = {0};
+    for (size_t i = 0; i < pv->maps.n; i++)
+        if (pv->maps.v[i]->symbol && *pv->maps.v[i]->symbol && pv->maps.v[i]->kind != MAP_PATTERN)
+            vec_push(&maps, pv->maps.v[i]);
+    sort_stable(maps.v, maps.n, sizeof *maps.v, by_symbol);
+    l = tv_list(a);
+    for (size_t i = 0; i < maps.n; i++) {
+        bool any = false;
+        for (size_t j = 0; j < maps.v[i]->items.n; j++)
+            any |= maps.v[i]->items.v[j]->symbol && *maps.v[i]->items.v[j]->symbol;
+        if (!any)
+            continue; /* an enum without members is no C */
+        const ValueMap *vm = maps.v[i];
+        TValue *d = tv_dict(a), *items = tv_list(a);
+        const char *ms = header_ident(a, vm->symbol);
+        tv_add(a, d, "symbol", tv_str(a, ms));
+        for (size_t j = 0; j < vm->items.n; j++) {
+            const MapItem *it = vm->items.v[j];
+            if (!it->symbol || !*it->symbol)
+                continue;
+            TValue *e = tv_dict(a);
+            tv_add(a, e, "symbol", tv_str(a, arena_printf(a, "%s%s", ms, header_ident(a, it->symbol))));
+            tv_add(a, e, "value", tv_int(a, (int32_t)it->value));
+            tv_push(a, items, e);
+        }
+        tv_add(a, d, "items", items);
+        tv_push(a, l, d);
+    }
+    tv_add(a, pd, "maps", l);
+    vec_free(&maps);
+}
+
+typedef struct Msg {
+    const char *name;
+    uint32_t id;
+} Msg;
+
+static int by_id_then_name(const void *x, const void *y)
+{
+    const Msg *a = x, *b = y;
+    if (a->id != b->id)
+        return a->id < b->id ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+/* The message ids of the manifest's strings, by id: MSG_<string id>. */
+static TValue *messages(Arena *a, const Manifest *m)
+{
+    VEC(Msg) v = {0};
+    for (size_t i = 0; i < m->msgid_by_string.cap; i++) {
+        const MapEntry *e = &m->msgid_by_string.e[i];
+        if (e->key) {
+            Msg x = {e->key, *(const uint32_t *)e->val};
+            vec_push(&v, x);
+        }
+    }
+    /* by id, then by name (entries come in hash order) */
+    sort_stable(v.v, v.n, sizeof *v.v, by_id_then_name);
+    TValue *l = tv_list(a);
+    for (size_t i = 0; i < v.n; i++) {
+        TValue *d = tv_dict(a);
+        tv_add(a, d, "name", tv_str(a, arena_printf(a, "MSG_%s", header_ident(a, v.v[i].name))));
+        tv_add(a, d, "id", tv_int(a, v.v[i].id));
+        tv_push(a, l, d);
+    }
+    vec_free(&v);
+    return l;
+}
+
+/* The event's name in its macros: its symbol without the -P prefix
+ * (matched ignoring case), unless that would leave nothing. */
+static const char *macro_name(const char *symbol, const char *strip)
+{
+    size_t n = strip ? strlen(strip) : 0;
+    if (n && strlen(symbol) > n && strncasecmp(symbol, strip, n) == 0)
+        return symbol + n;
+    return symbol;
+}
+
+TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena *a)
+{
+    static const Options defaults = {.mode = HEADER_UM};
+    if (!o)
+        o = &defaults;
+    const char *prefix = o->mode == HEADER_KM ? "McTemplateK0" : "McTemplateU0";
+    TValue *root = tv_dict(a);
+    TValue *providers = tv_list(a);
+    Map seen = {0};
+    FnList all = {0};
+    for (size_t i = 0; i < m->providers.n; i++) {
+        const Provider *pv = m->providers.v[i];
+        TValue *pd = tv_dict(a);
+        tv_add(a, pd, "ident", tv_str(a, header_ident(a, pv->name)));
+        tv_add(a, pd, "symbol", tv_str(a, facts_name(f, pv)));
+        tv_add(a, pd, "control_guid", tv_bool(a, pv->has_control_guid));
+        descriptor_values(a, pv, f, pd);
+        int64_t tsize = 0;
+        tv_add(a, pd, "traits", traits(a, pv, &tsize));
+        tv_add(a, pd, "traits_size", tv_int(a, tsize));
+        /* enable bits: one per distinct (level, keyword) pair of the
+         * provider's events, in event order; notLogged events count */
+        TValue *levels = tv_list(a), *keywords = tv_list(a), *events = tv_list(a);
+        VEC(uint64_t) kws = {0};
+        VEC(uint8_t) lvs = {0};
+        for (size_t j = 0; j < pv->events.n; j++) {
+            const Event *e = pv->events.v[j];
+            uint8_t level = e->level ? e->level->value : 0;
+            uint64_t kw = event_descriptor_keyword(e);
+            size_t bit = 0;
+            while (bit < kws.n && !(kws.v[bit] == kw && lvs.v[bit] == level))
+                bit++;
+            if (bit == kws.n) {
+                vec_push(&kws, kw);
+                vec_push(&lvs, level);
+                tv_push(a, levels, tv_int(a, level));
+                tv_push(a, keywords, tv_int(a, (int64_t)kw));
+            }
+            TValue *ed = tv_dict(a);
+            const char *sym = facts_name(f, e);
+            tv_add(a, ed, "symbol", tv_str(a, sym));
+            tv_add(a, ed, "macro_name", tv_str(a, macro_name(sym, o->strip_prefix)));
+            tv_add(a, ed, "not_logged", tv_bool(a, e->not_logged));
+            tv_add(a, ed, "id", tv_int(a, e->value));
+            tv_add(a, ed, "version", tv_int(a, e->version));
+            tv_add(a, ed, "channel", tv_int(a, event_descriptor_channel(e, pv)));
+            tv_add(a, ed, "level", tv_int(a, level));
+            tv_add(a, ed, "opcode", tv_int(a, e->opcode ? e->opcode->value : 0));
+            tv_add(a, ed, "task", tv_int(a, e->task ? e->task->value : 0));
+            tv_add(a, ed, "keyword", tv_int(a, (int64_t)kw));
+            tv_add(a, ed, "bit", tv_int(a, (int64_t)bit));
+            /* notLogged events get no macros, so no function either */
+            if (!e->not_logged) {
+                TValue *args;
+                const char *fname = function_for(a, &seen, &all, e->layout, prefix, &args);
+                tv_add(a, ed, "function", tv_str(a, fname));
+                tv_add(a, ed, "args", unique_args(a, args));
+            }
+            tv_push(a, events, ed);
+        }
+        tv_add(a, pd, "enable_count", tv_int(a, (int64_t)kws.n));
+        tv_add(a, pd, "enable_words", tv_int(a, (int64_t)(kws.n ? (kws.n + 31) / 32 : 1)));
+        tv_add(a, pd, "enable_levels", levels);
+        tv_add(a, pd, "enable_keywords", keywords);
+        tv_add(a, pd, "events", events);
+        tv_push(a, providers, pd);
+        vec_free(&kws);
+        vec_free(&lvs);
+    }
+    /* one function per name, sorted by name in byte order, as mc */
+    sort_stable(all.v, all.n, sizeof *all.v, by_name);
+    TValue *fns = tv_list(a);
+    for (size_t i = 0; i < all.n; i++)
+        tv_push(a, fns, all.v[i].fn);
+    bool any_traits = false;
+    for (size_t i = 0; i < m->providers.n; i++)
+        any_traits |= m->providers.v[i]->traits || m->providers.v[i]->has_control_guid;
+    tv_add(a, root, "providers", providers);
+    tv_add(a, root, "functions", fns);
+    tv_add(a, root, "messages", messages(a, m));
+    tv_add(a, root, "any_traits", tv_bool(a, any_traits));
+    tv_add(a, root, "write_prefix", tv_str(a, o->prefix ? o->prefix : "EventWrite"));
+    tv_add(a, root, "activity", tv_bool(a, o->mode == HEADER_KM));
+    const char *base = m->file ? strrchr(m->file, '/') : NULL;
+    tv_add(a, root, "manifest", tv_str(a, base ? base + 1 : m->file ? m->file : ""));
+    vec_free(&all);
+    map_free(&seen);
+    return root;
+}
+
+/* ---- rendering ---- */
+
+bool header_build(const Manifest *m, const Facts *f, const Options *o, TemplateFinder *tf,
+                  Buf *out)
+{
+    Arena a = {0};
+    Buf err = {0};
+    TValue *vars = header_values(m, f, o, &a);
+    tv_add(&a, vars, "logging", tv_bool(&a, o->mode != HEADER_DESCRIPTORS));
+    tv_add(&a, vars, "callout", tv_bool(&a, o->callout));
+    size_t len = 0;
+    const char *src = finder_load(tf, "header.h.j2", &len);
+    Tmpl *t = src ? tmpl_parse("header.h.j2", src, len, &err) : NULL;
+    bool ok = t && tmpl_render(t, vars, &tf->loader, out, &err);
+    if (!ok && err.len) /* "template:line:col: error: ..." already */
+        diag_formatted(err.s);
+    else if (!ok)
+        diag_plain(DIAG_ERROR, "no template header.h.j2");
+    tmpl_free(t);
+    buf_free(&err);
+    arena_free(&a);
+    return ok;
+}

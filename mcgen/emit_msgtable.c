@@ -1,0 +1,178 @@
+/*
+ * emit_msgtable.c - the message-table resource (RT_MESSAGETABLE, MSG0000N.bin)
+ * of one culture, byte for byte as mc.exe writes it for manifests
+ * (../shared/docs/msgtable.md):
+ *
+ *   u32 block count, then blocks {u32 low id, u32 high id, u32 offset},
+ *   one block per run of consecutive ids, then the entries of all blocks
+ *   in id order: {u16 length, u16 flags = 1 (UTF-16)} + text + "\r\n" +
+ *   NUL, zero-padded to a multiple of 4.
+ *
+ * mc's -A writes the texts in the ANSI code page with flags 0 (mcgen:
+ * Windows-1252, whatever the host, so that output does not depend on the
+ * machine; a text it cannot hold is refused before, by the check stage:
+ * check_ansi_tables, MCG5018); -n leaves out the "\r\n".
+ *
+ * Every message that received an id (check_msgid.c) contributes its text in the
+ * culture once; built-in items and imported winmeta channels contribute
+ * winmeta's text.  Texts are stored as written: insert sequences (%1 ...)
+ * are for FormatMessage to interpret at run time.
+ */
+#include "mcgen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Entry {
+    uint32_t id;
+    const char *text;
+} Entry;
+
+typedef struct Collect {
+    VEC(Entry) v;
+    size_t culture;
+} Collect;
+
+/* Adds the message of `r`: its string in the culture, or `builtin`. */
+static void add(Collect *c, const MsgRef *r, const char *builtin)
+{
+    if (!r->has_msgid)
+        return;
+    const char *text = builtin;
+    if (r->id) {
+        const String *s = r->text ? r->text[c->culture] : NULL;
+        if (!s)
+            return; /* not in this culture (a validation error elsewhere) */
+        text = s->value;
+    }
+    if (!text)
+        return;
+    Entry e = {r->msgid, text};
+    vec_push(&c->v, e);
+}
+
+static void add_named(Collect *c, const Named *n)
+{
+    add(c, &n->msg, n->builtin ? n->builtin_msg : NULL);
+}
+
+static int by_id(const void *a, const void *b)
+{
+    uint32_t x = ((const Entry *)a)->id, y = ((const Entry *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+static void collect(const Manifest *m, Collect *c)
+{
+    for (size_t i = 0; i < m->providers.n; i++) {
+        const Provider *pv = m->providers.v[i];
+        add(c, &pv->msg, NULL);
+        for (size_t j = 0; j < pv->channels.n; j++) {
+            const Channel *ch = pv->channels.v[j];
+            const Channel *wm = ch->import_of && ch->import_of->builtin ? ch->import_of : NULL;
+            add(c, &ch->msg, wm ? wm->builtin_msg : NULL);
+        }
+        for (size_t j = 0; j < pv->levels.n; j++)
+            add_named(c, &pv->levels.v[j]->n);
+        for (size_t j = 0; j < pv->tasks.n; j++) {
+            add_named(c, &pv->tasks.v[j]->n);
+            for (size_t k = 0; k < pv->tasks.v[j]->opcodes.n; k++)
+                add_named(c, &pv->tasks.v[j]->opcodes.v[k]->n);
+        }
+        for (size_t j = 0; j < pv->opcodes.n; j++)
+            add_named(c, &pv->opcodes.v[j]->n);
+        for (size_t j = 0; j < pv->keywords.n; j++)
+            add_named(c, &pv->keywords.v[j]->n);
+        for (size_t j = 0; j < pv->maps.n; j++)
+            for (size_t k = 0; k < pv->maps.v[j]->items.n; k++)
+                add(c, &pv->maps.v[j]->items.v[k]->msg, NULL);
+        for (size_t j = 0; j < pv->events.n; j++) {
+            const Event *e = pv->events.v[j];
+            add(c, &e->msg, NULL);
+            /* built-in items the events use: winmeta's text */
+            if (e->level && e->level->n.builtin)
+                add_named(c, &e->level->n);
+            if (e->task && e->task->n.builtin)
+                add_named(c, &e->task->n);
+            if (e->opcode && e->opcode->n.builtin)
+                add_named(c, &e->opcode->n);
+            for (size_t k = 0; k < e->keywords.n; k++)
+                if (e->keywords.v[k]->n.builtin)
+                    add_named(c, &e->keywords.v[k]->n);
+        }
+        for (size_t j = 0; j < pv->filters.n; j++)
+            add(c, &pv->filters.v[j]->msg, NULL);
+    }
+    for (size_t i = 0; i < m->message_table.n; i++)
+        add(c, &m->message_table.v[i]->msg, NULL);
+    /* one entry per id: a shared string or a built-in item used by several
+     * events is collected more than once, always with the same text */
+    sort_stable(c->v.v, c->v.n, sizeof *c->v.v, by_id);
+    size_t n = 0;
+    for (size_t i = 0; i < c->v.n; i++)
+        if (n == 0 || c->v.v[n - 1].id != c->v.v[i].id)
+            c->v.v[n++] = c->v.v[i];
+    c->v.n = n;
+}
+
+size_t msgtable_count(const Manifest *m, size_t culture)
+{
+    Collect c = {.culture = culture};
+    collect(m, &c);
+    size_t n = c.v.n;
+    vec_free(&c.v);
+    return n;
+}
+
+void msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *opt, Buf *out)
+{
+    static const MsgTableOptions defaults = {0};
+    if (!opt)
+        opt = &defaults;
+    Collect c = {.culture = culture};
+    collect(m, &c);
+    /* blocks: runs of consecutive ids */
+    size_t nblocks = 0;
+    for (size_t i = 0; i < c.v.n; i++)
+        if (i == 0 || c.v.v[i].id != c.v.v[i - 1].id + 1)
+            nblocks++;
+    Buf entries = {0}, text = {0};
+    buf_u32le(out, (uint32_t)nblocks);
+    size_t first_entry = 4 + 12 * nblocks;
+    for (size_t i = 0; i < c.v.n;) {
+        size_t j = i + 1;
+        while (j < c.v.n && c.v.v[j].id == c.v.v[j - 1].id + 1)
+            j++;
+        buf_u32le(out, c.v.v[i].id);
+        buf_u32le(out, c.v.v[j - 1].id);
+        buf_u32le(out, (uint32_t)(first_entry + entries.len));
+        for (; i < j; i++) {
+            buf_reset(&text);
+            const Entry *e = &c.v.v[i];
+            size_t n = strlen(e->text);
+            if (!opt->ansi) {
+                utf8_to_utf16le(&text, e->text, n);
+                buf_add(&text, "\r\0\n\0", opt->no_crlf ? 0 : 4);
+                buf_add(&text, "\0\0", 2);
+            } else {
+                /* check_ansi_tables has refused every text Windows-1252
+                 * cannot hold (MCG5018); winmeta's texts are ASCII */
+                if (utf8_to_cp1252(&text, e->text, n) != SIZE_MAX)
+                    unreachable_here();
+                buf_add(&text, "\r\n", opt->no_crlf ? 0 : 2);
+                buf_u8(&text, 0);
+            }
+            size_t len = 4 + text.len;
+            size_t pad = (4 - len % 4) % 4;
+            buf_u16le(&entries, (uint16_t)(len + pad));
+            buf_u16le(&entries, opt->ansi ? 0 : 1);
+            buf_add(&entries, text.s, text.len);
+            for (size_t k = 0; k < pad; k++)
+                buf_u8(&entries, 0);
+        }
+    }
+    buf_add(out, entries.s, entries.len);
+    buf_free(&entries);
+    buf_free(&text);
+    vec_free(&c.v);
+}

@@ -1,0 +1,51 @@
+/*
+ * emit_rc.c - the resource script (<base>.rc) that puts the binaries into a
+ * module, as mc.exe writes it (../shared/docs/mc-cli.md 4.3):
+ *
+ *   LANGUAGE 0x9,0x1                       one pair per culture
+ *   1 11 "MSG00001.bin"                    RT_MESSAGETABLE, id 1
+ *   1 WEVT_TEMPLATE "appTEMP.BIN"          once, for manifests with providers
+ *
+ * with CRLF line endings (the caller's encoding step).  The LANGUAGE pair
+ * is the primary and sub language of the culture's Windows language id
+ * (culture.c: "de" gives 0x7,0x0, zh-Hant 0x4,0x1f); the text comes from
+ * templates/rc.j2.
+ */
+#include "mcgen.h"
+
+bool rc_build(const Manifest *m, const char *const *msg_names, const char *wevt_name,
+              TemplateFinder *tf, Buf *out)
+{
+    Arena a = {0};
+    TValue *vars = tv_dict(&a), *tables = tv_list(&a);
+    for (size_t i = 0; i < m->cultures.n; i++) {
+        if (!msg_names[i])
+            continue;
+        uint16_t id;
+        if (!culture_langid(m->cultures.v[i]->name, &id))
+            unreachable_here(); /* check_rules.c refuses the manifest (MCG5016) */
+        TValue *t = tv_dict(&a);
+        tv_add(&a, t, "primary", tv_int(&a, id & 0x3FF));
+        tv_add(&a, t, "sub", tv_int(&a, id >> 10));
+        tv_add(&a, t, "file", tv_str(&a, msg_names[i]));
+        tv_push(&a, tables, t);
+    }
+    tv_add(&a, vars, "tables", tables);
+    tv_add(&a, vars, "wevt",
+           wevt_name && m->providers.n ? tv_str(&a, wevt_name) : tv_none(&a));
+    Buf err = {0};
+    size_t len = 0;
+    const char *src = finder_load(tf, "rc.j2", &len);
+    Tmpl *t = src ? tmpl_parse("rc.j2", src, len, &err) : NULL;
+    bool ok = t && tmpl_render(t, vars, &tf->loader, out, &err);
+    if (!ok) {
+        if (err.len) /* "template:line:col: error: ..." already */
+            diag_formatted(err.s);
+        else
+            diag_plain(DIAG_ERROR, "no template rc.j2");
+    }
+    tmpl_free(t);
+    buf_free(&err);
+    arena_free(&a);
+    return ok;
+}

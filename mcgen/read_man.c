@@ -1,0 +1,1267 @@
+/*
+ * read_man.c - the .man reader: XML events to the raw manifest model.
+ *
+ * The reader is a push parser: xml.c calls on_start/on_end as expat meets
+ * tags, and a stack of frames says what each open element is (a provider,
+ * a channel, a template field, ...).  Elements the model does not know are
+ * skipped with their whole subtree (the schema check of the validation
+ * stage reports them); <counters> and <perftrack> are skipped with a note.
+ *
+ * Attribute values that the schema types as QNames (level, task, opcode,
+ * keyword names and references, inType/outType) are resolved through the
+ * namespace declarations in scope at the element, when the element is
+ * read.  References by name (an event's level, a data field's map, ...)
+ * can point forward within a provider, so a provider's references are
+ * resolved when its element ends (resolve_provider), which also fills in
+ * what mc derives: channel values left to the compiler, auto-imported
+ * winmeta channels.  This runs while the reader thread parses on (xml.c).
+ * What needs the whole document, imports across providers and the string
+ * tables that come last, is resolved at the end (resolve).
+ */
+#include "mcgen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum {
+    K_DOC, K_SKIP, K_MANIFEST, K_INSTRUMENTATION, K_EVENTS, K_PROVIDER, K_PEVENTS, K_EVENT,
+    K_CHANNELS, K_CHANNEL, K_LOGGING, K_PUBLISHING, K_LEAF, K_LEVELS, K_LEVEL, K_TASKS, K_TASK,
+    K_OPCODES, K_OPCODE, K_KEYWORDS, K_KEYWORD, K_MAPS, K_MAP, K_MAPITEM, K_TEMPLATES,
+    K_TEMPLATE, K_DATA, K_STRUCT, K_USERDATA_ROOT, K_USERDATA, K_FILTERS, K_FILTER, K_TRAITS, K_NAMEDQUERIES,
+    K_PATTERNMAPS, K_MSGTABLE, K_MESSAGE, K_LOCALIZATION, K_RESOURCES, K_STRINGTABLE, K_STRING,
+} Kind;
+
+typedef struct PFrame {
+    Kind kind;
+    void *obj; /* the model object this element built, if any */
+} PFrame;
+
+typedef struct Parser {
+    Manifest *m;
+    VEC(PFrame) stack;
+    Provider *prov;
+    Culture *culture;
+    SchemaCheck *sc; /* the structural check (schema.c) */
+    bool saw_root;
+    bool failed;
+} Parser;
+
+/* ---- helpers ---- */
+
+static Arena *A(Parser *p) { return &p->m->arena; }
+
+static const char *dup(Parser *p, const char *s) { return s ? arena_strdup(A(p), s) : NULL; }
+
+static Loc attr_loc(const XmlElem *e, const char *name)
+{
+    const XmlAttr *a = xml_attr_full(e, name);
+    return a ? a->loc : e->loc;
+}
+
+static void error_c(Parser *p, DiagCode code, Loc loc, const char *fmt, ...) PRINTF_LIKE(4, 5);
+static void error_c(Parser *p, DiagCode code, Loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    diag_vc(code, loc, fmt, ap);
+    va_end(ap);
+    p->failed = true;
+}
+
+/*
+ * The schema check (schema.c) has accepted an element before it is read
+ * here, so the attribute checks below only fire where the model needs
+ * more than the schema says: a number too large for its field (the
+ * schema types an event's value as 32-bit, the model holds 16 bits) is
+ * MCG3001; the structural codes after them would mean the schema and
+ * this reader disagree, which the mutation test looks for.
+ */
+
+/* A required attribute; NULL after a diagnostic. */
+static const char *need(Parser *p, const XmlElem *e, const char *name)
+{
+    const char *v = xml_attr(e, name);
+    if (!v)
+        error_c(p, D_SCHEMA_MISSING_ATTRIBUTE, e->loc,
+                "<%s> is missing the required attribute '%s'", e->local, name);
+    return v;
+}
+
+/* An unsigned number as the schema's number types write it: decimal
+ * (with an optional '+') or 0x hex. */
+static bool number(const char *v, uint64_t max, uint64_t *out)
+{
+    size_t n;
+    const char *t = trim_span(v, &n);
+    if (n > 1 && t[0] == '+' && t[1] != '+')
+        v = t + 1;
+    return parse_uint(v, max, out);
+}
+
+/* Whether v is written as a number (decimal, or 0x hex), whatever its size. */
+static bool is_numeral(const char *v)
+{
+    size_t n;
+    const char *t = trim_span(v, &n);
+    size_t i = n && t[0] == '+' ? 1 : 0;
+    bool hex = n > i + 2 && t[i] == '0' && (t[i + 1] == 'x' || t[i + 1] == 'X');
+    if (hex)
+        i += 2;
+    if (i == n)
+        return false;
+    for (; i < n; i++)
+        if (!(t[i] >= '0' && t[i] <= '9') &&
+            !(hex && ((t[i] | 0x20) >= 'a' && (t[i] | 0x20) <= 'f')))
+            return false;
+    return true;
+}
+
+/* A number the schema accepted but `max` (the model's field) cannot
+ * hold, or no number at all: diagnosed. */
+static void bad_number(Parser *p, Loc loc, const char *what, const char *v, const char *elem,
+                       uint64_t max)
+{
+    if (is_numeral(v))
+        error_c(p, D_VALUE_RANGE, loc, "%s '%s' on <%s> is out of range: expected 0 to %llu",
+                what, v, elem, (unsigned long long)max);
+    else
+        error_c(p, D_SCHEMA_VALUE, loc,
+                "invalid %s '%s' on <%s>: expected an integer from 0 to %llu (decimal or 0x hex)",
+                what, v, elem, (unsigned long long)max);
+}
+
+static bool num_attr(Parser *p, const XmlElem *e, const char *name, uint64_t max, uint64_t *out)
+{
+    const char *v = xml_attr(e, name);
+    if (!v)
+        return false;
+    if (!number(v, max, out)) {
+        bad_number(p, attr_loc(e, name), name, v, e->local, max);
+        return false;
+    }
+    return true;
+}
+
+static bool need_num(Parser *p, const XmlElem *e, const char *name, uint64_t max, uint64_t *out)
+{
+    if (!need(p, e, name))
+        return false;
+    return num_attr(p, e, name, max, out);
+}
+
+static bool bool_attr(Parser *p, const XmlElem *e, const char *name, bool *has, bool *out)
+{
+    const char *v = xml_attr(e, name);
+    if (!v)
+        return false;
+    if (!parse_bool(v, out)) {
+        error_c(p, D_SCHEMA_VALUE, attr_loc(e, name),
+                "invalid %s '%s' on <%s>: expected true or false", name, v, e->local);
+        return false;
+    }
+    if (has)
+        *has = true;
+    return true;
+}
+
+/* Manifests reconstructed from installed providers (TDH decompilers) mark
+ * their provider with the non-schema attribute source=; they are read for
+ * their content, and what does not resolve in them is a warning, reported
+ * once per name, instead of an error. */
+bool provider_decompiled(const Provider *pv) { return pv && pv->source; }
+
+static void lenient_note(Parser *p, Loc loc, const char *what, const char *value)
+{
+    Map *seen = &p->prov->warned;
+    const char *key = arena_printf(A(p), "prefix\x01%s", value);
+    if (map_put(seen, key, (void *)key, true))
+        return;
+    diag_c(D_LENIENT, loc,
+            "%s '%s' has an undeclared namespace prefix; taken literally (decompiled "
+            "manifest: provider has source='%s')",
+            what, value, p->prov->source);
+}
+
+/* An attribute whose value is a QName.  false when absent or invalid. */
+static bool qname_value(Parser *p, XmlReader *r, const XmlElem *e, const char *name,
+                        const char *v, Loc loc, QName *q)
+{
+    if (xml_qname(r, v, q))
+        return true;
+    if (provider_decompiled(p->prov)) {
+        size_t n;
+        const char *t = trim_span(v, &n);
+        q->ns = "";
+        q->local = arena_strndup(A(p), t, n);
+        lenient_note(p, loc, name, q->local);
+        return true;
+    }
+    error_c(p, D_SCHEMA_VALUE, loc, "invalid %s '%s' on <%s>: undeclared namespace prefix", name,
+            v, e->local);
+    return false;
+}
+
+static bool qname_attr(Parser *p, XmlReader *r, const XmlElem *e, const char *name, QName *q)
+{
+    const char *v = xml_attr(e, name);
+    if (!v)
+        return false;
+    return qname_value(p, r, e, name, v, attr_loc(e, name), q);
+}
+
+static bool guid_attr(Parser *p, const XmlElem *e, const char *name, Guid *g)
+{
+    const char *v = xml_attr(e, name);
+    if (!v)
+        return false;
+    if (!guid_parse(v, g)) {
+        error_c(p, D_SCHEMA_VALUE, attr_loc(e, name),
+                 "invalid %s '%s' on <%s>: expected a GUID like "
+                 "{12345678-1234-1234-1234-123456789abc}",
+                 name, v, e->local);
+        return false;
+    }
+    return true;
+}
+
+/* message="$(string.ID)" */
+static void msg_attr(Parser *p, const XmlElem *e, const char *name, MsgRef *out)
+{
+    const XmlAttr *a = xml_attr_full(e, name);
+    if (!a)
+        return;
+    size_t n;
+    const char *v = trim_span(a->value, &n);
+    out->loc = a->loc;
+    if (n > 10 && memcmp(v, "$(string.", 9) == 0 && v[n - 1] == ')') {
+        out->id = arena_strndup(A(p), v + 9, n - 10);
+        return;
+    }
+    error_c(p, D_SCHEMA_VALUE, a->loc,
+            "invalid %s '%s' on <%s>: expected a string reference '$(string.ID)'",
+             name, a->value, e->local);
+}
+
+static bool same_ns(const char *a, const char *b) { return a == b || strcmp(a, b) == 0; }
+
+/* The item named q in a map keyed by local name (see Provider). */
+void *qmap_get(const Map *m, QName q)
+{
+    Named *n = map_get(m, q.local);
+    while (n && !same_ns(n->name.ns, q.ns))
+        n = n->homonym;
+    return n;
+}
+
+const char *qname_display(Arena *a, QName q)
+{
+    if (!q.ns || !q.ns[0] || strcmp(q.ns, NS_EVENTS) == 0)
+        return q.local;
+    if (strcmp(q.ns, NS_WIN) == 0)
+        return arena_printf(a, "win:%s", q.local);
+    if (strcmp(q.ns, NS_XS) == 0)
+        return arena_printf(a, "xs:%s", q.local);
+    return arena_printf(a, "{%s}%s", q.ns, q.local);
+}
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+bool guid_parse(const char *s, Guid *g)
+{
+    size_t n;
+    s = trim_span(s, &n);
+    if (n == 38 && s[0] == '{' && s[37] == '}')
+        s++, n -= 2;
+    if (n != 36)
+        return false;
+    uint8_t b[16];
+    int k = 0;
+    for (size_t i = 0; i < 36;) {
+        if (i == 8 || i == 13 || i == 18 || i == 23) {
+            if (s[i] != '-')
+                return false;
+            i++;
+            continue;
+        }
+        int hi = hexval((unsigned char)s[i]), lo = hexval((unsigned char)s[i + 1]);
+        if (hi < 0 || lo < 0)
+            return false;
+        b[k++] = (uint8_t)(hi << 4 | lo);
+        i += 2;
+    }
+    g->d1 = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+    g->d2 = (uint16_t)(b[4] << 8 | b[5]);
+    g->d3 = (uint16_t)(b[6] << 8 | b[7]);
+    memcpy(g->d4, b + 8, 8);
+    return true;
+}
+
+void guid_format(const Guid *g, char out[39])
+{
+    snprintf(out, 39, "{%08X-%04X-%04X-%02X%02X-%02X%02X%02X%02X%02X%02X}", g->d1, g->d2, g->d3,
+             g->d4[0], g->d4[1], g->d4[2], g->d4[3], g->d4[4], g->d4[5], g->d4[6], g->d4[7]);
+}
+
+const String *manifest_string(const Manifest *m, const Culture *c, const char *id)
+{
+    (void)m;
+    return map_get(&c->by_id, id);
+}
+
+static bool ns_ok(const char *ns)
+{
+    return ns[0] == '\0' || strcmp(ns, NS_EVENTS) == 0 || strcmp(ns, NS_WIN) == 0;
+}
+
+static PFrame *top(Parser *p) { return &p->stack.v[p->stack.n - 1]; }
+
+static void push(Parser *p, Kind k, void *obj)
+{
+    PFrame f = {k, obj};
+    vec_push(&p->stack, f);
+}
+
+/* The name= attribute exactly as written (trimmed), prefix included:
+ * the binary outputs store names that way. */
+static const char *written_name(Parser *p, const XmlElem *e)
+{
+    const char *v = xml_attr(e, "name");
+    if (!v)
+        return "";
+    size_t n;
+    const char *t = trim_span(v, &n);
+    return arena_strndup(A(p), t, n);
+}
+
+static void named(Parser *p, XmlReader *r, const XmlElem *e, Named *n)
+{
+    n->loc = e->loc;
+    if (need(p, e, "name") && !qname_attr(p, r, e, "name", &n->name))
+        n->name.local = dup(p, xml_attr(e, "name")), n->name.ns = "";
+    if (!n->name.local)
+        n->name.local = "", n->name.ns = "";
+    n->display = qname_display(A(p), n->name);
+    n->written = written_name(p, e);
+    n->symbol = dup(p, xml_attr(e, "symbol"));
+    msg_attr(p, e, "message", &n->msg);
+}
+
+/* `n` must be the first member of `obj` (Level, Task, Opcode, Keyword). */
+static void index_named(Parser *p, Map *m, Named *n, void *obj)
+{
+    (void)p;
+    if (!n->name.local[0])
+        return;
+    Named *first = map_put(m, n->name.local, obj, true);
+    if (!first)
+        return;
+    while (first->homonym)
+        first = first->homonym;
+    first->homonym = n;
+}
+
+/* ---- element readers: one per schema element ---- */
+
+/* provider: name guid symbol resourceFileName messageFileName
+ *           parameterFileName message controlGuid namespace */
+static Provider *read_provider(Parser *p, const XmlElem *e)
+{
+    Provider *v = arena_alloc(A(p), sizeof *v);
+    v->index = (int)p->m->providers.n;
+    v->loc = e->loc;
+    v->name = dup(p, need(p, e, "name"));
+    if (!v->name)
+        v->name = "";
+    if (need(p, e, "guid"))
+        guid_attr(p, e, "guid", &v->guid);
+    v->symbol = dup(p, xml_attr(e, "symbol"));
+    v->resource_file = dup(p, xml_attr(e, "resourceFileName"));
+    v->message_file = dup(p, xml_attr(e, "messageFileName"));
+    v->parameter_file = dup(p, xml_attr(e, "parameterFileName"));
+    v->namespace_ = dup(p, xml_attr(e, "namespace"));
+    v->source = dup(p, xml_attr(e, "source"));
+    v->has_control_guid = guid_attr(p, e, "controlGuid", &v->control_guid);
+    msg_attr(p, e, "message", &v->msg);
+    vec_push(&p->m->providers, v);
+    if (v->name[0])
+        map_put(&p->m->provider_by_name, v->name, v, true);
+    return v;
+}
+
+static ChannelType channel_type(Parser *p, const XmlElem *e)
+{
+    const char *t = xml_attr(e, "type");
+    if (!t)
+        return CHAN_NONE;
+    static const char *names[] = {"Admin", "Operational", "Analytic", "Debug"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(t, names[i]) == 0)
+            return (ChannelType)i;
+    error_c(p, D_SCHEMA_VALUE, attr_loc(e, "type"),
+             "invalid channel type '%s': expected Admin, Operational, Analytic or Debug", t);
+    return CHAN_NONE;
+}
+
+/* channel: name chid type symbol value enabled isolation access message
+ * importChannel: name chid symbol */
+static Channel *read_channel(Parser *p, const XmlElem *e, bool import)
+{
+    Channel *c = arena_alloc(A(p), sizeof *c);
+    c->loc = e->loc;
+    c->owner = p->prov;
+    c->imported = import;
+    c->name = dup(p, need(p, e, "name"));
+    if (!c->name)
+        c->name = "";
+    c->chid = dup(p, xml_attr(e, "chid"));
+    c->symbol = dup(p, xml_attr(e, "symbol"));
+    c->type = CHAN_NONE;
+    if (!import) {
+        if (need(p, e, "type"))
+            c->type = channel_type(p, e);
+        uint64_t v;
+        if (num_attr(p, e, "value", 255, &v))
+            c->has_value = true, c->value = (uint8_t)v;
+        bool_attr(p, e, "enabled", &c->has_enabled, &c->enabled);
+        const char *iso = xml_attr(e, "isolation");
+        if (iso) {
+            if (strcmp(iso, "Application") == 0)
+                c->isolation = ISO_APPLICATION;
+            else if (strcmp(iso, "System") == 0)
+                c->isolation = ISO_SYSTEM;
+            else if (strcmp(iso, "Custom") == 0)
+                c->isolation = ISO_CUSTOM;
+            else
+                error_c(p, D_SCHEMA_VALUE, attr_loc(e, "isolation"),
+                         "invalid isolation '%s': expected Application, System or Custom", iso);
+        }
+        c->access = dup(p, xml_attr(e, "access"));
+        msg_attr(p, e, "message", &c->msg);
+    }
+    if (p->prov) {
+        c->index = (uint32_t)p->prov->channels.n;
+        vec_push(&p->prov->channels, c);
+    }
+    return c;
+}
+
+/* level: name value symbol message */
+static void read_level(Parser *p, XmlReader *r, const XmlElem *e)
+{
+    Level *l = arena_alloc(A(p), sizeof *l);
+    named(p, r, e, &l->n);
+    uint64_t v;
+    if (need_num(p, e, "value", 255, &v))
+        l->value = (uint8_t)v;
+    vec_push(&p->prov->levels, l);
+    index_named(p, &p->prov->level_by_name, &l->n, l);
+}
+
+/* task: name value symbol eventGUID message mofGUID; may hold <opcodes> */
+static Task *read_task(Parser *p, XmlReader *r, const XmlElem *e)
+{
+    Task *t = arena_alloc(A(p), sizeof *t);
+    named(p, r, e, &t->n);
+    uint64_t v;
+    if (need_num(p, e, "value", 65535, &v))
+        t->value = (uint16_t)v;
+    t->has_guid = guid_attr(p, e, "eventGUID", &t->event_guid);
+    t->mof_guid = dup(p, xml_attr(e, "mofGUID"));
+    vec_push(&p->prov->tasks, t);
+    index_named(p, &p->prov->task_by_name, &t->n, t);
+    return t;
+}
+
+/* opcode: name value symbol message mofValue (global or inside a task) */
+static void read_opcode(Parser *p, XmlReader *r, const XmlElem *e, Task *task)
+{
+    Opcode *o = arena_alloc(A(p), sizeof *o);
+    named(p, r, e, &o->n);
+    uint64_t v;
+    if (need_num(p, e, "value", 255, &v))
+        o->value = (uint8_t)v;
+    o->mof_value = dup(p, xml_attr(e, "mofValue"));
+    o->task = task;
+    if (task) {
+        vec_push(&task->opcodes, o);
+        index_named(p, &task->opcode_by_name, &o->n, o);
+    } else {
+        vec_push(&p->prov->opcodes, o);
+        index_named(p, &p->prov->opcode_by_name, &o->n, o);
+    }
+}
+
+/* keyword: name mask symbol message */
+static void read_keyword(Parser *p, XmlReader *r, const XmlElem *e)
+{
+    Keyword *k = arena_alloc(A(p), sizeof *k);
+    named(p, r, e, &k->n);
+    uint64_t v;
+    if (need(p, e, "mask") && num_attr(p, e, "mask", UINT64_MAX, &v))
+        k->mask = v;
+    vec_push(&p->prov->keywords, k);
+    index_named(p, &p->prov->keyword_by_name, &k->n, k);
+}
+
+/* valueMap | bitMap | patternMap: name symbol (format) */
+static ValueMap *read_map(Parser *p, const XmlElem *e, MapKind kind)
+{
+    ValueMap *m = arena_alloc(A(p), sizeof *m);
+    m->kind = kind;
+    m->loc = e->loc;
+    m->name = dup(p, need(p, e, "name"));
+    if (!m->name)
+        m->name = "";
+    m->symbol = dup(p, xml_attr(e, "symbol"));
+    m->format = dup(p, xml_attr(e, "format"));
+    vec_push(&p->prov->maps, m);
+    if (m->name[0])
+        map_put(&p->prov->map_by_name, m->name, m, true);
+    return m;
+}
+
+/* map: value symbol message (patternMap items: name value) */
+static void read_map_item(Parser *p, const XmlElem *e, ValueMap *m)
+{
+    MapItem *it = arena_alloc(A(p), sizeof *it);
+    it->loc = e->loc;
+    if (m->kind == MAP_PATTERN) {
+        it->pattern_name = dup(p, need(p, e, "name"));
+        it->pattern_value = dup(p, need(p, e, "value"));
+    } else {
+        uint64_t v;
+        if (need_num(p, e, "value", UINT32_MAX, &v))
+            it->value = (uint32_t)v;
+        msg_attr(p, e, "message", &it->msg);
+    }
+    it->symbol = dup(p, xml_attr(e, "symbol"));
+    vec_push(&m->items, it);
+}
+
+/* template: tid name */
+static Layout *read_template(Parser *p, const XmlElem *e)
+{
+    Layout *l = arena_alloc(A(p), sizeof *l);
+    l->loc = e->loc;
+    l->tid = dup(p, need(p, e, "tid"));
+    if (!l->tid)
+        l->tid = "";
+    l->name = dup(p, xml_attr(e, "name"));
+    vec_push(&p->prov->layouts, l);
+    if (l->tid[0])
+        map_put(&p->prov->layout_by_tid, l->tid, l, true);
+    return l;
+}
+
+static void read_quantity(Parser *p, const XmlElem *e, const char *name, Quantity *q)
+{
+    const XmlAttr *a = xml_attr_full(e, name);
+    if (!a)
+        return;
+    q->loc = a->loc;
+    uint64_t v;
+    size_t n;
+    const char *s = trim_span(a->value, &n);
+    if (is_numeral(a->value)) {
+        if (!number(a->value, 65535, &v)) {
+            bad_number(p, a->loc, name, a->value, e->local, 65535);
+            return;
+        }
+        q->kind = QTY_FIXED;
+        q->n = (uint32_t)v;
+    } else {
+        q->kind = QTY_FIELD; /* resolved later */
+        q->text = arena_strndup(A(p), s, n);
+    }
+}
+
+/* data: name inType outType map count length
+ * struct: name count length; holds data and struct */
+static Field *read_field(Parser *p, XmlReader *r, const XmlElem *e, bool is_struct)
+{
+    Field *f = arena_alloc(A(p), sizeof *f);
+    f->loc = e->loc;
+    f->is_struct = is_struct;
+    f->name = dup(p, need(p, e, "name"));
+    if (!f->name)
+        f->name = "";
+    if (!is_struct) {
+        if (need(p, e, "inType"))
+            qname_attr(p, r, e, "inType", &f->in_q);
+        f->has_out = qname_attr(p, r, e, "outType", &f->out_q);
+        f->map_name = dup(p, xml_attr(e, "map"));
+        f->in_loc = attr_loc(e, "inType");
+        f->out_loc = attr_loc(e, "outType");
+        f->map_loc = attr_loc(e, "map");
+    }
+    read_quantity(p, e, "count", &f->count);
+    read_quantity(p, e, "length", &f->length);
+    PFrame *parent = top(p);
+    if (parent->kind == K_STRUCT) {
+        Field *s = parent->obj;
+        f->parent = s;
+        f->index = (uint32_t)s->members.n;
+        vec_push(&s->members, f);
+    } else {
+        Layout *l = parent->obj;
+        f->index = (uint32_t)l->fields.n;
+        vec_push(&l->fields, f);
+    }
+    return f;
+}
+
+/* Splits "FILE=a.cpp;MJ=\"x y\";LINE=6" into key/value pairs. */
+static void parse_event_attributes(Parser *p, Event *ev, const char *s)
+{
+    Buf key = {0}, val = {0};
+    size_t i = 0, n = strlen(s);
+    while (i < n) {
+        buf_reset(&key);
+        buf_reset(&val);
+        while (i < n && s[i] != '=' && s[i] != ';')
+            buf_addc(&key, s[i++]);
+        if (i < n && s[i] == '=') {
+            i++;
+            if (i < n && s[i] == '"') {
+                i++;
+                while (i < n && s[i] != '"')
+                    buf_addc(&val, s[i++]);
+                if (i < n)
+                    i++;
+                while (i < n && s[i] != ';')
+                    i++;
+            } else {
+                while (i < n && s[i] != ';')
+                    buf_addc(&val, s[i++]);
+            }
+        }
+        if (i < n && s[i] == ';')
+            i++;
+        if (key.len) {
+            EventAttr a = {arena_strndup(A(p), key.s, key.len),
+                           arena_strndup(A(p), val.s ? val.s : "", val.len)};
+            vec_push(&ev->attrs, a);
+        }
+    }
+    buf_free(&key);
+    buf_free(&val);
+}
+
+/* event: value version symbol name channel level task opcode keywords
+ *        template message notLogged suppressProjection attributes */
+static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
+{
+    Event *ev = arena_alloc(A(p), sizeof *ev);
+    ev->loc = e->loc;
+    uint64_t v;
+    if (need_num(p, e, "value", 65535, &v))
+        ev->value = (uint16_t)v;
+    if (num_attr(p, e, "version", 255, &v))
+        ev->version = (uint8_t)v;
+    ev->symbol = dup(p, xml_attr(e, "symbol"));
+    ev->name = dup(p, xml_attr(e, "name"));
+    ev->channel_ref = dup(p, xml_attr(e, "channel"));
+    ev->channel_loc = attr_loc(e, "channel");
+    ev->level_loc = attr_loc(e, "level");
+    ev->has_level = qname_attr(p, r, e, "level", &ev->level_q);
+    ev->task_loc = attr_loc(e, "task");
+    ev->has_task = qname_attr(p, r, e, "task", &ev->task_q);
+    ev->opcode_loc = attr_loc(e, "opcode");
+    ev->has_opcode = qname_attr(p, r, e, "opcode", &ev->opcode_q);
+    const char *keywords = xml_attr(e, "keywords");
+    ev->keywords_loc = attr_loc(e, "keywords");
+    if (keywords) {
+        const char *s = keywords;
+        while (*s) {
+            while (*s && is_xml_space((unsigned char)*s))
+                s++;
+            const char *start = s;
+            while (*s && !is_xml_space((unsigned char)*s))
+                s++;
+            if (s == start)
+                break;
+            char *word = arena_strndup(A(p), start, (size_t)(s - start));
+            QName q;
+            if (qname_value(p, r, e, "keywords", word, ev->keywords_loc, &q))
+                vec_push(&ev->keyword_qs, q);
+        }
+    }
+    const char *tref = xml_attr(e, "template");
+    if (tref) {
+        size_t n;
+        const char *t = trim_span(tref, &n);
+        ev->template_ref = arena_strndup(A(p), t, n);
+    }
+    ev->template_loc = attr_loc(e, "template");
+    msg_attr(p, e, "message", &ev->msg);
+    bool has;
+    bool_attr(p, e, "notLogged", &has, &ev->not_logged);
+    bool_attr(p, e, "suppressProjection", &has, &ev->suppress_projection);
+    ev->attributes = dup(p, xml_attr(e, "attributes"));
+    if (ev->attributes)
+        parse_event_attributes(p, ev, ev->attributes);
+    vec_push(&p->prov->events, ev);
+}
+
+/* filter: name value version symbol tid message */
+static void read_filter(Parser *p, XmlReader *r, const XmlElem *e)
+{
+    Filter *f = arena_alloc(A(p), sizeof *f);
+    f->loc = e->loc;
+    if (need(p, e, "name") && !qname_attr(p, r, e, "name", &f->name))
+        f->name.local = "";
+    if (!f->name.local)
+        f->name.local = "", f->name.ns = "";
+    f->display = qname_display(A(p), f->name);
+    f->written = written_name(p, e);
+    uint64_t v;
+    if (need_num(p, e, "value", 255, &v))
+        f->value = (uint8_t)v;
+    if (num_attr(p, e, "version", 255, &v))
+        f->version = (uint8_t)v;
+    f->symbol = dup(p, xml_attr(e, "symbol"));
+    f->tid = dup(p, xml_attr(e, "tid"));
+    msg_attr(p, e, "message", &f->msg);
+    vec_push(&p->prov->filters, f);
+}
+
+/* traits: groupGuid includeName */
+static void read_traits(Parser *p, const XmlElem *e)
+{
+    Traits *t = arena_alloc(A(p), sizeof *t);
+    t->loc = e->loc;
+    t->has_group_guid = guid_attr(p, e, "groupGuid", &t->group_guid);
+    bool_attr(p, e, "includeName", &t->has_include_name, &t->include_name);
+    p->prov->traits = t;
+}
+
+/* messageTable/message: value symbol mid message */
+static void read_message(Parser *p, const XmlElem *e)
+{
+    MessageEntry *me = arena_alloc(A(p), sizeof *me);
+    me->loc = e->loc;
+    uint64_t v;
+    if (need_num(p, e, "value", UINT32_MAX, &v))
+        me->value = (uint32_t)v;
+    me->symbol = dup(p, xml_attr(e, "symbol"));
+    me->mid = dup(p, xml_attr(e, "mid"));
+    msg_attr(p, e, "message", &me->msg);
+    vec_push(&p->m->message_table, me);
+}
+
+/* resources: culture */
+static void read_resources(Parser *p, const XmlElem *e)
+{
+    const char *name = need(p, e, "culture");
+    if (!name)
+        name = "";
+    Culture *c = map_get(&p->m->culture_by_name, name);
+    if (!c) {
+        c = arena_alloc(A(p), sizeof *c);
+        c->name = dup(p, name);
+        c->loc = attr_loc(e, "culture");
+        vec_push(&p->m->cultures, c);
+        map_put(&p->m->culture_by_name, c->name, c, false);
+    }
+    p->culture = c;
+}
+
+/* string: id value stringType */
+static void read_string(Parser *p, const XmlElem *e)
+{
+    String *s = arena_alloc(A(p), sizeof *s);
+    s->loc = e->loc;
+    s->id = dup(p, need(p, e, "id"));
+    s->value = dup(p, need(p, e, "value"));
+    s->string_type = dup(p, xml_attr(e, "stringType"));
+    if (!s->id || !s->value || !p->culture)
+        return;
+    vec_push(&p->culture->strings, s);
+    map_put(&p->culture->by_id, s->id, s, true);
+}
+
+/* UserData: any XML, kept as a tree */
+static void free_xml(XmlNode *n);
+
+static XmlNode *read_xml_node(Parser *p, const XmlElem *e, XmlNode *parent, Layout *owner)
+{
+    XmlNode *n = arena_alloc(A(p), sizeof *n);
+    n->name.ns = e->ns;
+    n->name.local = e->local;
+    n->loc = e->loc;
+    for (size_t i = 0; i < e->nattrs; i++) {
+        struct XmlAttrNode a = {{e->attrs[i].ns, dup(p, e->attrs[i].local)},
+                                dup(p, e->attrs[i].value)};
+        vec_push(&n->attrs, a);
+    }
+    if (parent) {
+        vec_push(&parent->children, n);
+    } else {
+        /* the schema lets a template repeat <UserData>; the last is kept,
+         * as before, and the vectors of the one it replaces freed */
+        free_xml(owner->user_data);
+        owner->user_data = n;
+    }
+    return n;
+}
+
+/* ---- the element dispatcher ---- */
+
+static bool is(const XmlElem *e, const char *local) { return strcmp(e->local, local) == 0; }
+
+static void on_start(void *ctx, XmlReader *r, const XmlElem *e)
+{
+    Parser *p = ctx;
+    PFrame *f = top(p);
+    Kind k = f->kind;
+    if (p->sc && !schema_start(p->sc, r, e)) {
+        p->failed = true;
+        if (k == K_DOC)
+            p->saw_root = true;
+        push(p, K_SKIP, NULL);
+        return;
+    }
+    if (k == K_SKIP || k == K_LEAF) {
+        push(p, K_SKIP, NULL);
+        return;
+    }
+    if (k == K_USERDATA || k == K_USERDATA_ROOT) {
+        XmlNode *n = k == K_USERDATA ? read_xml_node(p, e, f->obj, NULL)
+                                     : read_xml_node(p, e, NULL, f->obj);
+        push(p, K_USERDATA, n);
+        return;
+    }
+    if (k == K_DOC) {
+        p->saw_root = true;
+        if (is(e, "instrumentationManifest") && strcmp(e->ns, NS_EVENTS) == 0) {
+            push(p, K_MANIFEST, NULL);
+        } else {
+            error_c(p, D_XML_ROOT, e->loc,
+                     "not an instrumentation manifest: the root element is <%s>%s%s%s, expected "
+                     "<instrumentationManifest> in namespace '" NS_EVENTS "'",
+                     e->local, e->ns[0] ? " (namespace '" : "", e->ns, e->ns[0] ? "')" : "");
+            xml_stop(r);
+            push(p, K_SKIP, NULL);
+        }
+        return;
+    }
+    if (k == K_INSTRUMENTATION && (is(e, "counters") || is(e, "perftrack"))) {
+        /* performance counters, usually in their own namespace */
+        p->m->skipped_counter_sections++;
+        diag_at(DIAG_NOTE, e->loc, "<%s> section skipped: mcgen compiles event providers only",
+                e->local);
+        push(p, K_SKIP, NULL);
+        return;
+    }
+    if (!ns_ok(e->ns) && k != K_MANIFEST) {
+        push(p, K_SKIP, NULL);
+        return;
+    }
+    Kind nk = K_SKIP;
+    void *obj = NULL;
+    switch (k) {
+    case K_MANIFEST:
+        if (is(e, "instrumentation"))
+            nk = K_INSTRUMENTATION;
+        else if (is(e, "localization"))
+            nk = K_LOCALIZATION;
+        break;
+    case K_INSTRUMENTATION:
+        if (is(e, "events"))
+            nk = K_EVENTS;
+        break;
+    case K_EVENTS:
+        if (is(e, "provider"))
+            nk = K_PROVIDER, obj = p->prov = read_provider(p, e);
+        else if (is(e, "messageTable"))
+            nk = K_MSGTABLE;
+        break;
+    case K_PROVIDER:
+        if (is(e, "events"))
+            nk = K_PEVENTS;
+        else if (is(e, "channels"))
+            nk = K_CHANNELS;
+        else if (is(e, "levels"))
+            nk = K_LEVELS;
+        else if (is(e, "tasks"))
+            nk = K_TASKS;
+        else if (is(e, "opcodes"))
+            nk = K_OPCODES;
+        else if (is(e, "keywords"))
+            nk = K_KEYWORDS;
+        else if (is(e, "maps"))
+            nk = K_MAPS;
+        else if (is(e, "templates"))
+            nk = K_TEMPLATES;
+        else if (is(e, "filters"))
+            nk = K_FILTERS;
+        else if (is(e, "traits"))
+            nk = K_TRAITS, read_traits(p, e);
+        else if (is(e, "namedQueries"))
+            nk = K_NAMEDQUERIES;
+        break;
+    case K_PEVENTS:
+        if (is(e, "event"))
+            nk = K_EVENT, read_event(p, r, e);
+        else if (is(e, "messageTable"))
+            nk = K_MSGTABLE;
+        break;
+    case K_CHANNELS:
+        if (is(e, "channel"))
+            nk = K_CHANNEL, obj = read_channel(p, e, false);
+        else if (is(e, "importChannel"))
+            nk = K_CHANNEL, obj = read_channel(p, e, true);
+        break;
+    case K_CHANNEL: {
+        Channel *c = f->obj;
+        if (is(e, "logging"))
+            nk = K_LOGGING, obj = c, c->logging.present = true, c->logging.loc = e->loc;
+        else if (is(e, "publishing"))
+            nk = K_PUBLISHING, obj = c, c->publishing.present = true, c->publishing.loc = e->loc;
+        break;
+    }
+    case K_LOGGING:
+    case K_PUBLISHING:
+        nk = K_LEAF, obj = f->obj; /* value read at the end tag */
+        break;
+    case K_LEVELS:
+        if (is(e, "level"))
+            nk = K_LEAF, read_level(p, r, e);
+        break;
+    case K_TASKS:
+        if (is(e, "task"))
+            nk = K_TASK, obj = read_task(p, r, e);
+        break;
+    case K_TASK:
+        if (is(e, "opcodes"))
+            nk = K_OPCODES, obj = f->obj;
+        break;
+    case K_OPCODES:
+        if (is(e, "opcode"))
+            nk = K_LEAF, read_opcode(p, r, e, f->obj);
+        break;
+    case K_KEYWORDS:
+        if (is(e, "keyword"))
+            nk = K_LEAF, read_keyword(p, r, e);
+        break;
+    case K_MAPS:
+        if (is(e, "valueMap"))
+            nk = K_MAP, obj = read_map(p, e, MAP_VALUE);
+        else if (is(e, "bitMap"))
+            nk = K_MAP, obj = read_map(p, e, MAP_BIT);
+        break;
+    case K_NAMEDQUERIES:
+        if (is(e, "patternMaps"))
+            nk = K_PATTERNMAPS;
+        break;
+    case K_PATTERNMAPS:
+        if (is(e, "patternMap"))
+            nk = K_MAP, obj = read_map(p, e, MAP_PATTERN);
+        break;
+    case K_MAP:
+        if (is(e, "map"))
+            nk = K_LEAF, read_map_item(p, e, f->obj);
+        break;
+    case K_TEMPLATES:
+        if (is(e, "template"))
+            nk = K_TEMPLATE, obj = read_template(p, e);
+        break;
+    case K_TEMPLATE:
+    case K_STRUCT:
+        if (is(e, "data")) {
+            nk = K_LEAF, read_field(p, r, e, false);
+        } else if (is(e, "struct")) {
+            nk = K_STRUCT, obj = read_field(p, r, e, true);
+        } else if (is(e, "UserData") && k == K_TEMPLATE) {
+            /* The element itself is not kept, only its child. */
+            nk = K_USERDATA_ROOT, obj = f->obj;
+        }
+        break;
+    case K_FILTERS:
+        if (is(e, "filter"))
+            nk = K_LEAF, read_filter(p, r, e);
+        break;
+    case K_MSGTABLE:
+        if (is(e, "message"))
+            nk = K_LEAF, read_message(p, e);
+        break;
+    case K_LOCALIZATION:
+        if (is(e, "resources"))
+            nk = K_RESOURCES, read_resources(p, e);
+        break;
+    case K_RESOURCES:
+        if (is(e, "stringTable"))
+            nk = K_STRINGTABLE;
+        break;
+    case K_STRINGTABLE:
+        if (is(e, "string"))
+            nk = K_LEAF, read_string(p, e);
+        break;
+    default:
+        break;
+    }
+    push(p, nk, obj);
+}
+
+static void leaf_value(Parser *p, const XmlElem *e, Kind parent, Channel *c, const char *text,
+                       size_t len)
+{
+    char *s = arena_strndup(A(p), text, len);
+    uint64_t v;
+    bool b;
+#define NUM(field, max, has) \
+    do { \
+        if (!number(s, max, &v)) \
+            bad_number(p, e->loc, "content", s, e->local, max); \
+        else \
+            field = v, has = true; \
+    } while (0)
+#define BOOL(field, has) \
+    do { \
+        if (!parse_bool(s, &b)) \
+            error_c(p, D_SCHEMA_VALUE, e->loc, "invalid <%s> '%s': expected true or false", \
+                    e->local, s); \
+        else \
+            field = b, has = true; \
+    } while (0)
+    if (parent == K_LOGGING) {
+        ChannelLogging *l = &c->logging;
+        if (is(e, "autoBackup"))
+            BOOL(l->auto_backup, l->has_auto_backup);
+        else if (is(e, "retention"))
+            BOOL(l->retention, l->has_retention);
+        else if (is(e, "maxSize"))
+            NUM(l->max_size, UINT64_MAX, l->has_max_size);
+        return;
+    }
+    ChannelPublishing *pb = &c->publishing;
+    if (is(e, "level")) {
+        NUM(pb->level, 255, pb->has_level);
+    } else if (is(e, "keywords")) {
+        NUM(pb->keywords, UINT64_MAX, pb->has_keywords);
+    } else if (is(e, "controlGuid")) {
+        if (!guid_parse(s, &pb->control_guid))
+            error_c(p, D_SCHEMA_VALUE, e->loc, "invalid <controlGuid> '%s': expected a GUID", s);
+        else
+            pb->has_control_guid = true;
+    } else if (is(e, "bufferSize")) {
+        NUM(pb->buffer_size, UINT32_MAX, pb->has_buffer_size);
+    } else if (is(e, "minBuffers")) {
+        NUM(pb->min_buffers, UINT32_MAX, pb->has_min_buffers);
+    } else if (is(e, "maxBuffers")) {
+        NUM(pb->max_buffers, UINT32_MAX, pb->has_max_buffers);
+    } else if (is(e, "latency")) {
+        NUM(pb->latency, UINT32_MAX, pb->has_latency);
+    } else if (is(e, "fileMax")) {
+        NUM(pb->file_max, UINT32_MAX, pb->has_file_max);
+    } else if (is(e, "clockType")) {
+        size_t n;
+        const char *t = trim_span(s, &n);
+        pb->clock_type = arena_strndup(A(p), t, n);
+        pb->has_clock_type = true;
+    } else if (is(e, "sidType")) {
+        size_t n;
+        const char *t = trim_span(s, &n);
+        pb->sid_type = arena_strndup(A(p), t, n);
+        pb->has_sid_type = true;
+    }
+#undef NUM
+#undef BOOL
+}
+
+static void on_end(void *ctx, XmlReader *r, const XmlElem *e, const char *text, size_t len)
+{
+    (void)r;
+    Parser *p = ctx;
+    bool valid = !p->sc || schema_end(p->sc, e, text, len);
+    PFrame f = *top(p);
+    p->stack.n--;
+    PFrame *parent = top(p);
+    if (!valid) {
+        p->failed = true;
+        if (f.kind == K_LEAF) /* its text was refused: not read again */
+            return;
+    }
+    if (f.kind == K_USERDATA && f.obj) {
+        XmlNode *n = f.obj;
+        size_t tl;
+        char *t = arena_strndup(A(p), text, len);
+        trim_span(t, &tl);
+        if (tl)
+            n->text = t;
+        return;
+    }
+    if (f.kind == K_LEAF && (parent->kind == K_LOGGING || parent->kind == K_PUBLISHING)) {
+        leaf_value(p, e, parent->kind, parent->obj, text, len);
+        return;
+    }
+    if (f.kind == K_PROVIDER)
+        p->prov = NULL;
+    if (f.kind == K_RESOURCES)
+        p->culture = NULL;
+}
+
+/* ---- entry points ---- */
+
+static Manifest *manifest_new(const char *name)
+{
+    Manifest *m = xcalloc(1, sizeof *m);
+    m->file = arena_strdup(&m->arena, name);
+    return m;
+}
+
+/* Before the first element: the built-in definitions and the schema. */
+static bool load_builtins(Parser *p)
+{
+    return winmeta_load(p->m) && (p->sc = schema_check_new()) != NULL;
+}
+
+/* Reads a document into a raw model: no reference is resolved here (the
+ * check stage does that); NULL after the diagnostics of a document that is
+ * not well-formed or not valid under the schema. */
+static Manifest *load(Manifest *m, bool (*run)(Manifest *, const XmlHandler *, void *), void *arg)
+{
+    Parser p = {0};
+    p.m = m;
+    push(&p, K_DOC, NULL);
+    XmlHandler h = {&p, on_start, on_end};
+    bool ok = load_builtins(&p) && run(m, &h, arg);
+    vec_free(&p.stack);
+    schema_check_free(p.sc);
+    if (!ok || !p.saw_root || p.failed) {
+        manifest_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+typedef struct MemArg {
+    const void *bytes;
+    size_t len, chunk;
+} MemArg;
+
+static bool run_mem(Manifest *m, const XmlHandler *h, void *arg)
+{
+    MemArg *a = arg;
+    return xml_parse_mem(m->file, a->bytes, a->len, a->chunk, &m->arena, h);
+}
+
+static bool run_file(Manifest *m, const XmlHandler *h, void *arg)
+{
+    (void)arg;
+    return xml_parse_file(m->file, &m->arena, h);
+}
+
+Manifest *read_man_mem(const char *name, const void *bytes, size_t len, size_t chunk)
+{
+    MemArg a = {bytes, len, chunk};
+    return load(manifest_new(name), run_mem, &a);
+}
+
+Manifest *read_man_file(const char *path)
+{
+    return load(manifest_new(path), run_file, NULL);
+}
+
+static void free_named_maps(Provider *pv)
+{
+    map_free(&pv->level_by_name);
+    map_free(&pv->task_by_name);
+    map_free(&pv->opcode_by_name);
+    map_free(&pv->keyword_by_name);
+    map_free(&pv->map_by_name);
+    map_free(&pv->layout_by_tid);
+    map_free(&pv->warned);
+}
+
+static void free_fields(Field **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free_fields(v[i]->members.v, v[i]->members.n);
+        vec_free(&v[i]->members);
+    }
+}
+
+static void free_xml(XmlNode *n)
+{
+    if (!n)
+        return;
+    for (size_t i = 0; i < n->children.n; i++)
+        free_xml(n->children.v[i]);
+    vec_free(&n->children);
+    vec_free(&n->attrs);
+}
+
+void manifest_free(Manifest *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->providers.n; i++) {
+        Provider *pv = m->providers.v[i];
+        for (size_t j = 0; j < pv->tasks.n; j++) {
+            vec_free(&pv->tasks.v[j]->opcodes);
+            map_free(&pv->tasks.v[j]->opcode_by_name);
+        }
+        for (size_t j = 0; j < pv->maps.n; j++)
+            vec_free(&pv->maps.v[j]->items);
+        for (size_t j = 0; j < pv->layouts.n; j++) {
+            Layout *l = pv->layouts.v[j];
+            free_fields(l->fields.v, l->fields.n);
+            vec_free(&l->fields);
+            free_xml(l->user_data);
+        }
+        for (size_t j = 0; j < pv->events.n; j++) {
+            vec_free(&pv->events.v[j]->keywords);
+            vec_free(&pv->events.v[j]->keyword_qs);
+            vec_free(&pv->events.v[j]->attrs);
+        }
+        vec_free(&pv->channels);
+        vec_free(&pv->levels);
+        vec_free(&pv->tasks);
+        vec_free(&pv->opcodes);
+        vec_free(&pv->keywords);
+        vec_free(&pv->maps);
+        vec_free(&pv->layouts);
+        vec_free(&pv->events);
+        vec_free(&pv->filters);
+        free_named_maps(pv);
+    }
+    for (size_t i = 0; i < m->cultures.n; i++) {
+        vec_free(&m->cultures.v[i]->strings);
+        map_free(&m->cultures.v[i]->by_id);
+    }
+    Winmeta *w = &m->wm;
+    for (size_t i = 0; i < w->in_types.n; i++)
+        vec_free(&w->in_types.v[i]->allowed);
+    vec_free(&w->channels);
+    vec_free(&w->levels);
+    vec_free(&w->tasks);
+    vec_free(&w->opcodes);
+    vec_free(&w->keywords);
+    vec_free(&w->in_types);
+    vec_free(&w->out_types);
+    map_free(&w->channel_by_name);
+    map_free(&w->level_by_name);
+    map_free(&w->task_by_name);
+    map_free(&w->opcode_by_name);
+    map_free(&w->keyword_by_name);
+    map_free(&w->in_by_name);
+    map_free(&w->out_by_name);
+    vec_free(&m->providers);
+    vec_free(&m->message_table);
+    vec_free(&m->cultures);
+    map_free(&m->culture_by_name);
+    map_free(&m->provider_by_name);
+    map_free(&m->msgid_by_string);
+    arena_free(&m->arena);
+    free(m);
+}

@@ -1,0 +1,108 @@
+/*
+ * read_msgtable.c - reads a message-table resource back (mc's or ours),
+ * strictly: every count, offset and length is checked against the bytes
+ * that are there before it is used, and the first inconsistency ends the
+ * read with a message naming its offset.  The golden tests use it to
+ * explain a mismatch; later, `mcgen dump` and decompilation build on it.
+ */
+#include "mcgen.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t u16at(const unsigned char *p) { return (uint32_t)(p[0] | p[1] << 8); }
+
+static uint32_t u32at(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static bool fail(Buf *err, size_t at, const char *fmt, ...) PRINTF_LIKE(3, 4);
+static bool fail(Buf *err, size_t at, const char *fmt, ...)
+{
+    buf_printf(err, "offset 0x%zx: ", at);
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(err, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+bool msgtable_read(const void *bytes, size_t n, MsgTable *out, Buf *err)
+{
+    const unsigned char *p = bytes;
+    memset(out, 0, sizeof *out);
+    if (n < 4)
+        return fail(err, 0, "%zu bytes: too short for a message table (4-byte block count)", n);
+    uint32_t nblocks = u32at(p);
+    if (nblocks > (n - 4) / 12)
+        return fail(err, 0, "block count %u needs %llu bytes of block headers, the table has %zu",
+                    nblocks, 4 + 12ull * nblocks, n);
+    size_t expect = 4 + 12 * (size_t)nblocks; /* where the next block's entries must start */
+    uint32_t prev_high = 0;
+    for (uint32_t b = 0; b < nblocks; b++) {
+        size_t h = 4 + 12 * (size_t)b;
+        uint32_t low = u32at(p + h), high = u32at(p + h + 4), off = u32at(p + h + 8);
+        if (low > high)
+            return fail(err, h, "block %u: low id 0x%08X above high id 0x%08X", b, low, high);
+        if (b > 0 && low <= prev_high)
+            return fail(err, h, "block %u: ids 0x%08X.. not above the previous block's 0x%08X",
+                        b, low, prev_high);
+        if (off != expect)
+            return fail(err, h + 8,
+                        "block %u: entries at 0x%x, expected 0x%zx (right after the previous "
+                        "block's)",
+                        b, off, expect);
+        prev_high = high;
+        size_t at = off;
+        for (uint64_t id = low; id <= high; id++) {
+            if (at + 4 > n)
+                return fail(err, at, "message 0x%08llX: entry header past the end (%zu bytes)",
+                            (unsigned long long)id, n);
+            uint32_t len = u16at(p + at), flags = u16at(p + at + 2);
+            if (len < 4 || at + len > n)
+                return fail(err, at, "message 0x%08llX: length %u %s", (unsigned long long)id,
+                            len, len < 4 ? "is below the 4-byte header" : "runs past the end");
+            if (flags > 1)
+                return fail(err, at + 2, "message 0x%08llX: flags 0x%x (0 ANSI, 1 Unicode)",
+                            (unsigned long long)id, flags);
+            const unsigned char *t = p + at + 4;
+            size_t tn = len - 4, chars = 0;
+            Buf text = {0};
+            if (flags == 1) {
+                while (chars + 1 < tn && (t[chars] || t[chars + 1]))
+                    chars += 2;
+                if (chars + 1 >= tn) {
+                    buf_free(&text);
+                    return fail(err, at, "message 0x%08llX: Unicode text without a NUL",
+                                (unsigned long long)id);
+                }
+                utf16_to_utf8(&text, t, chars, false);
+            } else {
+                while (chars < tn && t[chars])
+                    chars++;
+                if (chars >= tn) {
+                    buf_free(&text);
+                    return fail(err, at, "message 0x%08llX: ANSI text without a NUL",
+                                (unsigned long long)id);
+                }
+                buf_add(&text, t, chars);
+            }
+            MsgTableEntry e = {(uint32_t)id, flags == 1, text.s ? text.s : xstrdup("")};
+            vec_push(&out->entries, e);
+            at += len;
+        }
+        expect = at;
+    }
+    if (expect != n)
+        return fail(err, expect, "%zu bytes after the last entry", n - expect);
+    return true;
+}
+
+void msgtable_free(MsgTable *t)
+{
+    for (size_t i = 0; i < t->entries.n; i++)
+        free(t->entries.v[i].text);
+    vec_free(&t->entries);
+}
