@@ -91,8 +91,10 @@ static void name_events(Manifest *m, Facts *f)
                                  event_descriptor_channel(e, pv), e->level ? e->level->value : 0,
                                  e->opcode ? e->opcode->value : 0, e->task ? e->task->value : 0,
                                  (unsigned long long)event_descriptor_keyword(e));
-            const Event *first = e->not_logged ? NULL : map_get(&taken, s);
-            if (first && first != e) {
+            /* one probe: the event that has the name already, or (NULL)
+             * the name is taken for this one now */
+            const Event *first = e->not_logged ? NULL : map_put(&taken, s, e, true);
+            if (first) {
                 const char *renamed = arena_printf(a, "%s_%s", s, ps);
                 for (int k = 2; map_get(&taken, renamed); k++)
                     renamed = arena_printf(a, "%s_%s_%d", s, ps, k);
@@ -109,8 +111,9 @@ static void name_events(Manifest *m, Facts *f)
                 s = renamed;
             }
             ptrmap_put(&f->names, e, (void *)s);
-            if (!e->not_logged && !map_get(&taken, s)) {
-                map_put(&taken, s, e, false);
+            if (!e->not_logged) {
+                if (first) /* the new name, free (above) */
+                    map_put(&taken, s, e, false);
                 map_put(&owner, s, (void *)pv, false);
             }
         }

@@ -188,6 +188,12 @@ static void cache_clear(void)
  * byte before p was a \r (its line start is added when no \n follows). */
 static void index_lines(const char *p, size_t n, size_t at, bool *cr)
 {
+    if (!*cr && !memchr(p, '\r', n)) {
+        /* the usual case, \n alone: memchr finds them fast */
+        for (const char *q = p, *end = p + n; (q = memchr(q, '\n', (size_t)(end - q))); q++)
+            vec_push(&cache.lines, at + (size_t)(q - p) + 1);
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         if (*cr && p[i] != '\n')
             vec_push(&cache.lines, at + i);

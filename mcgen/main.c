@@ -246,8 +246,11 @@ static int compile(const Options *o)
     TemplateFinder finder;
     finder_init(&finder, o->templates_dir, NULL);
     c.tf = &finder;
+    /* which cultures have a message table: only the rows that name the
+     * tables ask (counting them means collecting every message) */
     bool *has_table = xcalloc(m->cultures.n + 1, sizeof *has_table);
-    for (size_t i = 0; i < m->cultures.n; i++)
+    bool tables = c.mc_outputs || o->tables_dir || o->rc;
+    for (size_t i = 0; tables && i < m->cultures.n; i++)
         has_table[i] = msgtable_count(m, i) > 0;
     cli_output_names(o, m->cultures.n, has_table, &c.names);
     free(has_table);
