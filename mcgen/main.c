@@ -124,6 +124,10 @@ static Manifest *read_and_check(const char *path, const Options *o, Facts *f)
 
 static int verdict(void) { return diag_io_count() ? 2 : diag_error_count() ? 1 : 0; }
 
+/* mc's outputs are written unless outputs were named without
+ * --mc-outputs. */
+static bool writes_mc_outputs(const Options *o) { return !o->selected || o->mc_outputs; }
+
 /* A run refused by check_paths: its diagnostics document goes to
  * standard output, as the document's own file may be the one refused. */
 static bool paths_refused;
@@ -155,7 +159,7 @@ static bool check_paths(const Options *o, const OutputList *files)
  * for the cultures (the rows list their files from the options alone). */
 static bool check_paths_early(const Options *o)
 {
-    EmitCtx c = {NULL, NULL, o, NULL, {0}, !o->selected};
+    EmitCtx c = {NULL, NULL, o, NULL, {0}, writes_mc_outputs(o)};
     cli_output_names(o, 0, NULL, &c.names);
     OutputList files = {0};
     emit_outputs(&c, &files);
@@ -241,7 +245,7 @@ static int compile(const Options *o)
         facts_free(&facts);
         return verdict();
     }
-    EmitCtx c = {m, &facts, o, NULL, {0}, !o->selected || o->mc_outputs};
+    EmitCtx c = {m, &facts, o, NULL, {0}, writes_mc_outputs(o)};
     warn_unused(o, c.mc_outputs);
     TemplateFinder finder;
     finder_init(&finder, o->templates_dir, NULL);

@@ -10,13 +10,10 @@
  * Attribute values that the schema types as QNames (level, task, opcode,
  * keyword names and references, inType/outType) are resolved through the
  * namespace declarations in scope at the element, when the element is
- * read.  References by name (an event's level, a data field's map, ...)
- * can point forward within a provider, so a provider's references are
- * resolved when its element ends (resolve_provider), which also fills in
- * what mc derives: channel values left to the compiler, auto-imported
- * winmeta channels.  This runs while the reader thread parses on (xml.c).
- * What needs the whole document, imports across providers and the string
- * tables that come last, is resolved at the end (resolve).
+ * read, as only the document knows them.  Every other reference (an
+ * event's level, a data field's map, a $(string.X), ...) is kept as
+ * written: the check stage resolves them (check_resolve.c), whatever
+ * reader made the model.
  */
 #include "mcgen.h"
 

@@ -430,6 +430,11 @@ def selection(mcgen, tmp):
           and "EventWriteHelloGreeting" in h,
           "--mc-outputs: mc's outputs (with -um's logging code) and the JSON in one run",
           "%r %r" % (listing(work), r.stderr))
+    r = run(mcgen, "--json=broken.h", "--mc-outputs", "broken.man", cwd=work)
+    check(r.returncode == 2 and r.stderr == "mcgen: error: output 'broken.h' is named twice in "
+          "this run\n1 error\n",
+          "--mc-outputs: an output named like one of mc's is refused before the input is read",
+          repr(r.stderr))
     shutil.rmtree(work)
     os.mkdir(work)
     shutil.copy(HELLO, man)
