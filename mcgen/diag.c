@@ -167,7 +167,6 @@ void diag_reset(void)
 static struct {
     char *file;
     FILE *f;        /* NULL: the text is in `text` */
-    size_t skip;    /* bytes of a UTF-8 byte-order mark */
     Buf text;
     VEC(size_t) lines;
 } cache;
@@ -232,10 +231,11 @@ static bool cache_load(const char *file)
             free(owned);
         } else {
             cache.f = f;
-            cache.skip = h == 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF ? 3 : 0;
-            vec_push(&cache.lines, cache.skip);
+            /* lines start after a UTF-8 byte-order mark */
+            size_t bom = h == 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF ? 3 : 0;
+            vec_push(&cache.lines, bom);
             char chunk[65536];
-            size_t at = cache.skip, n;
+            size_t at = bom, n;
             if (fseek(f, (long)at, SEEK_SET) != 0) {
                 cache_clear();
                 return false;
