@@ -282,6 +282,31 @@ def test_names(run):
            "-z with a tab: refused, exit 2, nothing written", r.stderr[:300])
 
 
+def test_readers(run):
+    """--check-wevt refuses property numbers the writers cannot produce."""
+    d = run.ok("struct template", HEAD % "" + '<templates><template tid="T">'
+               '<data name="a" inType="win:UInt8"/><struct name="s">'
+               '<data name="m" inType="win:UInt8"/></struct></template></templates>' + TAIL % "")
+    if not d:
+        return
+    data = bytearray(open(os.path.join(d, "mTEMP.BIN"), "rb").read())
+    t = data.index(b"TEMP")
+    props = struct.unpack_from("<I", data, t + 16)[0]
+    for what, at, value, want in (
+            ("more top-level properties than properties", t + 8, 4, "top-level properties"),
+            ("struct members aliasing a top-level field", props + 20 + 4, 0, "struct members"),
+            ("a struct member count past the end", props + 20 + 6, 9, "struct members")):
+        bad = bytearray(data)
+        struct.pack_into("<H" if at != t + 8 else "<I", bad, at, value)
+        path = os.path.join(d, "bad.bin")
+        open(path, "wb").write(bad)
+        r = run.mcgen_in(d, ["--check-wevt=bad.bin"])
+        report(r.returncode == 1 and want in r.stderr + r.stdout, "--check-wevt: " + what,
+               "exit %d %s" % (r.returncode, (r.stderr + r.stdout)[:300]))
+    r = run.mcgen_in(d, ["--check-wevt=mTEMP.BIN"])
+    report(r.returncode == 0, "--check-wevt: the file as written", r.stderr[:300])
+
+
 def test_repro(run):
     cases = [("msgtable-entry-length-u16-wrap.man", "MCG5019"),
              ("wevt-binxml-name-length-u16-wrap.man", "MCG6022"),
@@ -312,6 +337,7 @@ def main():
         test_properties(run, sanitizer)
         test_logging_code(run)
         test_names(run)
+        test_readers(run)
         test_repro(run)
     print("%d passed, %d failed, %d skipped" %
           (results["passed"], results["failed"], results["skipped"]))
