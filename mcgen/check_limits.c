@@ -132,7 +132,7 @@ static void check_userdata(const Layout *l, const XmlNode *n, int depth)
 static void check_properties(const Layout *l)
 {
     size_t n = l->fields.n;
-    const Field *past = n > U16_MAX ? l->fields.v[U16_MAX + 1] : NULL;
+    const Field *past = n > U16_MAX + 1 ? l->fields.v[U16_MAX + 1] : NULL;
     for (size_t i = 0; i < l->fields.n; i++) {
         const Field *f = l->fields.v[i];
         if (!f->is_struct)
