@@ -6,7 +6,8 @@
  *
  * In order: references resolved (check_resolve.c); the semantic rules
  * (check_rules.c, check_payload.c); the rules that depend on the
- * compile's options (-A); message ids (check_msgid.c); the header's names and
+ * compile's options (-A); the limits of the formats and of the generated
+ * code (check_limits.c: the options say which tables and code); message ids (check_msgid.c); the header's names and
  * their clashes (check_names.c).  What the emitters derive from a checked
  * model lives beside it in Facts, or is a pure function of it
  * (check_facts.c), so that no emitter changes the model or reports on it.
@@ -29,6 +30,7 @@ bool check_manifest(Manifest *m, const Options *o, Facts *f)
     check_rules(m);
     if (o->tables.ansi)
         check_ansi_tables(m); /* -A: MCG5018 */
+    check_limits(m, o);       /* the formats' and the generated code's */
     if (diag_error_count() == before)
         msgid_assign(m);
     check_names(m, f);

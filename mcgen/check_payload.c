@@ -318,21 +318,21 @@ static void rule_template_unique(Provider *pv)
  * top level of a template, or the members of one struct). */
 static void rule_field_names(Layout *l, Field **v, size_t n)
 {
+    Map seen = {0}; /* a map, not pairs: a template may have 65,536 fields */
     for (size_t i = 0; i < n; i++) {
         if (!v[i]->name[0])
             continue;
-        for (size_t k = 0; k < i; k++)
-            if (strcmp(v[k]->name, v[i]->name) == 0) {
-                diag_ex(D_FIELD_DUPLICATE, v[i]->loc, v[k]->loc, "first defined",
-                        "duplicate field name '%s' %s%s%s of template '%s'", v[i]->name,
-                        v[i]->parent ? "in struct '" : "at the top level",
-                        v[i]->parent ? v[i]->parent->name : "", v[i]->parent ? "'" : "",
-                        l->tid);
-                break;
-            }
+        const Field *first = map_put(&seen, v[i]->name, v[i], true);
+        if (first && first != v[i])
+            diag_ex(D_FIELD_DUPLICATE, v[i]->loc, first->loc, "first defined",
+                    "duplicate field name '%s' %s%s%s of template '%s'", v[i]->name,
+                    v[i]->parent ? "in struct '" : "at the top level",
+                    v[i]->parent ? v[i]->parent->name : "", v[i]->parent ? "'" : "",
+                    l->tid);
         if (v[i]->is_struct)
             rule_field_names(l, v[i]->members.v, v[i]->members.n);
     }
+    map_free(&seen);
 }
 
 static bool integer_in_type(const InType *t)

@@ -177,13 +177,12 @@ static const char *count_expr(Arena *a, Qty c)
 static void add_field(Fn *fn, const Field *f, uint32_t i, const char *macro_name)
 {
     Arena *a = fn->a;
+    int first = fn->next;
     char l = field_letter(f);
     Qty c = qty(&f->count, true), n = qty(&f->length, false);
-    bool takes_len = false;
-    if (l == 'n' || l == 'w' || l == 'a' || l == 'e' || (l == 'k' && c.k != Q_NONE) ||
-        (is_sized_string(l) && c.k != Q_NONE && n.k == Q_NONE) ||
-        (l == 'b' && c.k == Q_NONE && n.k == Q_NONE))
-        takes_len = true;
+    unsigned pieces, params; /* check_limits.c counts them for MCG8020/8021 */
+    check_field_pieces(f, &pieces, &params);
+    bool takes_len = params == 2;
     if (takes_len)
         tv_push(a, fn->args, tv_str(a, arena_printf(a, "%s_Len_", macro_name)));
     tv_push(a, fn->args, tv_str(a, macro_name));
@@ -278,6 +277,7 @@ static void add_field(Fn *fn, const Field *f, uint32_t i, const char *macro_name
         break;
     }
     }
+    guard_here(fn->next - first == (int)pieces, "descriptors miscounted for MCG8020");
 }
 
 /* ---- template functions, enable bits, event macros ---- */
@@ -300,7 +300,7 @@ static int by_name(const void *x, const void *y)
  * whose templates differ only in field names share the function but not
  * the names. */
 static const char *function_for(Arena *a, Map *seen, FnList *all, const Layout *l,
-                                const char *prefix, TValue **args)
+                                const char *prefix, bool logging, TValue **args)
 {
     Buf name = {0};
     buf_printf(&name, "%s", prefix);
@@ -312,6 +312,8 @@ static const char *function_for(Arena *a, Map *seen, FnList *all, const Layout *
         const Field *f = l->fields.v[i];
         add_field(&fn, f, (uint32_t)i, header_ident(a, f->name ? f->name : ""));
     }
+    /* the traits' descriptor and the payload's: EventWrite takes 128 */
+    guard_here(!logging || fn.next <= 128, "over 128 EVENT_DATA_DESCRIPTORs (MCG8020)");
     *args = fn.args;
     if (!e) {
         e = arena_alloc(a, sizeof *e);
@@ -665,7 +667,12 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
             /* notLogged events get no macros, so no function either */
             if (!e->not_logged) {
                 TValue *args;
-                const char *fname = function_for(a, &seen, &all, e->layout, prefix, &args);
+                const char *fname = function_for(a, &seen, &all, e->layout, prefix,
+                                                 o->mode != HEADER_DESCRIPTORS, &args);
+                /* _ForContext(pContext, [Activity,] args): MSVC takes 127 */
+                guard_here(o->mode == HEADER_DESCRIPTORS ||
+                               args->n + 1 + (o->mode == HEADER_KM) <= 127,
+                           "over 127 macro parameters (MCG8021)");
                 tv_add(a, ed, "function", tv_str(a, fname));
                 tv_add(a, ed, "args", unique_args(a, args));
             }

@@ -145,6 +145,7 @@ void msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *op
             j++;
         buf_u32le(out, c.v.v[i].id);
         buf_u32le(out, c.v.v[j - 1].id);
+        guard_here(first_entry + entries.len <= UINT32_MAX, "message table of 4 GiB or more");
         buf_u32le(out, (uint32_t)(first_entry + entries.len));
         for (; i < j; i++) {
             buf_reset(&text);
@@ -164,6 +165,7 @@ void msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *op
             }
             size_t len = 4 + text.len;
             size_t pad = (4 - len % 4) % 4;
+            guard_here(len + pad <= 0xFFFF, "message-table entry over 65,535 bytes (MCG5019)");
             buf_u16le(&entries, (uint16_t)(len + pad));
             buf_u16le(&entries, opt->ansi ? 0 : 1);
             buf_add(&entries, text.s, text.len);

@@ -10,8 +10,39 @@
  * is the primary and sub language of the culture's Windows language id
  * (culture.c: "de" gives 0x7,0x0, zh-Hant 0x4,0x1f); the text comes from
  * templates/rc.j2.
+ *
+ * The file names are the manifest's base name or -z's, which may hold any
+ * character but '/': they are written as rc.exe and windres read a string,
+ * a quote doubled ("a""b") and a backslash doubled ("a\\b": windres reads
+ * "\b" as an escape); a control character (a newline would end the
+ * statement) has no spelling there, and the run is refused (exit 2).
  */
 #include "mcgen.h"
+
+/* `name` as the inside of an .rc string; NULL after a diagnostic. */
+static const char *rc_string(Arena *a, const char *name)
+{
+    Buf b = {0};
+    for (const char *p = name; *p; p++) {
+        if ((unsigned char)*p < 0x20 || *p == 0x7F) {
+            buf_reset(&b); /* the name shown without its control characters */
+            for (const char *q = name; *q; q++)
+                buf_addc(&b, (unsigned char)*q < 0x20 || *q == 0x7F ? '?' : *q);
+            diag_io("the file name '%s' cannot be written into the .rc: it has the control "
+                    "character U+%04X, which a resource script string cannot hold (choose "
+                    "another name with -z)",
+                    b.s, (unsigned)(unsigned char)*p);
+            buf_free(&b);
+            return NULL;
+        }
+        if (*p == '"' || *p == '\\')
+            buf_addc(&b, *p);
+        buf_addc(&b, *p);
+    }
+    const char *s = arena_strndup(a, b.s ? b.s : "", b.len);
+    buf_free(&b);
+    return s;
+}
 
 bool rc_build(const Manifest *m, const char *const *msg_names, const char *wevt_name,
               TemplateFinder *tf, Buf *out)
@@ -24,15 +55,24 @@ bool rc_build(const Manifest *m, const char *const *msg_names, const char *wevt_
         uint16_t id;
         if (!culture_langid(m->cultures.v[i]->name, &id))
             unreachable_here(); /* check_rules.c refuses the manifest (MCG5016) */
+        const char *file = rc_string(&a, msg_names[i]);
+        if (!file) {
+            arena_free(&a);
+            return false;
+        }
         TValue *t = tv_dict(&a);
         tv_add(&a, t, "primary", tv_int(&a, id & 0x3FF));
         tv_add(&a, t, "sub", tv_int(&a, id >> 10));
-        tv_add(&a, t, "file", tv_str(&a, msg_names[i]));
+        tv_add(&a, t, "file", tv_str(&a, file));
         tv_push(&a, tables, t);
     }
     tv_add(&a, vars, "tables", tables);
-    tv_add(&a, vars, "wevt",
-           wevt_name && m->providers.n ? tv_str(&a, wevt_name) : tv_none(&a));
+    const char *wevt = wevt_name && m->providers.n ? rc_string(&a, wevt_name) : NULL;
+    if (wevt_name && m->providers.n && !wevt) {
+        arena_free(&a);
+        return false;
+    }
+    tv_add(&a, vars, "wevt", wevt ? tv_str(&a, wevt) : tv_none(&a));
     Buf err = {0};
     size_t len = 0;
     const char *src = finder_load(tf, "rc.j2", &len);

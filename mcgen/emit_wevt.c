@@ -380,8 +380,11 @@ static uint16_t quantity_value(const Quantity *q, const FieldVec *order)
 {
     if (q->kind == QTY_FIXED)
         return (uint16_t)q->n;
-    if (q->kind == QTY_FIELD && q->ref)
-        return (uint16_t)prop_index(q->ref, order);
+    if (q->kind == QTY_FIELD && q->ref) {
+        uint32_t i = prop_index(q->ref, order);
+        guard_here(i <= 0xFFFF, "count/length property index over 65,535 (MCG6023)");
+        return (uint16_t)i;
+    }
     return 0;
 }
 
@@ -408,6 +411,7 @@ static void bx_name(Buf *b, const char *s)
 {
     Buf u = {0};
     utf8_to_utf16le(&u, s, strlen(s));
+    guard_here(u.len / 2 <= 0xFFFF, "BinXml name over 65,535 UTF-16 units (MCG6022)");
     buf_u16le(b, name_hash(&u));
     buf_u16le(b, (uint16_t)(u.len / 2));
     buf_add(b, u.s, u.len);
@@ -438,6 +442,7 @@ static size_t bx_open(Buf *b, const char *name, const BxAttr *attrs, size_t n)
             utf8_to_utf16le(&u, attrs[i].value, strlen(attrs[i].value));
             buf_u8(b, 0x05);
             buf_u8(b, 0x01);
+            guard_here(u.len / 2 <= 0xFFFF, "BinXml value over 65,535 UTF-16 units (MCG6022)");
             buf_u16le(b, (uint16_t)(u.len / 2));
             buf_add(b, u.s, u.len);
             buf_free(&u);
@@ -458,10 +463,11 @@ static void bx_end(Buf *b, size_t size_at)
         b->s[size_at + (size_t)i] = (char)(len >> (8 * i));
 }
 
-static void bx_subst(Buf *b, uint16_t index, uint8_t type)
+static void bx_subst(Buf *b, size_t index, uint8_t type)
 {
+    guard_here(index <= 0xFFFF, "substitution index over 65,535 (MCG6023)");
     buf_u8(b, 0x0D);
-    buf_u16le(b, index);
+    buf_u16le(b, (uint16_t)index);
     buf_u8(b, type);
 }
 
@@ -499,7 +505,7 @@ static void bx_eventdata(const Layout *l, Buf *bx, Buf *x)
         const char *el = f->is_struct ? "ComplexData" : "Data";
         BxAttr a = {"Name", f->name};
         size_t d = bx_open(bx, el, &a, 1);
-        bx_subst(bx, (uint16_t)i, subst_type(f));
+        bx_subst(bx, i, subst_type(f));
         bx_end(bx, d);
         xml_open(x, el, &a, 1);
         char num[24];
@@ -536,7 +542,7 @@ static void bx_userdata(const Layout *l, const XmlNode *n, int depth, Buf *bx, B
         unsigned idx = 0;
         if (n->text[0] == '%' && (idx = (unsigned)atoi(n->text + 1)) >= 1 &&
             idx <= l->fields.n) {
-            bx_subst(bx, (uint16_t)(idx - 1), subst_type(l->fields.v[idx - 1]));
+            bx_subst(bx, idx - 1, subst_type(l->fields.v[idx - 1]));
             buf_printf(x, "%%%u", idx);
         }
     }
@@ -624,6 +630,8 @@ static void write_temp(W *w, Layout *l)
         if (f->is_struct) {
             buf_u32le(&w->b, flags | F_STRUCT);
             uint32_t first = f->members.n ? prop_index(f->members.v[0], &order) : 0;
+            guard_here(first <= 0xFFFF && f->members.n <= 0xFFFF,
+                       "struct member index or count over 65,535 (MCG6023)");
             buf_u16le(&w->b, (uint16_t)first);
             buf_u16le(&w->b, (uint16_t)f->members.n);
             buf_u32le(&w->b, 0);
@@ -1006,6 +1014,8 @@ void wevt_build(const Manifest *m, WevtFormat format, Buf *out)
         write_provider(&w, m->providers.v[i], &scratch);
     }
     arena_free(&scratch);
+    /* every offset and size is below the end, so all of them fit */
+    guard_here(pos(&w) <= UINT32_MAX, "TEMP.BIN of 4 GiB or more");
     patch32(&w, size_at, (uint32_t)pos(&w));
     buf_u16le(&w.b, 0); /* two bytes after the counted size (section 2) */
     buf_add(out, w.b.s, w.b.len);

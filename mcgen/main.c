@@ -56,16 +56,35 @@ static int worse(int a, int b) { return a > b ? a : b; }
 
 typedef VEC(char *) Dirs;
 
-/* A path in a Makefile rule: spaces and '#' escaped with '\\', '$' doubled. */
-static void make_path(Buf *b, const char *p)
+/* A path in a Makefile rule, as GNU make and ninja both read it (checked
+ * with make 4.3 and ninja 1.11): ' ', '#' and ':' after a backslash, '$'
+ * doubled, any other byte as it is.  A control character (a newline ends
+ * the rule), or a backslash before a space, '#', ':' or the path's end (the two
+ * read it differently) has no spelling: false, after a usage error. */
+static bool make_path(Buf *b, const char *p)
 {
-    for (; *p; p++) {
-        if (*p == ' ' || *p == '#' || *p == '\\')
-            buf_add(b, "\\", 1);
-        if (*p == '$')
-            buf_add(b, "$", 1);
-        buf_add(b, p, 1);
+    for (const char *s = p; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == 0x7F || (c == '\\' && strchr(" #:", s[1]))) { /* s[1] == 0 too */
+            Buf shown = {0}; /* the path without its control characters */
+            for (const char *q = p; *q; q++)
+                buf_addc(&shown, (unsigned char)*q < 0x20 || *q == 0x7F ? '?' : *q);
+            diag_plain(DIAG_ERROR,
+                       c == '\\' ? "--depfile cannot name '%s': make and ninja read a '\\' "
+                                   "before a space, '#', ':' or the end differently"
+                                   : "--depfile cannot name '%s': a control character has no "
+                                     "spelling in a Makefile rule",
+                       shown.s);
+            buf_free(&shown);
+            return false;
+        }
+        if (c == ' ' || c == '#' || c == ':')
+            buf_addc(b, '\\');
+        if (c == '$')
+            buf_addc(b, '$');
+        buf_addc(b, (char)c);
     }
+    return true;
 }
 
 /* Creates a directory and its parents as `mkdir -p` does, adding the
@@ -185,27 +204,31 @@ static int validate(const Options *o)
 
 /* --depfile: "outputs: inputs" as make and ninja read it.  The inputs are
  * the manifest and the templates read from disk (--templates, --render);
- * the built-in templates and schema files are part of the binary. */
-static void depfile(const Options *o, const OutputList *l, const TemplateFinder *tf, Out *out)
+ * the built-in templates and schema files are part of the binary.  false
+ * (a usage error) when a path cannot be written there. */
+static bool depfile(const Options *o, const OutputList *l, const TemplateFinder *tf, Out *out)
 {
     Buf b = {0};
+    bool ok = true;
     for (size_t i = 0; i < l->files.n; i++) {
         /* standard output, a device, a FIFO: nothing make can date */
         if (!out_is_file(l->files.v[i].path))
             continue;
         if (b.len)
             buf_add(&b, " ", 1);
-        make_path(&b, l->files.v[i].path);
+        ok &= make_path(&b, l->files.v[i].path);
     }
     buf_add(&b, ": ", 2);
-    make_path(&b, o->input);
+    ok &= make_path(&b, o->input);
     for (size_t i = 0; i < tf->read.n; i++) {
         buf_add(&b, " ", 1);
-        make_path(&b, tf->read.v[i]);
+        ok &= make_path(&b, tf->read.v[i]);
     }
     buf_add(&b, "\n", 1);
-    out_put(out, b.s, b.len);
+    if (ok)
+        out_put(out, b.s, b.len);
     buf_free(&b);
+    return ok;
 }
 
 /* Switches that shape mc's outputs, given for a run that writes none. */
@@ -278,8 +301,8 @@ static int compile(const Options *o)
             if (!f->by->build(&c, f->part, f->path, outset_open(set, f->path)))
                 status = 1;
         }
-        if (o->depfile)
-            depfile(o, &files, &finder, outset_open(set, o->depfile));
+        if (o->depfile && !depfile(o, &files, &finder, outset_open(set, o->depfile)))
+            status = 2;
         /* an output that could not be written, or a warning made an error
          * by -Werror while building */
         if (status == 0)

@@ -887,6 +887,21 @@ void check_payload(Manifest *m);
 void check_ansi_tables(Manifest *m);
 
 /* ======================================================================
+ * check_limits.c
+ * ==================================================================== */
+
+/* The limits of the formats and of the generated code (message-table
+ * entry lengths, TEMP.BIN's 16-bit counts and indices, EventWrite's 128
+ * descriptors, 127 macro parameters), each a coded error at the element
+ * that exceeds it; the options say which tables (-A, -n) and which
+ * logging code (-um, -km) the run writes. */
+void check_limits(Manifest *m, const Options *o);
+/* What one top-level field takes in -um/-km logging code: its
+ * EVENT_DATA_DESCRIPTORs and its parameters in the write macros (2 when
+ * the caller passes a length). */
+void check_field_pieces(const Field *f, unsigned *descriptors, unsigned *params);
+
+/* ======================================================================
  * emit_header.c
  * ==================================================================== */
 

@@ -78,6 +78,14 @@ bool msgtable_read(const void *bytes, size_t n, MsgTable *out, Buf *err)
                     return fail(err, at, "message 0x%08llX: Unicode text without a NUL",
                                 (unsigned long long)id);
                 }
+                /* the writers pad with 0 or 2 zero bytes after the NUL: more is a
+                 * length that disagrees with the text (a wrapped one) */
+                if (tn - chars - 2 > 2 || (tn - chars - 2 && (t[chars + 2] || t[chars + 3]))) {
+                    buf_free(&text);
+                    return fail(err, at, "message 0x%08llX: length %u leaves %zu bytes after the "
+                                "text's NUL (at most 2 zero bytes of padding)",
+                                (unsigned long long)id, len, tn - chars - 2);
+                }
                 utf16_to_utf8(&text, t, chars, false);
             } else {
                 while (chars < tn && t[chars])

@@ -192,6 +192,13 @@ static bool read_ttbl(R *r, size_t at, size_t end, Lists *l)
         if (!inside(props, 20 * (size_t)nprops, t + 40, t + tsize))
             return fail(r, t + 16, "TEMP[%u]: %u properties at 0x%x outside the template", i,
                         nprops, props);
+        /* properties are numbered in 16 bits (substitutions, count/length,
+         * struct members: wevt-template.md 10.1); the writers refuse more
+         * (MCG6023), so more is a file whose indices have wrapped */
+        uint32_t ntop = u32(r, t + 8);
+        if (nprops > 65536 || ntop > nprops)
+            return fail(r, t + 8, "TEMP[%u]: %u top-level properties of %u (at most 65536, "
+                        "numbered in 16 bits)", i, ntop, nprops);
         span(r, t, 24, "TEMP[%u] header", i);
         span(r, t + 24, 16, "TEMP[%u] template id", i);
         span(r, t + 40, props - (t + 40), "TEMP[%u] BinXml", i);
@@ -199,8 +206,17 @@ static bool read_ttbl(R *r, size_t at, size_t end, Lists *l)
         for (uint32_t k = 0; k < nprops; k++) {
             size_t pe = props + 20 * (size_t)k;
             span(r, pe, 20, "TEMP[%u] property %u", i, k);
-            uint32_t map = u32(r, pe + 8);
-            if (!(u32(r, pe) & 1) && map && !member(&l->maps, map))
+            uint32_t map = u32(r, pe + 8), flags = u32(r, pe);
+            uint32_t first = u16(r, pe + 4), count = u16(r, pe + 6);
+            if ((flags & 1) && count && (first < ntop || first + count > nprops))
+                return fail(r, pe + 4, "TEMP[%u] property %u: struct members %u..%u outside the "
+                            "members %u..%u", i, k, first, first + count - 1, ntop, nprops - 1);
+            uint32_t cnt = u16(r, pe + 12), len = u16(r, pe + 14);
+            if (((flags & 0x10) && cnt >= nprops) || ((flags & 0x4) && len >= nprops))
+                return fail(r, pe + 12, "TEMP[%u] property %u: count or length names property "
+                            "%u of %u", i, k, (flags & 0x10) && cnt >= nprops ? cnt : len,
+                            nprops);
+            if (!(flags & 1) && map && !member(&l->maps, map))
                 return fail(r, pe + 8, "TEMP[%u] property %u: map offset 0x%x is no map", i, k,
                             map);
             char what[40];

@@ -23,6 +23,10 @@
 
 /* Internal bugs: names the tool's own source position, then aborts. */
 #define unreachable_here() util_internal_error(__FILE__, __LINE__, "unreachable")
+/* A writer's last line of defence: a value its field cannot hold is an
+ * internal error (a check that should have refused the input), never a
+ * value silently cut to the field's width. */
+#define guard_here(cond, what) ((cond) ? (void)0 : util_internal_error(__FILE__, __LINE__, what))
 NORETURN void util_internal_error(const char *file, int line, const char *what);
 
 /* ---- allocation ------------------------------------------------------
