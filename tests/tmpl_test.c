@@ -461,6 +461,29 @@ START_TEST(test_tmpl_nesting_at_run_time)
 }
 END_TEST
 
+/* A scope of many names (past 16, found through a hash map): each set,
+ * replaced and read back; a loop's own sets stay in the loop. */
+START_TEST(test_tmpl_many_names)
+{
+    Buf b = {0};
+    for (int i = 0; i < 40; i++)
+        buf_printf(&b, "{%% set v%d = %d %%}", i, i);
+    buf_adds(&b, "{% set v3 = 'x' %}{{ v0 }}{{ v3 }}{{ v39 }}{{ name }}"
+                 "{% for i in items %}{% set v5 = i %}{{ v5 }}{% endfor %}{{ v5 }}"
+                 "{% macro m(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, b0, b1, b2, b3, b4, b5, b6, "
+                 "b7, b8, b9) %}{{ a0 }}{{ b9 }}{{ v39 }}{% endmacro %}"
+                 "{{ m(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20) }}");
+    expect_out(b.s, "0x39Eventabc512039");
+    buf_free(&b);
+    /* 50,000 names: linear, not quadratic (8 s before the index) */
+    for (int i = 0; i < 50000; i++)
+        buf_printf(&b, "{%% set v%d = %d %%}", i, i);
+    buf_adds(&b, "{{ v0 + v49999 }}");
+    expect_out(b.s, "49999");
+    buf_free(&b);
+}
+END_TEST
+
 /* A template that uses every construct, mutated 10,000 times. */
 static const char everything[] =
     "{# all of it #}\n"
@@ -534,6 +557,7 @@ Suite *tmpl_suite(void)
     tcase_add_test(tc, test_tmpl_arithmetic_checked);
     tcase_add_test(tc, test_tmpl_limits);
     tcase_add_test(tc, test_tmpl_nesting_at_run_time);
+    tcase_add_test(tc, test_tmpl_many_names);
     tcase_add_test(tc, test_tmpl_mutations_never_crash);
     suite_add_tcase(s, tc);
     return s;
