@@ -233,6 +233,22 @@ static int set_templates(Options *o, const OptDef *d, const char *word, const ch
     return -1;
 }
 
+/* --template-max-*: a limit of TmplLimits (a uint64_t at d->field), 1 up. */
+static int set_limit(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    (void)word;
+    uint64_t v;
+    if (!parse_uint(val, UINT64_MAX, &v) || v == 0) {
+        Buf b = {0};
+        buf_printf(&b, "--%s takes a number from 1 up, not '%s'", d->lng, val);
+        int r = usage_error("%s", b.s);
+        buf_free(&b);
+        return r;
+    }
+    *(uint64_t *)((char *)o + d->field) = v;
+    return -1;
+}
+
 static int set_render(Options *o, const OptDef *d, const char *word, const char *val)
 {
     (void)d, (void)word;
@@ -355,6 +371,17 @@ static const OptDef options[] = {
      "with outputs named, write mc's outputs too"},
     {NULL, "templates", "DIR", OPT_MCGEN, set_templates, 0,
      "use DIR's header.h.j2, logging_*.h.j2 ... over the built-in ones"},
+    {NULL, "template-max-output", "BYTES", OPT_MCGEN, set_limit,
+     F(template_limits.max_output),
+     "a render of your templates (--render, --templates) writes at most BYTES "
+     "(default 536870912, 512 MiB)"},
+    {NULL, "template-max-string", "BYTES", OPT_MCGEN, set_limit,
+     F(template_limits.max_string),
+     "a string your templates make is at most BYTES long (default 16777216, 16 MiB)"},
+    {NULL, "template-max-iterations", "N", OPT_MCGEN, set_limit,
+     F(template_limits.max_iterations),
+     "a render of your templates runs at most N loop iterations, macro calls and "
+     "includes (default 5000000)"},
     {NULL, "mc-compat", "VERSION", OPT_MCGEN, set_compat, 0,
      "binary format of that mc.exe: 10.0.18362 (default, CRIM 5.1), 10.0.15063 "
      "(CRIM 3.1) or 8.1 (CRIM 3.1, MD5 template ids)"},
@@ -664,6 +691,7 @@ int cli_parse(int argc, char **argv, Options *o)
 {
     memset(o, 0, sizeof *o);
     o->format = WEVT_V5;
+    o->template_limits = tmpl_default_limits;
     o->header_ext = "h";
     int r0 = diagnostics_options(o, argc, argv);
     if (r0 >= 0)

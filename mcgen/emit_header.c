@@ -721,7 +721,7 @@ bool header_build(const Manifest *m, const Facts *f, const Options *o, TemplateF
     size_t len = 0;
     const char *src = finder_load(tf, "header.h.j2", &len);
     Tmpl *t = src ? tmpl_parse("header.h.j2", src, len, &err) : NULL;
-    bool ok = t && tmpl_render(t, vars, &tf->loader, out, &err);
+    bool ok = t && tmpl_render(t, vars, &tf->loader, finder_limits(tf), out, &err);
     if (!ok && err.len) /* "template:line:col: error: ..." already */
         diag_formatted(err.s);
     else if (!ok)

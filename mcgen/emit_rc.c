@@ -77,7 +77,7 @@ bool rc_build(const Manifest *m, const char *const *msg_names, const char *wevt_
     size_t len = 0;
     const char *src = finder_load(tf, "rc.j2", &len);
     Tmpl *t = src ? tmpl_parse("rc.j2", src, len, &err) : NULL;
-    bool ok = t && tmpl_render(t, vars, &tf->loader, out, &err);
+    bool ok = t && tmpl_render(t, vars, &tf->loader, finder_limits(tf), out, &err);
     if (!ok) {
         if (err.len) /* "template:line:col: error: ..." already */
             diag_formatted(err.s);

@@ -59,6 +59,12 @@ void finder_init(TemplateFinder *tf, const char *override_dir, const char *first
     tf->first_dir = first_dir;
     tf->loader.ctx = tf;
     tf->loader.load = find;
+    tf->limits = tmpl_default_limits;
+}
+
+const TmplLimits *finder_limits(const TemplateFinder *tf)
+{
+    return tf->override_dir ? &tf->limits : &tmpl_no_limits;
 }
 
 const char *finder_load(TemplateFinder *tf, const char *name, size_t *len)

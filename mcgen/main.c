@@ -272,6 +272,7 @@ static int compile(const Options *o)
     warn_unused(o, c.mc_outputs);
     TemplateFinder finder;
     finder_init(&finder, o->templates_dir, NULL);
+    finder.limits = o->template_limits;
     c.tf = &finder;
     /* which cultures have a message table: only the rows that name the
      * tables ask (counting them means collecting every message) */

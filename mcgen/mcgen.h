@@ -848,6 +848,7 @@ typedef struct Options {
     const char *depfile; /* --depfile: Makefile rule of outputs and inputs */
     const char *diag_output; /* --diagnostics-output: the document's file */
     const char *templates_dir; /* --templates: built-in templates overridden by name */
+    TmplLimits template_limits; /* --template-max-*: renders of the user's templates */
     VEC(RenderJob) renders;    /* --render=TEMPLATE:OUTPUT */
     /* --NAME=VALUE of an emitter row that has its own option (emit.c) */
     VEC(struct EmitterArg { const struct Emitter *by; const char *value; }) emitter_args;
@@ -932,11 +933,16 @@ struct TValue *header_values(const Manifest *m, const Facts *f, const Options *o
 typedef struct TemplateFinder {
     TmplLoader loader; /* pass &finder.loader to tmpl_render */
     const char *override_dir, *first_dir;
+    TmplLimits limits; /* for the user's templates (Options.template_limits) */
     VEC(char *) read;  /* paths of the template files read */
     VEC(char *) texts;
 } TemplateFinder;
 void finder_init(TemplateFinder *tf, const char *override_dir, const char *first_dir);
 const char *finder_load(TemplateFinder *tf, const char *name, size_t *len);
+/* The limits of a render of a built-in output's template (the header, the
+ * .rc): the user's when --templates may put user text in it; none for
+ * the built-in templates alone, whose work is linear in the model. */
+const TmplLimits *finder_limits(const TemplateFinder *tf);
 void finder_free(TemplateFinder *tf);
 /* A built-in template's text, or NULL. */
 const char *template_builtin(const char *name, size_t *len);

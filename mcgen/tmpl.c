@@ -9,6 +9,17 @@
  * tree (Node for statements, Expr for expressions) by recursive descent.
  * Rendering walks the tree with a chain of variable scopes; values made
  * while rendering live in an arena freed when rendering ends.
+ *
+ * Nothing a template says can exhaust the stack, the memory or the time:
+ * the parser counts how deep it recurses and how tall each expression's
+ * tree grows (a chain of 100,000 '~' parses in a loop but would evaluate,
+ * dump and print recursively), both at most TMPL_MAX_NESTING; the renderer
+ * counts its own recursion, which macro calls and includes stack up;
+ * integer arithmetic is checked; each loop iteration and macro call gives
+ * back the arena memory it used (nothing made inside one outlives it: a
+ * {% set %} stays in the iteration's scope, a macro returns its text), and
+ * the output, every string made and the loop iterations and macro calls
+ * are counted against TmplLimits.
  */
 #include "tmpl.h"
 #include "jsonw.h"
@@ -147,6 +158,7 @@ struct Expr {
     Expr *a, *b;
     VEC(Expr *) args; /* E_CALL, E_FILTER */
     size_t hint;      /* E_ATTR: where the key was found last time */
+    int height;       /* of its tree: 1 for a leaf */
     uint32_t line, col;
 };
 
@@ -197,6 +209,8 @@ typedef struct P {
     uint32_t end_line, end_col; /* position of the end of the template */
     Buf *err;
     bool failed;
+    int depth;  /* parse_expr, parse_unary and parse_not calls open */
+    int blocks; /* blocks open */
     /* expression tokenizer state, over one tag */
     const char *tp, *tend;
     uint32_t tline, tcol;
@@ -378,10 +392,41 @@ static Expr *new_expr(P *p, ExprKind k)
 {
     Expr *e = arena_alloc(&p->t->arena, sizeof *e);
     e->kind = k;
+    e->height = 1;
     e->line = p->tline;
     e->col = p->tokcol;
     vec_push(&p->t->exprs, e);
     return e;
+}
+
+/* e, its children made: NULL after an error if its tree is now taller
+ * than TMPL_MAX_NESTING (the renderer recurses on it). */
+static Expr *grown(P *p, Expr *e)
+{
+    int h = 0;
+    if (e->a && e->a->height > h)
+        h = e->a->height;
+    if (e->b && e->b->height > h)
+        h = e->b->height;
+    for (size_t i = 0; i < e->args.n; i++)
+        if (e->args.v[i]->height > h)
+            h = e->args.v[i]->height;
+    e->height = h + 1;
+    if (e->height > TMPL_MAX_NESTING) {
+        perr(p, e->line, e->col, "expression nested more than %d deep", TMPL_MAX_NESTING);
+        return NULL;
+    }
+    return e;
+}
+
+/* Enters a parse function that may recurse (parentheses, '-', 'not');
+ * false after an error when that would be too deep. */
+static bool deeper(P *p)
+{
+    if (++p->depth <= TMPL_MAX_NESTING)
+        return true;
+    perr(p, p->tline, p->tokcol, "expression nested more than %d deep", TMPL_MAX_NESTING);
+    return false;
 }
 
 static Expr *parse_expr(P *p);
@@ -428,9 +473,20 @@ static Expr *parse_primary(P *p)
         e = new_expr(p, E_LIT);
         uint64_t v = 0;
         char tmp[32];
+        const char *more = p->tokn > 31 ? "..." : "";
         snprintf(tmp, sizeof tmp, "%.*s", (int)(p->tokn < 31 ? p->tokn : 31), p->tokp);
-        if (!parse_uint(tmp, INT64_MAX, &v)) {
-            perr(p, p->tline, p->tokcol, "invalid number '%s'", tmp);
+        if (!parse_uint(tok_text(p), INT64_MAX, &v)) {
+            /* digits only (or 0x and hex digits): a number too large */
+            bool hex = p->tokn > 2 && p->tokp[0] == '0' && (p->tokp[1] | 32) == 'x';
+            size_t i = hex ? 2 : 0;
+            while (i < p->tokn && ((p->tokp[i] >= '0' && p->tokp[i] <= '9') ||
+                                   (hex && (p->tokp[i] | 32) >= 'a' && (p->tokp[i] | 32) <= 'f')))
+                i++;
+            if (i == p->tokn)
+                perr(p, p->tline, p->tokcol, "integer %s%s does not fit in 64 bits (the largest "
+                     "is 9223372036854775807)", tmp, more);
+            else
+                perr(p, p->tline, p->tokcol, "invalid number '%s%s'", tmp, more);
             return NULL;
         }
         e->lit = tv_int(&p->t->arena, (int64_t)v);
@@ -468,20 +524,21 @@ static Expr *parse_primary(P *p)
             x->a = e;
             x->name = tok_text(p);
             next(p);
-            e = x;
+            if (!(e = grown(p, x)))
+                return NULL;
         } else if (p->tok == '[') {
             next(p);
             Expr *x = new_expr(p, E_INDEX);
             x->a = e;
             x->b = parse_expr(p);
-            if (!x->b || !expect(p, ']', "']'"))
+            if (!x->b || !expect(p, ']', "']'") || !(e = grown(p, x)))
                 return NULL;
-            e = x;
         } else if (p->tok == '(') {
             Expr *x = new_expr(p, E_CALL);
             x->a = e;
             call_args(p, x);
-            e = x;
+            if (p->failed || !(e = grown(p, x)))
+                return NULL;
         } else {
             return p->failed ? NULL : e;
         }
@@ -520,7 +577,7 @@ static Expr *parse_filtered(P *p)
                  def->min_args, def->max_args, f->args.n);
             return NULL;
         }
-        e = p->failed ? NULL : f;
+        e = p->failed ? NULL : grown(p, f);
     }
     return e;
 }
@@ -530,31 +587,42 @@ static Expr *parse_unary(P *p)
     if (p->tok == '-') {
         Expr *e = new_expr(p, E_NEG);
         next(p);
+        if (!deeper(p))
+            return NULL;
         e->a = parse_unary(p);
-        return e->a ? e : NULL;
+        p->depth--;
+        return e->a ? grown(p, e) : NULL;
     }
     return parse_filtered(p);
 }
 
-static Expr *bin(P *p, int op, Expr *a, Expr *b)
+/* The operator's position: where its errors are reported. */
+typedef struct OpAt {
+    int op;
+    uint32_t line, col;
+} OpAt;
+
+static OpAt op_here(const P *p, int op) { return (OpAt){op, p->tline, p->tokcol}; }
+
+static Expr *bin(P *p, OpAt o, Expr *a, Expr *b)
 {
     if (!a || !b)
         return NULL;
     Expr *e = new_expr(p, E_BIN);
-    e->op = op;
+    e->op = o.op;
     e->a = a;
     e->b = b;
-    e->line = a->line, e->col = a->col;
-    return e;
+    e->line = o.line, e->col = o.col;
+    return grown(p, e);
 }
 
 static Expr *parse_sum(P *p)
 {
     Expr *e = parse_unary(p);
     while (e && (p->tok == '+' || p->tok == '-' || p->tok == '~')) {
-        int op = p->tok;
+        OpAt o = op_here(p, p->tok);
         next(p);
-        e = bin(p, op, e, parse_unary(p));
+        e = bin(p, o, e, parse_unary(p));
     }
     return e;
 }
@@ -565,11 +633,12 @@ static Expr *parse_compare(P *p)
 {
     Expr *e = parse_sum(p);
     while (e) {
-        int op = p->tok;
-        if (op == T_EQ || op == T_NE || op == T_LE || op == T_GE || op == '<' || op == '>') {
+        OpAt o = op_here(p, p->tok);
+        if (o.op == T_EQ || o.op == T_NE || o.op == T_LE || o.op == T_GE || o.op == '<' ||
+            o.op == '>') {
             next(p);
         } else if (is_word(p, "in")) {
-            op = OP_IN;
+            o.op = OP_IN;
             next(p);
         } else if (is_word(p, "not")) {
             /* "not in" */
@@ -578,12 +647,12 @@ static Expr *parse_compare(P *p)
                 perr(p, p->tline, p->tokcol, "'in' expected after 'not'");
                 return NULL;
             }
-            op = OP_NOTIN;
+            o.op = OP_NOTIN;
             next(p);
         } else {
             break;
         }
-        e = bin(p, op, e, parse_sum(p));
+        e = bin(p, o, e, parse_sum(p));
     }
     return e;
 }
@@ -593,8 +662,11 @@ static Expr *parse_not(P *p)
     if (is_word(p, "not")) {
         Expr *e = new_expr(p, E_NOT);
         next(p);
+        if (!deeper(p))
+            return NULL;
         e->a = parse_not(p);
-        return e->a ? e : NULL;
+        p->depth--;
+        return e->a ? grown(p, e) : NULL;
     }
     return parse_compare(p);
 }
@@ -603,19 +675,32 @@ static Expr *parse_and(P *p)
 {
     Expr *e = parse_not(p);
     while (e && is_word(p, "and")) {
+        OpAt o = op_here(p, OP_AND);
         next(p);
-        e = bin(p, OP_AND, e, parse_not(p));
+        e = bin(p, o, e, parse_not(p));
     }
     return e;
 }
 
-static Expr *parse_expr(P *p)
+static Expr *parse_or(P *p)
 {
     Expr *e = parse_and(p);
     while (e && is_word(p, "or")) {
+        OpAt o = op_here(p, OP_OR);
         next(p);
-        e = bin(p, OP_OR, e, parse_and(p));
+        e = bin(p, o, e, parse_and(p));
     }
+    return e;
+}
+
+/* expr: the whole grammar above; the parser's recursion goes through here
+ * (parentheses, subscripts, arguments), so here it is counted. */
+static Expr *parse_expr(P *p)
+{
+    if (!deeper(p))
+        return NULL;
+    Expr *e = parse_or(p);
+    p->depth--;
     return e;
 }
 
@@ -706,7 +791,21 @@ static bool closed(P *p, int r, const Seg *open, const char *word, const char *e
     return true;
 }
 
+static bool parse_statement(P *p, const Seg *g, NodeList *out);
+
+/* A statement; one that opens a block (if, for, macro) nests one deeper. */
 static bool parse_block(P *p, const Seg *g, NodeList *out)
+{
+    int opens = is_word(p, "if") || is_word(p, "for") || is_word(p, "macro");
+    if (opens && p->blocks >= TMPL_MAX_NESTING)
+        return perr(p, g->line, g->col, "blocks nested more than %d deep", TMPL_MAX_NESTING);
+    p->blocks += opens;
+    bool ok = parse_statement(p, g, out);
+    p->blocks -= opens;
+    return ok;
+}
+
+static bool parse_statement(P *p, const Seg *g, NodeList *out)
 {
     if (p->tok != T_NAME)
         return perr(p, p->tline, p->tokcol, "statement expected");
@@ -855,15 +954,38 @@ Tmpl *tmpl_parse(const char *name, const char *src, size_t len, Buf *err)
 typedef struct Scope {
     TValue *vars; /* a dict */
     struct Scope *up;
+    Map index; /* vars' names to their position + 1, once it has many */
 } Scope;
+
+/* Past this many names a scope is searched through its index: a template
+ * of 50,000 {% set %} took 8 s, quadratic in the names. */
+enum { SCOPE_INDEXED = 16 };
+
+/* The -km header of the largest bench manifest (50 MB) writes 192 MB in
+ * 580,048 iterations: the defaults leave it 2.8 and 8.6 times that.  The
+ * longest string it makes is 181 bytes; 16 MiB keeps what a string that
+ * doubles itself ({% set s = s ~ s %}) holds in memory under 32 MiB
+ * (docs/templates.md). */
+const TmplLimits tmpl_default_limits = {512u << 20, 16u << 20, 5000000};
+const TmplLimits tmpl_no_limits = {UINT64_MAX, UINT64_MAX, UINT64_MAX};
+
+/* How deep eval and render_node may recurse in all: a template that
+ * parses needs at most 2 * TMPL_MAX_NESTING; macro calls and includes
+ * stack their bodies on top. */
+enum { MAX_RENDER_NESTING = 4 * TMPL_MAX_NESTING };
 
 struct Rn {
     const Tmpl *t;
     Arena a;
     const TmplLoader *loader;
+    const TmplLimits *lim;
+    Buf *top;        /* the render's output (other Bufs: a macro call's text) */
+    size_t top_base; /* its length when the render began */
     Buf *err;
     bool failed;
     int depth; /* includes and macro calls, to stop runaway recursion */
+    int nest;  /* eval and render_node calls open */
+    uint64_t iterations; /* loop iterations, macro calls and includes */
 };
 
 static bool rerr(Rn *r, const Expr *e, uint32_t line, uint32_t col, const char *fmt, ...)
@@ -917,22 +1039,144 @@ static bool equal(const TValue *a, const TValue *b)
     }
 }
 
-/* Appends the printed form of v; false for lists, dicts, macros. */
-static bool print(Buf *out, const TValue *v)
+/* The printed form of v, in *s and *n (an integer printed into tmp);
+ * false for lists, dicts, macros. */
+static bool text_of(const TValue *v, char tmp[24], const char **s, size_t *n)
 {
     switch (v->kind) {
-    case TV_NONE: return true;
-    case TV_BOOL: buf_adds(out, v->b ? "true" : "false"); return true;
-    case TV_INT: buf_printf(out, "%lld", (long long)v->i); return true;
-    case TV_STR: buf_add(out, v->s, v->n); return true;
+    case TV_NONE: *s = "", *n = 0; return true;
+    case TV_BOOL: *s = v->b ? "true" : "false", *n = v->b ? 4 : 5; return true;
+    case TV_INT:
+        *n = (size_t)snprintf(tmp, 24, "%lld", (long long)v->i);
+        *s = tmp;
+        return true;
+    case TV_STR: *s = v->s, *n = v->n; return true;
     default: return false;
     }
 }
 
+/* Appends the printed form of v; false for lists, dicts, macros. */
+static bool print(Buf *out, const TValue *v)
+{
+    char tmp[24];
+    const char *s;
+    size_t n;
+    if (!text_of(v, tmp, &s, &n))
+        return false;
+    buf_add(out, s, n);
+    return true;
+}
+
+/* ---- the limits (TmplLimits) ---- */
+
+/* Whether a string of have + add bytes stays within max_string; an error
+ * at e (or line, col) if not. */
+static bool str_room(Rn *r, const Expr *e, uint32_t line, uint32_t col, size_t have,
+                     size_t add)
+{
+    uint64_t max = r->lim->max_string;
+    if (have <= max && add <= max - have)
+        return true;
+    return rerr(r, e, line, col,
+                "a string would pass the limit of %llu bytes (--template-max-string=BYTES "
+                "raises it)",
+                (unsigned long long)max);
+}
+
+/* Appends n bytes to out, the render's output or a macro call's text,
+ * within its limit; false after an error at e (or line, col). */
+static bool put(Rn *r, Buf *out, const Expr *e, uint32_t line, uint32_t col, const char *s,
+                size_t n)
+{
+    if (out != r->top) {
+        if (!str_room(r, e, line, col, out->len, n))
+            return false;
+    } else {
+        uint64_t max = r->lim->max_output, have = out->len - r->top_base;
+        if (have > max || n > max - have)
+            return rerr(r, e, line, col,
+                        "the output would pass the limit of %llu bytes "
+                        "(--template-max-output=BYTES raises it)",
+                        (unsigned long long)max);
+    }
+    buf_add(out, s, n);
+    return true;
+}
+
+/* A string the template made (s, n bytes), within max_string. */
+static TValue *made_str(Rn *r, const Expr *e, const char *s, size_t n)
+{
+    return str_room(r, e, 0, 0, 0, n) ? tv_strn(&r->a, s, n) : NULL;
+}
+
+/* Appends n bytes to b, a string being made, within max_string; false
+ * after an error at e. */
+static bool str_add(Rn *r, const Expr *e, Buf *b, const char *s, size_t n)
+{
+    if (!str_room(r, e, 0, 0, b->len, n))
+        return false;
+    buf_add(b, s, n);
+    return true;
+}
+
+/* Counts one loop iteration, macro call or include against
+ * max_iterations. */
+static bool count_work(Rn *r, const Expr *e, uint32_t line, uint32_t col)
+{
+    if (++r->iterations <= r->lim->max_iterations)
+        return true;
+    return rerr(r, e, line, col,
+                "more than %llu loop iterations, macro calls and includes "
+                "(--template-max-iterations=N raises the limit)",
+                (unsigned long long)r->lim->max_iterations);
+}
+
+/* Enters eval or render_node; false after an error when too deep. */
+static bool enter(Rn *r, uint32_t line, uint32_t col)
+{
+    if (++r->nest <= MAX_RENDER_NESTING)
+        return true;
+    return rerr(r, NULL, line, col,
+                "macro calls and includes nested too deep (more than %d levels of blocks and "
+                "expressions in all)",
+                MAX_RENDER_NESTING);
+}
+
+static TValue *scope_get(const Scope *s, const char *name)
+{
+    if (!s->index.cap)
+        return tv_get(s->vars, name);
+    uintptr_t at = (uintptr_t)map_get(&s->index, name);
+    return at ? s->vars->items[at - 1] : NULL;
+}
+
+/* Gives a name of s (a {% set %}, a {% macro %}, a macro's parameter) its
+ * value.  The name is not copied: it is the template tree's, which
+ * outlives the scope. */
+static void scope_set(Rn *r, Scope *s, const char *name, TValue *v)
+{
+    if (!s->index.cap && s->vars->n < SCOPE_INDEXED) {
+        tv_set(&r->a, s->vars, name, v);
+        return;
+    }
+    if (!s->index.cap)
+        for (size_t i = 0; i < s->vars->n; i++)
+            map_put(&s->index, s->vars->keys[i], (void *)(uintptr_t)(i + 1), false);
+    uintptr_t at = (uintptr_t)map_get(&s->index, name);
+    if (at) {
+        s->vars->items[at - 1] = v;
+        return;
+    }
+    tv_add(&r->a, s->vars, name, v);
+    map_put(&s->index, name, (void *)(uintptr_t)s->vars->n, false);
+}
+
+static void scope_end(Scope *s) { map_free(&s->index); }
+
 static TValue *lookup(const Scope *s, const char *name)
 {
     for (; s; s = s->up) {
-        TValue *v = tv_get(s->vars, name);
+        TValue *v = scope_get(s, name);
         if (v)
             return v;
     }
@@ -942,16 +1186,19 @@ static TValue *lookup(const Scope *s, const char *name)
 static TValue *eval(Rn *r, const Expr *e, Scope *s);
 static bool render_nodes(Rn *r, const NodeList *l, Scope *s, Buf *out);
 
+/* v itself if a string, else its printed form as a string. */
 static TValue *as_string(Rn *r, const Expr *e, TValue *v)
 {
-    Buf b = {0};
-    if (!print(&b, v)) {
+    char tmp[24];
+    const char *s;
+    size_t n;
+    if (v->kind == TV_STR)
+        return v;
+    if (!text_of(v, tmp, &s, &n)) {
         rerr(r, e, 0, 0, "a %s cannot be printed", kind_name(v));
         return NULL;
     }
-    TValue *t = tv_strn(&r->a, b.s ? b.s : "", b.len);
-    buf_free(&b);
-    return t;
+    return tv_strn(&r->a, s, n);
 }
 
 /* a == the literal b, testing the first character before calling strcmp */
@@ -971,7 +1218,9 @@ static TValue *f_case(Rn *r, const Expr *e, TValue *v, TValue *const *args)
 {
     (void)args;
     WANT(v->kind == TV_STR, "a string");
-    TValue *out = tv_strn(&r->a, v->s, v->n);
+    TValue *out = made_str(r, e, v->s, v->n);
+    if (!out)
+        return NULL;
     bool up = e->filter->name[0] == 'u';
     for (size_t i = 0; i < out->n; i++) {
         char c = out->s[i];
@@ -984,13 +1233,13 @@ static TValue *f_case(Rn *r, const Expr *e, TValue *v, TValue *const *args)
 static TValue *f_hex(Rn *r, const Expr *e, TValue *v, TValue *const *args)
 {
     WANT(v->kind == TV_INT, "an integer");
-    int width = e->args.n && args[0]->kind == TV_INT ? (int)args[0]->i : 0;
+    int64_t width = e->args.n && args[0]->kind == TV_INT ? args[0]->i : 0;
     if (width < 0 || width > 16) {
-        rerr(r, e, 0, 0, "hex width %d (0 to 16)", width);
+        rerr(r, e, 0, 0, "hex width %lld (0 to 16)", (long long)width);
         return NULL;
     }
     char tmp[40];
-    snprintf(tmp, sizeof tmp, "0x%0*llX", width, (unsigned long long)v->i);
+    snprintf(tmp, sizeof tmp, "0x%0*llX", (int)width, (unsigned long long)v->i);
     return tv_str(&r->a, tmp);
 }
 
@@ -1001,24 +1250,25 @@ static TValue *f_cstring(Rn *r, const Expr *e, TValue *v, TValue *const *args)
     if (!str)
         return NULL;
     Buf b = {0};
-    buf_addc(&b, '"');
-    for (size_t i = 0; i < str->n; i++) {
+    bool ok = str_add(r, e, &b, "\"", 1);
+    for (size_t i = 0; ok && i < str->n; i++) {
         unsigned char c = (unsigned char)str->s[i];
+        char esc[8];
         if (c == '"' || c == '\\')
-            buf_addc(&b, '\\'), buf_addc(&b, (char)c);
+            ok = str_add(r, e, &b, (char[2]){'\\', (char)c}, 2);
         else if (c == '\n')
-            buf_adds(&b, "\\n");
+            ok = str_add(r, e, &b, "\\n", 2);
         else if (c == '\r')
-            buf_adds(&b, "\\r");
+            ok = str_add(r, e, &b, "\\r", 2);
         else if (c == '\t')
-            buf_adds(&b, "\\t");
+            ok = str_add(r, e, &b, "\\t", 2);
         else if (c < 0x20 || c == 0x7f)
-            buf_printf(&b, "\\%03o", c);
+            ok = str_add(r, e, &b, esc, (size_t)snprintf(esc, sizeof esc, "\\%03o", c));
         else
-            buf_addc(&b, (char)c);
+            ok = str_add(r, e, &b, (char *)&c, 1);
     }
-    buf_addc(&b, '"');
-    TValue *out = tv_strn(&r->a, b.s, b.len);
+    ok = ok && str_add(r, e, &b, "\"", 1);
+    TValue *out = ok ? tv_strn(&r->a, b.s, b.len) : NULL;
     buf_free(&b);
     return out;
 }
@@ -1026,17 +1276,22 @@ static TValue *f_cstring(Rn *r, const Expr *e, TValue *v, TValue *const *args)
 static TValue *f_join(Rn *r, const Expr *e, TValue *v, TValue *const *args)
 {
     WANT(v->kind == TV_LIST, "a list");
+    /* a separator that cannot be printed joins with nothing */
+    char stmp[24], tmp[24];
+    const char *sep = "", *s;
+    size_t nsep = 0, n;
+    if (e->args.n && !text_of(args[0], stmp, &sep, &nsep))
+        sep = "", nsep = 0;
     Buf b = {0};
-    for (size_t i = 0; i < v->n; i++) {
-        if (i && e->args.n)
-            print(&b, args[0]);
-        if (!print(&b, v->items[i])) {
-            buf_free(&b);
-            rerr(r, e, 0, 0, "join: a %s cannot be printed", kind_name(v->items[i]));
-            return NULL;
-        }
+    bool ok = true;
+    for (size_t i = 0; ok && i < v->n; i++) {
+        if (i)
+            ok = str_add(r, e, &b, sep, nsep);
+        if (ok && !text_of(v->items[i], tmp, &s, &n))
+            ok = rerr(r, e, 0, 0, "join: a %s cannot be printed", kind_name(v->items[i]));
+        ok = ok && str_add(r, e, &b, s, n);
     }
-    TValue *out = tv_strn(&r->a, b.s ? b.s : "", b.len);
+    TValue *out = ok ? tv_strn(&r->a, b.s ? b.s : "", b.len) : NULL;
     buf_free(&b);
     return out;
 }
@@ -1064,15 +1319,16 @@ static TValue *f_replace(Rn *r, const Expr *e, TValue *v, TValue *const *args)
         return NULL;
     }
     Buf b = {0};
-    for (size_t i = 0; i < v->n;) {
+    bool ok = true;
+    for (size_t i = 0; ok && i < v->n;) {
         if (v->n - i >= old->n && memcmp(v->s + i, old->s, old->n) == 0) {
-            buf_add(&b, new->s, new->n);
+            ok = str_add(r, e, &b, new->s, new->n);
             i += old->n;
         } else {
-            buf_addc(&b, v->s[i++]);
+            ok = str_add(r, e, &b, v->s + i++, 1);
         }
     }
-    TValue *out = tv_strn(&r->a, b.s ? b.s : "", b.len);
+    TValue *out = ok ? tv_strn(&r->a, b.s ? b.s : "", b.len) : NULL;
     buf_free(&b);
     return out;
 }
@@ -1082,19 +1338,21 @@ static TValue *f_indent(Rn *r, const Expr *e, TValue *v, TValue *const *args)
     TValue *str = as_string(r, e, v);
     if (!str)
         return NULL;
-    int width = e->args.n && args[0]->kind == TV_INT ? (int)args[0]->i : 4;
+    int64_t width = e->args.n && args[0]->kind == TV_INT ? args[0]->i : 4;
     if (width < 0 || width > 64) {
-        rerr(r, e, 0, 0, "indent width %d (0 to 64)", width);
+        rerr(r, e, 0, 0, "indent width %lld (0 to 64)", (long long)width);
         return NULL;
     }
+    char blanks[64];
+    memset(blanks, ' ', sizeof blanks);
     Buf b = {0};
-    for (size_t i = 0; i < str->n; i++) {
-        buf_addc(&b, str->s[i]);
-        if (str->s[i] == '\n' && i + 1 < str->n && str->s[i + 1] != '\n')
-            for (int k = 0; k < width; k++)
-                buf_addc(&b, ' ');
+    bool ok = true;
+    for (size_t i = 0; ok && i < str->n; i++) {
+        ok = str_add(r, e, &b, str->s + i, 1);
+        if (ok && str->s[i] == '\n' && i + 1 < str->n && str->s[i + 1] != '\n')
+            ok = str_add(r, e, &b, blanks, (size_t)width);
     }
-    TValue *out = tv_strn(&r->a, b.s ? b.s : "", b.len);
+    TValue *out = ok ? tv_strn(&r->a, b.s ? b.s : "", b.len) : NULL;
     buf_free(&b);
     return out;
 }
@@ -1142,8 +1400,10 @@ static TValue *f_tojson(Rn *r, const Expr *e, TValue *v, TValue *const *args)
     JsonW j;
     jsonw_init(&j, &b, 0);
     TValue *out = NULL;
+    /* its length is bounded by the value's (a tree the caller built): it
+     * is measured once made */
     if (to_json(&j, v))
-        out = tv_strn(&r->a, b.s, b.len);
+        out = made_str(r, e, b.s, b.len);
     else
         rerr(r, e, 0, 0, "filter 'tojson': a macro cannot be written as JSON");
     buf_free(&b);
@@ -1210,20 +1470,28 @@ static TValue *call(Rn *r, const Expr *e, Scope *s)
              mac->params.n, e->args.n);
         return NULL;
     }
+    if (!count_work(r, e, 0, 0))
+        return NULL;
     if (++r->depth > 64) {
         rerr(r, e, 0, 0, "macro calls nested more than 64 deep");
         return NULL;
     }
-    Scope inner = {tv_dict(&r->a), s};
-    for (size_t i = 0; i < e->args.n; i++) {
+    /* the call's scope and temporaries go when it returns: only its text
+     * is kept, copied after the release */
+    ArenaMark mark = arena_mark(&r->a);
+    Scope inner = {tv_dict(&r->a), s, {0}};
+    bool ok = true;
+    for (size_t i = 0; ok && i < e->args.n; i++) {
         TValue *a = eval(r, e->args.v[i], s);
-        if (!a)
-            return NULL;
-        tv_set(&r->a, inner.vars, mac->params.v[i], a);
+        if (a)
+            scope_set(r, &inner, mac->params.v[i], a);
+        ok = a != NULL;
     }
     Buf b = {0};
-    bool ok = render_nodes(r, &mac->body, &inner, &b);
+    ok = ok && render_nodes(r, &mac->body, &inner, &b);
+    scope_end(&inner);
     r->depth--;
+    arena_release(&r->a, mark);
     TValue *out = ok ? tv_strn(&r->a, b.s ? b.s : "", b.len) : NULL;
     buf_free(&b);
     return out;
@@ -1265,8 +1533,16 @@ static TValue *binary(Rn *r, const Expr *e, Scope *s)
     }
     case '+':
     case '-':
-        if (a->kind == TV_INT && b->kind == TV_INT)
-            return tv_int(&r->a, e->op == '+' ? a->i + b->i : a->i - b->i);
+        if (a->kind == TV_INT && b->kind == TV_INT) {
+            int64_t v;
+            if (e->op == '+' ? __builtin_add_overflow(a->i, b->i, &v)
+                             : __builtin_sub_overflow(a->i, b->i, &v)) {
+                rerr(r, e, 0, 0, "%lld %c %lld does not fit in 64 bits", (long long)a->i, e->op,
+                     (long long)b->i);
+                return NULL;
+            }
+            return tv_int(&r->a, v);
+        }
         if (e->op == '+' && a->kind == TV_STR && b->kind == TV_STR)
             goto concat;
         rerr(r, e, 0, 0, "'%c' needs two integers%s, not a %s and a %s", e->op,
@@ -1274,14 +1550,22 @@ static TValue *binary(Rn *r, const Expr *e, Scope *s)
         return NULL;
     case '~':
     concat: {
-        Buf out = {0};
-        if (!print(&out, a) || !print(&out, b)) {
-            buf_free(&out);
+        /* made in place: its length is known before anything is copied */
+        char ta[24], tb[24];
+        const char *sa, *sb;
+        size_t na, nb;
+        if (!text_of(a, ta, &sa, &na) || !text_of(b, tb, &sb, &nb)) {
             rerr(r, e, 0, 0, "'~' joins printable values");
             return NULL;
         }
-        TValue *v = tv_strn(&r->a, out.s ? out.s : "", out.len);
-        buf_free(&out);
+        if (!str_room(r, e, 0, 0, na, nb))
+            return NULL;
+        char *p = arena_alloc(&r->a, na + nb + 1);
+        memcpy(p, sa, na);
+        memcpy(p + na, sb, nb);
+        TValue *v = tv_new(&r->a, TV_STR);
+        v->s = p;
+        v->n = na + nb;
         return v;
     }
     default: { /* < <= > >= */
@@ -1300,10 +1584,19 @@ static TValue *binary(Rn *r, const Expr *e, Scope *s)
     }
 }
 
+static TValue *eval_expr(Rn *r, const Expr *e, Scope *s);
+
 static TValue *eval(Rn *r, const Expr *e, Scope *s)
 {
-    if (r->failed)
+    if (r->failed || !enter(r, e->line, e->col))
         return NULL;
+    TValue *v = eval_expr(r, e, s);
+    r->nest--;
+    return v;
+}
+
+static TValue *eval_expr(Rn *r, const Expr *e, Scope *s)
+{
     switch (e->kind) {
     case E_LIT: return e->lit;
     case E_NAME: {
@@ -1360,23 +1653,41 @@ static TValue *eval(Rn *r, const Expr *e, Scope *s)
             rerr(r, e, 0, 0, "'-' needs an integer, not a %s", kind_name(v));
             return NULL;
         }
+        if (v && v->i == INT64_MIN) {
+            rerr(r, e, 0, 0, "-(%lld) does not fit in 64 bits", (long long)v->i);
+            return NULL;
+        }
         return v ? tv_int(&r->a, -v->i) : NULL;
     }
     }
     return NULL;
 }
 
+static bool render_one(Rn *r, const Node *n, Scope *s, Buf *out);
+
 static bool render_node(Rn *r, const Node *n, Scope *s, Buf *out)
 {
+    if (!enter(r, n->line, n->col))
+        return false;
+    bool ok = render_one(r, n, s, out);
+    r->nest--;
+    return ok;
+}
+
+static bool render_one(Rn *r, const Node *n, Scope *s, Buf *out)
+{
     switch (n->kind) {
-    case N_TEXT: buf_add(out, n->text, n->n); return true;
+    case N_TEXT: return put(r, out, NULL, n->line, n->col, n->text, n->n);
     case N_OUTPUT: {
         TValue *v = eval(r, n->expr, s);
         if (!v)
             return false;
-        if (!print(out, v))
+        char tmp[24];
+        const char *text;
+        size_t len;
+        if (!text_of(v, tmp, &text, &len))
             return rerr(r, n->expr, 0, 0, "a %s cannot be printed", kind_name(v));
-        return true;
+        return put(r, out, n->expr, 0, 0, text, len);
     }
     case N_IF:
         for (size_t i = 0; i < n->conds.n; i++) {
@@ -1397,10 +1708,15 @@ static bool render_node(Rn *r, const Node *n, Scope *s, Buf *out)
             return rerr(r, n->expr, 0, 0, "'for' needs a list, not a %s", kind_name(it));
         if (!it->n)
             return render_nodes(r, &n->orelse, s, out);
+        /* what an iteration makes goes when it ends (what it sets stays
+         * in its own scope) */
+        ArenaMark mark = arena_mark(&r->a);
         for (size_t i = 0; i < it->n; i++) {
+            if (!count_work(r, NULL, n->line, n->col))
+                return false;
             /* fresh dictionaries with keys of static lifetime: no copies,
              * no searches (this runs once per element of every loop) */
-            Scope inner = {tv_dict(&r->a), s};
+            Scope inner = {tv_dict(&r->a), s, {0}};
             TValue *loop = tv_dict(&r->a);
             tv_add(&r->a, loop, "index", tv_int(&r->a, (int64_t)i + 1));
             tv_add(&r->a, loop, "index0", tv_int(&r->a, (int64_t)i));
@@ -1409,7 +1725,10 @@ static bool render_node(Rn *r, const Node *n, Scope *s, Buf *out)
             tv_add(&r->a, loop, "length", tv_int(&r->a, (int64_t)it->n));
             tv_add(&r->a, inner.vars, "loop", loop);
             tv_add(&r->a, inner.vars, n->text, it->items[i]);
-            if (!render_nodes(r, &n->body, &inner, out))
+            bool ok = render_nodes(r, &n->body, &inner, out);
+            scope_end(&inner);
+            arena_release(&r->a, mark);
+            if (!ok)
                 return false;
         }
         return true;
@@ -1418,13 +1737,13 @@ static bool render_node(Rn *r, const Node *n, Scope *s, Buf *out)
         TValue *v = eval(r, n->expr, s);
         if (!v)
             return false;
-        tv_set(&r->a, s->vars, n->text, v);
+        scope_set(r, s, n->text, v);
         return true;
     }
     case N_MACRO: {
         TValue *m = tv_new(&r->a, TV_MACRO);
         m->macro = n;
-        tv_set(&r->a, s->vars, n->text, m);
+        scope_set(r, s, n->text, m);
         return true;
     }
     case N_INCLUDE: {
@@ -1433,6 +1752,8 @@ static bool render_node(Rn *r, const Node *n, Scope *s, Buf *out)
         if (!src)
             return rerr(r, NULL, n->line, n->col, "cannot include '%s': no such template",
                         n->text);
+        if (!count_work(r, NULL, n->line, n->col))
+            return false;
         if (++r->depth > 64)
             return rerr(r, NULL, n->line, n->col, "includes nested more than 64 deep");
         Tmpl *t = tmpl_parse(n->text, src, len, r->err);
@@ -1444,8 +1765,11 @@ static bool render_node(Rn *r, const Node *n, Scope *s, Buf *out)
         r->t = t;
         /* its own scope: what it sets or defines stays inside it (and
          * nothing outlives its tree, freed below) */
-        Scope inner = {tv_dict(&r->a), s};
+        ArenaMark mark = arena_mark(&r->a);
+        Scope inner = {tv_dict(&r->a), s, {0}};
         bool ok = render_nodes(r, &t->top, &inner, out);
+        scope_end(&inner);
+        arena_release(&r->a, mark);
         r->t = saved;
         r->depth--;
         /* values of the included template may still point into its tree */
@@ -1464,12 +1788,19 @@ static bool render_nodes(Rn *r, const NodeList *l, Scope *s, Buf *out)
     return true;
 }
 
-bool tmpl_render(const Tmpl *t, const TValue *vars, const TmplLoader *loader, Buf *out, Buf *err)
+bool tmpl_render(const Tmpl *t, const TValue *vars, const TmplLoader *loader,
+                 const TmplLimits *limits, Buf *out, Buf *err)
 {
-    Rn r = {.t = t, .loader = loader, .err = err};
-    Scope global = {(TValue *)vars, NULL};
-    Scope top = {tv_dict(&r.a), &global};
+    Rn r = {.t = t,
+            .loader = loader,
+            .lim = limits ? limits : &tmpl_default_limits,
+            .top = out,
+            .top_base = out->len,
+            .err = err};
+    Scope global = {(TValue *)vars, NULL, {0}};
+    Scope top = {tv_dict(&r.a), &global, {0}};
     bool ok = render_nodes(&r, &t->top, &top, out);
+    scope_end(&top);
     arena_free(&r.a);
     return ok && !r.failed;
 }

@@ -19,6 +19,12 @@
  * Templates are parsed once into a tree, then rendered any number of
  * times.  Errors name the template, line and column and what was expected.
  * An undefined name is an error, not an empty string.
+ *
+ * Bounded by construction: blocks and expressions nest at most
+ * TMPL_MAX_NESTING deep (an error when parsed), integer arithmetic that
+ * overflows 64 bits is an error, and a render stops with an error at the
+ * limits of TmplLimits (output bytes, string length, loop iterations and
+ * macro calls).  docs/templates.md gives the defaults and why.
  */
 #ifndef MCGEN_TMPL_H
 #define MCGEN_TMPL_H
@@ -63,11 +69,32 @@ typedef struct TmplLoader {
     const char *(*load)(void *ctx, const char *name, size_t *len);
 } TmplLoader;
 
+/* How deep blocks may nest in blocks, and expressions in expressions
+ * (parentheses, operands, chains of operators or filters): the parser,
+ * the renderer and the dump recurse on both. */
+enum { TMPL_MAX_NESTING = 256 };
+
+/* What one render may do (all of it, includes and macro calls counted
+ * in); crossing a limit ends the render with an error naming it. */
+typedef struct TmplLimits {
+    uint64_t max_output;     /* bytes written to `out` */
+    uint64_t max_string;     /* bytes of one string the template makes: ~, +,
+                                a filter's result, a macro call's text */
+    uint64_t max_iterations; /* loop iterations, macro calls and includes */
+} TmplLimits;
+/* 512 MiB, 16 MiB, 5,000,000 (docs/templates.md says why) */
+extern const TmplLimits tmpl_default_limits;
+/* For templates whose work the caller knows to be bounded otherwise (the
+ * built-in ones: linear in the model). */
+extern const TmplLimits tmpl_no_limits;
+
 /* Parses a template; NULL with "name:line:col: error: ..." in err. */
 Tmpl *tmpl_parse(const char *name, const char *src, size_t len, Buf *err);
-/* Renders against the dictionary `vars`; false with the error in err. */
-bool tmpl_render(const Tmpl *t, const TValue *vars, const TmplLoader *loader, Buf *out,
-                 Buf *err);
+/* Renders against the dictionary `vars` within `limits` (NULL: the
+ * defaults); false with the error in err.  What was written to `out` before
+ * an error stays there (callers discard it). */
+bool tmpl_render(const Tmpl *t, const TValue *vars, const TmplLoader *loader,
+                 const TmplLimits *limits, Buf *out, Buf *err);
 /* The parsed tree, one node a line, for tests. */
 void tmpl_dump(const Tmpl *t, Buf *out);
 void tmpl_free(Tmpl *t);

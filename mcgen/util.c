@@ -162,6 +162,25 @@ static ArenaBlock *arena_block(size_t cap)
     return b;
 }
 
+/* AddressSanitizer learns which bytes of a block are handed out, so a
+ * value used after arena_release is reported, not silently read. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ARENA_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define ARENA_ASAN 1
+#endif
+#ifdef ARENA_ASAN
+#include <sanitizer/asan_interface.h>
+#define ARENA_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define ARENA_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define ARENA_POISON(p, n) ((void)(p), (void)(n))
+#define ARENA_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 void *arena_alloc(Arena *a, size_t n)
 {
     n = (n + 7) & ~(size_t)7;
@@ -171,7 +190,13 @@ void *arena_alloc(Arena *a, size_t n)
             cap = a->head->cap < 4 * 1024 * 1024 ? a->head->cap * 2 : a->head->cap;
         if (cap < n)
             cap = n;
-        ArenaBlock *b = arena_block(cap);
+        ArenaBlock *b;
+        if (a->spare && a->spare->cap >= n) {
+            b = a->spare;
+            a->spare = NULL;
+        } else {
+            b = arena_block(cap);
+        }
         b->next = a->head;
         a->head = b;
         a->used = 0;
@@ -180,6 +205,7 @@ void *arena_alloc(Arena *a, size_t n)
     }
     void *p = (char *)a->head->data + a->used;
     a->used += n;
+    ARENA_UNPOISON(p, n);
     memset(p, 0, n);
     return p;
 }
@@ -206,15 +232,47 @@ char *arena_printf(Arena *a, const char *fmt, ...)
     return p;
 }
 
+static void arena_block_free(ArenaBlock *b)
+{
+    ARENA_UNPOISON(b->data, b->cap);
+    free(b);
+}
+
 void arena_free(Arena *a)
 {
     ArenaBlock *b = a->head;
     while (b) {
         ArenaBlock *next = b->next;
-        free(b);
+        arena_block_free(b);
         b = next;
     }
+    if (a->spare)
+        arena_block_free(a->spare);
     memset(a, 0, sizeof *a);
+}
+
+ArenaMark arena_mark(const Arena *a) { return (ArenaMark){a->head, a->used}; }
+
+void arena_release(Arena *a, ArenaMark m)
+{
+    /* the blocks added since the mark: the largest becomes the spare */
+    while (a->head != m.head) {
+        ArenaBlock *b = a->head;
+        a->head = b->next;
+        a->total -= b->cap;
+        if (!a->spare || a->spare->cap < b->cap) {
+            if (a->spare)
+                arena_block_free(a->spare);
+            a->spare = b;
+            ARENA_POISON(b->data, b->cap);
+        } else {
+            arena_block_free(b);
+        }
+    }
+    a->cap = m.head ? m.head->cap : 0;
+    a->used = m.used;
+    if (m.head)
+        ARENA_POISON((char *)m.head->data + m.used, m.head->cap - m.used);
 }
 
 /* ---- buffer ---- */

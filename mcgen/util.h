@@ -93,13 +93,15 @@ long util_fail_after(long n);
 
 /* ---- arena -----------------------------------------------------------
  * Bump allocator; everything in it is freed at once by arena_free.
- * Allocations are 8-byte aligned and zeroed. */
+ * Allocations are 8-byte aligned and zeroed.  arena_release gives back
+ * everything allocated since an arena_mark (a loop's temporaries). */
 typedef struct ArenaBlock ArenaBlock;
 typedef struct Arena {
     ArenaBlock *head;
     size_t used; /* bytes used in head */
     size_t cap;  /* capacity of head */
     size_t total;
+    ArenaBlock *spare; /* a released block kept for the next one needed */
 } Arena;
 
 void *arena_alloc(Arena *a, size_t n);
@@ -107,6 +109,17 @@ char *arena_strdup(Arena *a, const char *s);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_printf(Arena *a, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void arena_free(Arena *a);
+/* The arena's fill, to come back to with arena_release: what was allocated
+ * after the mark is freed (and must no longer be used); what was allocated
+ * before it stays.  One released block is kept for reuse, so a loop that
+ * marks and releases each time round does not allocate a block each time.
+ * Marks nest: release the innermost first. */
+typedef struct ArenaMark {
+    ArenaBlock *head;
+    size_t used;
+} ArenaMark;
+ArenaMark arena_mark(const Arena *a);
+void arena_release(Arena *a, ArenaMark m);
 
 /* ---- string buffer ---------------------------------------------------
  * Invariants: `s` is NULL (len == cap == 0) or points to `cap` bytes of

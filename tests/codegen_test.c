@@ -285,7 +285,7 @@ START_TEST(test_codegen_template_mutations)
         if (!top)
             top = load_mutant(&mu, "header.h.j2", &top_len);
         Tmpl *t = tmpl_parse("header.h.j2", top, top_len, &err);
-        bool ok = t && tmpl_render(t, vars, &loader, &out, &err);
+        bool ok = t && tmpl_render(t, vars, &loader, NULL, &out, &err);
         ck_assert_msg(ok || err.len > 0, "mutant %d of %s: no output and no error", i, f->name);
         rendered += ok;
         refused += !ok;

@@ -44,18 +44,21 @@ static const char *part_loader(void *ctx, const char *name, size_t *len)
 
 static const TmplLoader loader = {NULL, part_loader};
 
-/* Renders src; returns the output or the error text (caller frees). */
-static char *run(const char *src, bool *ok)
+/* Renders src within lim (NULL: the defaults); returns the output or the
+ * error text (caller frees). */
+static char *run_within(const char *src, const TmplLimits *lim, bool *ok)
 {
     Buf out = {0}, err = {0};
     Tmpl *t = tmpl_parse("t.j2", src, strlen(src), &err);
-    *ok = t && tmpl_render(t, vars(), &loader, &out, &err);
+    *ok = t && tmpl_render(t, vars(), &loader, lim, &out, &err);
     tmpl_free(t);
     char *r = xstrdup(*ok ? (out.s ? out.s : "") : (err.s ? err.s : ""));
     buf_free(&out);
     buf_free(&err);
     return r;
 }
+
+static char *run(const char *src, bool *ok) { return run_within(src, NULL, ok); }
 
 static void expect_out(const char *src, const char *want)
 {
@@ -242,6 +245,245 @@ START_TEST(test_tmpl_tojson)
 }
 END_TEST
 
+/* ---- bounded by construction ---- */
+
+/* A string of n copies of s, followed by tail (caller frees). */
+static char *repeat(const char *head, const char *s, int n, const char *tail)
+{
+    Buf b = {0};
+    buf_adds(&b, head);
+    for (int i = 0; i < n; i++)
+        buf_adds(&b, s);
+    buf_adds(&b, tail);
+    return b.s;
+}
+
+/* Renders src within lim: want is the output (want_ok) or the error. */
+static void expect_within(const char *src, const TmplLimits *lim, bool want_ok, const char *want)
+{
+    bool ok;
+    char *got = run_within(src, lim, &ok);
+    ck_assert_msg(ok == want_ok, "%s: %s", src, got);
+    ck_assert_str_eq(got, want);
+    free(got);
+}
+
+static void expect_out_owned(char *src, const char *want)
+{
+    expect_out(src, want);
+    free(src);
+}
+
+static void expect_err_owned(char *src, const char *want)
+{
+    expect_err(src, want);
+    free(src);
+}
+
+/* Blocks nest at most TMPL_MAX_NESTING deep: 256 is fine, the 257th
+ * opening tag is the error (each '{% if true %}' is 13 columns wide). */
+START_TEST(test_tmpl_nesting_blocks)
+{
+    ck_assert_int_eq(TMPL_MAX_NESTING, 256);
+    char *ends = repeat("", "{% endif %}", 256, "");
+    char *src = repeat("", "{% if true %}", 256, "x");
+    char *ok = repeat(src, "", 0, ends);
+    expect_out_owned(ok, "x");
+    free(src);
+    src = repeat("", "{% if true %}", 100000, "");
+    expect_err_owned(src, "t.j2:1:3329: error: blocks nested more than 256 deep");
+    expect_err_owned(repeat("", "{% for x in items %}", 300, ""),
+                     "t.j2:1:5121: error: blocks nested more than 256 deep");
+    expect_err_owned(repeat("", "{% macro m() %}", 300, ""),
+                     "t.j2:1:3841: error: blocks nested more than 256 deep");
+    /* set and include open no block: 256 ifs around them are fine */
+    src = repeat("", "{% if true %}", 256, "{% set y = 1 %}{{ y }}");
+    expect_out_owned(repeat(src, "", 0, ends), "1");
+    free(src);
+    free(ends);
+}
+END_TEST
+
+/* An expression's tree is at most 256 tall, and the parser recurses at
+ * most 256 deep: chains of 100,000 operators or filters, parentheses,
+ * 'not' and '-' are errors at the operator, filter or token that would
+ * go deeper, not stack overflows. */
+START_TEST(test_tmpl_nesting_expressions)
+{
+#define DEEP "expression nested more than 256 deep"
+    /* head, unit repeated n times, tail: the output, or the error */
+    static const struct {
+        const char *head, *unit;
+        int n;
+        const char *tail, *want;
+    } cases[] = {
+        /* '"a" ~' chains: the k-th '~' makes a tree k + 1 tall, at column
+         * 8 + 6 (k - 1); the 256th is too tall */
+        {"{{ \"a\"", " ~ \"a\"", 100000, " }}", "t.j2:1:1538: error: " DEEP},
+        /* 254 '~' and a filter: 256 tall */
+        {"{{ (\"a\"", " ~ \"a\"", 254, ") | length }}", "255"},
+        {"{{ \"a\"", "|upper", 100000, " }}", "t.j2:1:1538: error: " DEEP},
+        {"{{ \"a\"", "|upper", 255, " }}", "A"},
+        {"{{ 1", " + 1", 100000, " }}", "t.j2:1:1026: error: " DEEP},
+        {"{{ flag", " and flag", 300, " }}", "t.j2:1:2304: error: " DEEP},
+        {"{{ d", ".k", 300, " }}", "t.j2:1:516: error: " DEEP},
+        /* parentheses make no node, but the parser recurses: the
+         * expression that would be the 257th deep starts at column
+         * 4 + 256 */
+        {"{{ ", "(", 100000, "1 }}", "t.j2:1:260: error: " DEEP},
+        {"{{ ", "not ", 100000, "true }}", "t.j2:1:1028: error: " DEEP},
+        {"{{ ", "not ", 254, "true }}", "true"},
+        {"{{ ", "-", 100000, "1 }}", "t.j2:1:260: error: " DEEP},
+        {"{{ ", "-", 254, "1 }}", "1"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *src = repeat(cases[i].head, cases[i].unit, cases[i].n, cases[i].tail);
+        bool ok, want_ok = strstr(cases[i].want, "error:") == NULL;
+        char *got = run(src, &ok);
+        ck_assert_msg(ok == want_ok, "case %zu: %s", i, got);
+        ck_assert_str_eq(got, cases[i].want);
+        free(got);
+        free(src);
+    }
+    char *open = repeat("{{ ", "(", 255, "7");
+    expect_out_owned(repeat(open, ")", 255, " }}"), "7");
+    free(open);
+#undef DEEP
+}
+END_TEST
+
+/* 64-bit signed arithmetic: a result that does not fit is an error at
+ * the operator, never a wrapped (or, in C, undefined) value. */
+START_TEST(test_tmpl_arithmetic_checked)
+{
+    expect_out("{{ 9223372036854775806 + 1 }} {{ 0 - 9223372036854775807 - 1 }} "
+               "{{ -9223372036854775807 }} {{ 0x7FFFFFFFFFFFFFFF }}",
+               "9223372036854775807 -9223372036854775808 -9223372036854775807 "
+               "9223372036854775807");
+    expect_err("{{ 9223372036854775807 + 1 }}",
+               "t.j2:1:24: error: 9223372036854775807 + 1 does not fit in 64 bits");
+    expect_err("{{ 0 - 9223372036854775807 - 2 }}",
+               "t.j2:1:28: error: -9223372036854775807 - 2 does not fit in 64 bits");
+    expect_err("{{ 1 - (0 - 9223372036854775807 - 1) }}",
+               "t.j2:1:6: error: 1 - -9223372036854775808 does not fit in 64 bits");
+    expect_err("{{ -(0 - 9223372036854775807 - 1) }}",
+               "t.j2:1:4: error: -(-9223372036854775808) does not fit in 64 bits");
+    expect_err("{{ 9223372036854775808 }}",
+               "t.j2:1:4: error: integer 9223372036854775808 does not fit in 64 bits (the "
+               "largest is 9223372036854775807)");
+    expect_err("{{ 0x8000000000000000 }}",
+               "t.j2:1:4: error: integer 0x8000000000000000 does not fit in 64 bits (the "
+               "largest is 9223372036854775807)");
+    expect_err_owned(repeat("{{ ", "9", 40, " }}"),
+                     "t.j2:1:4: error: integer 9999999999999999999999999999999... does not fit "
+                     "in 64 bits (the largest is 9223372036854775807)");
+    expect_err("{{ 12ab }}", "t.j2:1:4: error: invalid number '12ab'");
+    /* widths are compared as 64-bit numbers, not cut to int first */
+    expect_err("{{ n | hex(4294967300) }}", "t.j2:1:8: error: hex width 4294967300 (0 to 16)");
+    expect_err("{{ 'a' | indent(4294967300) }}",
+               "t.j2:1:10: error: indent width 4294967300 (0 to 64)");
+}
+END_TEST
+
+/* The limits of one render, at their boundaries: exactly the limit is
+ * allowed, one more is the error. */
+START_TEST(test_tmpl_limits)
+{
+    TmplLimits lim = {10, 4, 3};
+    expect_within("{{ name }}12345", &lim, true, "Event12345"); /* 5 + 5 bytes */
+    expect_within("{{ name }}12345!", &lim, false,
+                  "t.j2:1:11: error: the output would pass the limit of 10 bytes "
+                  "(--template-max-output=BYTES raises it)");
+    expect_within("{{ 'ab' ~ 'cd' }}", &lim, true, "abcd");
+    expect_within("{{ 'ab' ~ 'cd' ~ 'e' }}", &lim, false,
+                  "t.j2:1:16: error: a string would pass the limit of 4 bytes "
+                  "(--template-max-string=BYTES raises it)");
+    /* a macro's text, a filter's result, '+' of strings: strings too */
+    const char *strings[] = {"{% macro m() %}abcde{% endmacro %}{{ m() }}",
+                             "{{ 'abc' | cstring }}", "{{ items | join(', ') }}",
+                             "{{ 'aaa' | replace('a', 'bb') }}", "{{ 'ab' + 'cde' }}",
+                             "{{ name | upper }}", "{{ items | tojson }}",
+                             "{{ 'a\nb\nc' | indent(1) }}"};
+    for (size_t i = 0; i < sizeof strings / sizeof *strings; i++) {
+        bool ok;
+        char *got = run_within(strings[i], &lim, &ok);
+        ck_assert_msg(!ok && strstr(got, "a string would pass the limit of 4 bytes"), "%s: %s",
+                      strings[i], got);
+        free(got);
+    }
+    /* iterations: the three of one loop are fine, a fourth (the macro
+     * call) is not */
+    expect_within("{% for x in items %}{{ x }}{% endfor %}", &lim, true, "abc");
+    lim.max_output = 1000;
+    expect_within("{% macro m() %}{% endmacro %}{% for x in items %}{% endfor %}{{ m() }}",
+                  &lim, false,
+                  "t.j2:1:66: error: more than 3 loop iterations, macro calls and "
+                  "includes (--template-max-iterations=N raises the limit)");
+    /* the inner loop's second round is the fourth */
+    expect_within("{% for x in items %}{% for y in items %}{% endfor %}{% endfor %}", &lim,
+                  false,
+                  "t.j2:1:21: error: more than 3 loop iterations, macro calls and "
+                  "includes (--template-max-iterations=N raises the limit)");
+    /* a macro that calls itself twice: 2^61 calls without the count; the
+     * 5,000,001st (calls counted as they are made, depth first) is a
+     * second one, f(0) at column 49 */
+    expect_err("{% macro f(k) %}{% if k > 0 %}{{ f(k - 1) }}{{ f(k - 1) }}{% endif %}"
+               "{% endmacro %}{{ f(60) }}",
+               "t.j2:1:49: error: more than 5000000 loop iterations, macro calls and includes "
+               "(--template-max-iterations=N raises the limit)");
+    /* a string that doubles itself stops at 16 MiB: the 21st doubling of
+     * 16 bytes would make 32 MiB */
+    char *dbl = repeat("{% set s = '0123456789abcdef' %}", "{% set s = s ~ s %}", 28, "{{ s }}");
+    expect_err_owned(dbl, "t.j2:1:426: error: a string would pass the limit of 16777216 "
+                          "bytes (--template-max-string=BYTES raises it)");
+    /* none of it applies with tmpl_no_limits */
+    expect_within("{% for x in items %}{% for y in items %}{{ x ~ y }}{% endfor %}{% endfor %}",
+                  &tmpl_no_limits, true, "aaabacbabbbccacbcc");
+}
+END_TEST
+
+/* Macro calls stack their bodies on the renderer's recursion: at most
+ * 1024 levels of blocks and expressions in all, whatever each template
+ * may nest.  Each call of m below takes 253 levels: the if, its
+ * condition's evaluation done, 250 ifs, the output and the call; the
+ * fifth call's 'if k > 0' is level 1015, its 9th 'if true' 1024, and
+ * the evaluation of that if's 'true' (column 31 + 8 * 13 + 6) the
+ * 1025th. */
+START_TEST(test_tmpl_nesting_at_run_time)
+{
+    char *body = repeat("{% macro m(k) %}{% if k > 0 %}", "{% if true %}", 250, "{{ m(k - 1) }}");
+    char *src = repeat(body, "{% endif %}", 251, "{% endmacro %}{{ m(3) }}");
+    expect_out_owned(src, "");
+    src = repeat(body, "{% endif %}", 251, "{% endmacro %}{{ m(10) }}");
+    expect_err_owned(src, "t.j2:1:141: error: macro calls and includes nested too deep (more "
+                          "than 1024 levels of blocks and expressions in all)");
+    free(body);
+}
+END_TEST
+
+/* A scope of many names (past 16, found through a hash map): each set,
+ * replaced and read back; a loop's own sets stay in the loop. */
+START_TEST(test_tmpl_many_names)
+{
+    Buf b = {0};
+    for (int i = 0; i < 40; i++)
+        buf_printf(&b, "{%% set v%d = %d %%}", i, i);
+    buf_adds(&b, "{% set v3 = 'x' %}{{ v0 }}{{ v3 }}{{ v39 }}{{ name }}"
+                 "{% for i in items %}{% set v5 = i %}{{ v5 }}{% endfor %}{{ v5 }}"
+                 "{% macro m(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, b0, b1, b2, b3, b4, b5, b6, "
+                 "b7, b8, b9) %}{{ a0 }}{{ b9 }}{{ v39 }}{% endmacro %}"
+                 "{{ m(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20) }}");
+    expect_out(b.s, "0x39Eventabc512039");
+    buf_free(&b);
+    /* 50,000 names: linear, not quadratic (8 s before the index) */
+    for (int i = 0; i < 50000; i++)
+        buf_printf(&b, "{%% set v%d = %d %%}", i, i);
+    buf_adds(&b, "{{ v0 + v49999 }}");
+    expect_out(b.s, "49999");
+    buf_free(&b);
+}
+END_TEST
+
 /* A template that uses every construct, mutated 10,000 times. */
 static const char everything[] =
     "{# all of it #}\n"
@@ -281,7 +523,7 @@ START_TEST(test_tmpl_mutations_never_crash)
         }
         Buf out = {0}, err = {0};
         Tmpl *t = tmpl_parse("m.j2", buf, len, &err);
-        bool ok = t && tmpl_render(t, vars(), &loader, &out, &err);
+        bool ok = t && tmpl_render(t, vars(), &loader, NULL, &out, &err);
         ck_assert(ok || err.len > 0);
         rendered += ok;
         tmpl_free(t);
@@ -310,6 +552,12 @@ Suite *tmpl_suite(void)
     tcase_add_test(tc, test_tmpl_errors_word_for_word);
     tcase_add_test(tc, test_tmpl_filters_resolved_when_parsed);
     tcase_add_test(tc, test_tmpl_tojson);
+    tcase_add_test(tc, test_tmpl_nesting_blocks);
+    tcase_add_test(tc, test_tmpl_nesting_expressions);
+    tcase_add_test(tc, test_tmpl_arithmetic_checked);
+    tcase_add_test(tc, test_tmpl_limits);
+    tcase_add_test(tc, test_tmpl_nesting_at_run_time);
+    tcase_add_test(tc, test_tmpl_many_names);
     tcase_add_test(tc, test_tmpl_mutations_never_crash);
     suite_add_tcase(s, tc);
     return s;

@@ -87,6 +87,47 @@ START_TEST(test_util_arena_zeroed_aligned)
 }
 END_TEST
 
+/* What was allocated before a mark stays; what came after is given back,
+ * and a loop that marks and releases reuses one block instead of
+ * allocating a block each time round (the template engine's loops). */
+START_TEST(test_util_arena_mark_release)
+{
+    Arena a = {0};
+    char *kept = arena_strdup(&a, "kept");
+    ArenaMark m = arena_mark(&a);
+    size_t total = a.total;
+    ArenaBlock *spare = NULL;
+    for (int round = 0; round < 100; round++) {
+        /* more than the first block holds: new blocks each round */
+        for (int i = 0; i < 40; i++)
+            memset(arena_alloc(&a, 4000), 0xAB, 4000);
+        ck_assert_uint_gt(a.total, total);
+        arena_release(&a, m);
+        ck_assert_uint_eq(a.total, total);
+        ck_assert_ptr_nonnull(a.spare);
+        if (round == 0)
+            spare = a.spare;
+        ck_assert_ptr_eq(a.spare, spare); /* the same block, reused */
+        ck_assert_str_eq(kept, "kept");
+        /* memory handed out again after a release is zeroed */
+        unsigned char *p = arena_alloc(&a, 64);
+        for (int j = 0; j < 64; j++)
+            ck_assert_int_eq(p[j], 0);
+        arena_release(&a, m);
+    }
+    /* a mark of an empty arena gives back everything */
+    Arena b = {0};
+    ArenaMark empty = arena_mark(&b);
+    arena_alloc(&b, 100);
+    arena_release(&b, empty);
+    ck_assert_ptr_null(b.head);
+    ck_assert_uint_eq(b.total, 0);
+    ck_assert_ptr_nonnull(arena_alloc(&b, 8));
+    arena_free(&b);
+    arena_free(&a);
+}
+END_TEST
+
 START_TEST(test_util_parse_uint)
 {
     uint64_t v;
@@ -292,6 +333,7 @@ Suite *util_suite(void)
     tcase_add_test(tc, test_util_buf_little_endian);
     tcase_add_test(tc, test_util_map_put_get_grow);
     tcase_add_test(tc, test_util_arena_zeroed_aligned);
+    tcase_add_test(tc, test_util_arena_mark_release);
     tcase_add_test(tc, test_util_parse_uint);
     tcase_add_test(tc, test_util_utf_round_trip);
     tcase_add_test(tc, test_util_guid_parse_format);
