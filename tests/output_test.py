@@ -15,6 +15,7 @@ import argparse
 import errno
 import os
 import re
+import resource
 import shlex
 import shutil
 import signal
@@ -384,17 +385,26 @@ def test_failing_run(mcgen, tmp):
           why)
 
 
-def test_disk_full(mcgen, tmp):
-    name = "a full disk leaves every older output byte-identical, no temporary left"
+def small_tmpfs(tmp, dirname, name):
+    """A 64 KiB tmpfs mounted at tmp/dirname, or None after a SKIP line for
+    the test `name` (mounting needs root)."""
     if os.geteuid() != 0:
         skip(name, "not root: mounting a small tmpfs needs it")
-        return
-    mnt = os.path.join(tmp, "full")
+        return None
+    mnt = os.path.join(tmp, dirname)
     os.makedirs(mnt)
     r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt],
                        capture_output=True)
     if r.returncode != 0:
         skip(name, "cannot mount a tmpfs: " + r.stderr.decode().strip())
+        return None
+    return mnt
+
+
+def test_disk_full(mcgen, tmp):
+    name = "a full disk leaves every older output byte-identical, no temporary left"
+    mnt = small_tmpfs(tmp, "full", name)
+    if not mnt:
         return
     try:
         write(os.path.join(mnt, "app.man"), APP)
@@ -415,6 +425,85 @@ def test_disk_full(mcgen, tmp):
         subprocess.run(["umount", mnt])
 
 
+def test_disk_full_half_way(mcgen, tmp):
+    """../shared/repro/partial-commit-disk-full.sh: the outputs of an older
+    manifest on a 64 KiB disk, then a manifest whose message table (the
+    third output) does not fit in what is left."""
+    name = ("a disk that fills up on the third output (-z x) leaves every older output "
+            "byte-identical, no temporary left")
+    mnt = small_tmpfs(tmp, "full-half-way", name)
+    if not mnt:
+        return
+    try:
+        # the manifests outside: the new one is as large as the disk
+        old, new = os.path.join(tmp, "old.man"), os.path.join(tmp, "new.man")
+        write(old, APP)
+        write(new, big_messages(8, 8000))
+        r = run(mcgen, "-um", "-z", "x", old, cwd=mnt)
+        before = snapshot(mnt)
+        r2 = run(mcgen, "-um", "-z", "x", new, cwd=mnt)
+        why = untouched(before, snapshot(mnt))
+        lines = error_lines(r2.stderr)
+        want = "mcgen: error: cannot write 'x_MSG00001.bin': %s" % os.strerror(errno.ENOSPC)
+        check(r.returncode == 0 and r2.returncode == 2 and not why and lines == [want], name,
+              "older run exit %d, exit %d, %s, stderr %r" % (r.returncode, r2.returncode, why,
+                                                             lines))
+    finally:
+        subprocess.run(["umount", mnt])
+
+
+def big_messages(n, size):
+    """APP with n events, each with a message of `size` characters: the
+    message table (UTF-16, msgtable.md) outgrows the header and the .rc."""
+    events = "".join("<event value='%d' symbol='E%d' message='$(string.m%d)'/>" % (i + 1, i, i)
+                     for i in range(n))
+    strings = "".join("<string id='m%d' value='%s'/>" % (i, chr(ord("a") + i % 26) * size)
+                      for i in range(n))
+    return (APP.replace("<event value='1' symbol='Hello' message='$(string.hello)'/>", events)
+            .replace("<string id='hello' value='Hello'/>", strings))
+
+
+def test_file_size_limit(mcgen, tmp):
+    """A disk that refuses the third output half-way, without root: the
+    file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored) makes a write past it
+    fail with EFBIG.  mc's outputs come in the order header, .rc,
+    MSG00001.bin, TEMP.BIN (--print-outputs): the first two are small, the
+    message table is not."""
+    name = ("the third output failing half-way (file size limit) leaves every older output "
+            "byte-identical, no temporary left")
+    d = os.path.join(tmp, "fsize")
+    os.makedirs(d)
+    write(os.path.join(d, "app.man"), APP)
+    r = run(mcgen, "-um", "app.man", cwd=d)
+    if r.returncode != 0:
+        check(False, name, "the older outputs: exit %d %r" % (r.returncode, r.stderr))
+        return
+    # 8 messages of 8,000 characters: a table of 128 KB and more; the
+    # header and the .rc stay under 32 KB
+    write(os.path.join(d, "app.man"), big_messages(8, 8000))
+    limit = 64 * 1024
+    order = run(mcgen, "--print-outputs", "-um", "app.man", cwd=d).stdout.decode().split()
+    before = snapshot(d)
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+    r = run(mcgen, "-um", "app.man", cwd=d, preexec_fn=limited)
+    why = untouched(before, snapshot(d))
+    lines = error_lines(r.stderr)
+    want = "mcgen: error: cannot write 'MSG00001.bin': %s" % os.strerror(errno.EFBIG)
+    check(order == APP_OUTPUTS and r.returncode == 2 and not why and lines == [want], name,
+          "outputs %s, exit %d, %s, stderr %r (expected %r)" % (order, r.returncode, why, lines,
+                                                                want))
+    # without the limit the same run succeeds: the limit was what failed it
+    r = run(mcgen, "-um", "app.man", cwd=d)
+    sizes = [os.path.getsize(os.path.join(d, n)) for n in APP_OUTPUTS]
+    check(r.returncode == 0 and sizes[0] < limit and sizes[1] < limit and sizes[2] > limit,
+          "without the limit: header and .rc under it, the message table over it",
+          "exit %d, sizes %s" % (r.returncode, sizes))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mcgen", default="build/mcgen")
@@ -430,6 +519,8 @@ def main():
         test_clashes(mcgen, tmp)
         test_failing_run(mcgen, tmp)
         test_disk_full(mcgen, tmp)
+        test_disk_full_half_way(mcgen, tmp)
+        test_file_size_limit(mcgen, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d passed, %d failed, %d skipped" % (results["passed"], results["failed"],
