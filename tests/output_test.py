@@ -6,7 +6,9 @@ file, a FIFO and a character device are written in place and stay what they
 are; a symlinked output keeps its link and its target gets the bytes; an
 output that names an input or another output is refused (exit 2) before
 anything is read or written; a failing run (a manifest error, a disk that
-fills up) leaves every older output byte-identical and creates nothing.
+fills up, a file-size limit on the third output) leaves every older output
+byte-identical and creates nothing; SIGINT, SIGTERM and SIGHUP remove the
+temporaries and kill mcgen by the same signal.
 The expected bytes of an output are those mcgen writes to a regular file in
 the same run's conditions (the golden test checks those against mc.exe's).
 Prints "N passed, N failed, N skipped".
@@ -23,6 +25,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 
 results = {"passed": 0, "failed": 0, "skipped": 0}
 
@@ -504,6 +507,78 @@ def test_file_size_limit(mcgen, tmp):
           "exit %d, sizes %s" % (r.returncode, sizes))
 
 
+def big_manifest(path):
+    """A manifest that takes mcgen a while to write (bench/gen_manifest.py,
+    about 8 MB: a 30 MB header), so that a signal finds its temporaries."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    subprocess.run([sys.executable, os.path.join(root, "bench", "gen_manifest.py"),
+                    "--size-mb", "8", "--out", path], check=True, capture_output=True)
+
+
+def killed_while_writing(mcgen, d, sig):
+    """Runs mcgen -um -z x on d/../big.man in d and sends it `sig` as soon
+    as one of its temporaries exists.  (exit status, seen a temporary)."""
+    def defaults():
+        # a test run under nohup must not hand mcgen an ignored SIGHUP
+        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(s, signal.SIG_DFL)
+
+    before = set(os.listdir(d))
+    p = subprocess.Popen([mcgen, "-um", "-z", "x", "-Wno-unused-string",
+                          os.path.join(d, "..", "big.man")], cwd=d, preexec_fn=defaults,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen = False
+    while p.poll() is None and not seen:
+        seen = any(".mcgen-" in n for n in set(os.listdir(d)) - before)
+        if not seen:
+            time.sleep(0.002)
+    if seen:
+        p.send_signal(sig)
+    try:
+        return p.wait(timeout=120), seen
+    except subprocess.TimeoutExpired:
+        p.kill()
+        return p.wait(), seen
+
+
+def test_signals(mcgen, tmp):
+    """SIGINT, SIGTERM, SIGHUP while the temporaries exist: mcgen removes
+    them and dies of the same signal; the older outputs (of another
+    manifest) and a temporary that is not this run's stay as they were.
+    SIGKILL cannot be caught: it may leave a temporary, never a partial or
+    missing output (README.md)."""
+    top = os.path.join(tmp, "signals")
+    os.makedirs(top)
+    big_manifest(os.path.join(top, "big.man"))
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL):
+        d = os.path.join(top, sig.name)
+        os.makedirs(d)
+        write(os.path.join(d, "app.man"), APP)
+        r = run(mcgen, "-um", "-z", "x", "app.man", cwd=d)
+        # left by an earlier run that was killed: not this run's to remove
+        write(os.path.join(d, "x.h.mcgen-Stale1"), b"an older run's temporary\n")
+        before = snapshot(d)
+        status, seen = killed_while_writing(mcgen, d, sig)
+        after = snapshot(d)
+        if sig == signal.SIGKILL:
+            temps = [n for n in set(after) - set(before) if ".mcgen-" in n]
+            for n in temps:
+                del after[n]
+            why = untouched(before, after)
+            check(r.returncode == 0 and seen and status == -sig and not why,
+                  "SIGKILL while writing: every older output byte-identical (a temporary may "
+                  "remain: %d did)" % len(temps),
+                  "older run exit %d, temporary seen %s, status %d, %s" %
+                  (r.returncode, seen, status, why))
+            continue
+        why = untouched(before, after)
+        check(r.returncode == 0 and seen and status == -sig and not why,
+              "%s while writing: its temporaries removed, killed by %s, every older output "
+              "byte-identical" % (sig.name, sig.name),
+              "older run exit %d, temporary seen %s, status %d (expected %d), %s" %
+              (r.returncode, seen, status, -sig, why))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mcgen", default="build/mcgen")
@@ -521,6 +596,7 @@ def main():
         test_disk_full(mcgen, tmp)
         test_disk_full_half_way(mcgen, tmp)
         test_file_size_limit(mcgen, tmp)
+        test_signals(mcgen, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d passed, %d failed, %d skipped" % (results["passed"], results["failed"],
