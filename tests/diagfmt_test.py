@@ -466,6 +466,36 @@ def test_flood(mcgen):
               "--diagnostics-limit=%s: usage error, exit 2" % bad, r.stderr)
 
 
+def test_invalid_utf8_source(mcgen):
+    """../shared/repro/diag-json-raw-invalid-utf8.man: a source line with
+    bytes that are not UTF-8 (an overlong sequence, an encoded surrogate,
+    a lone continuation byte) is malformed XML, and its diagnostic quotes
+    that line: the documents stay UTF-8 (RFC 8259 8.1), each such byte
+    sequence shown as U+FFFD."""
+    d = tempfile.mkdtemp(prefix="mcgen-utf8-")
+    try:
+        for name, bad in (("overlong", b"\xC0\xAF"), ("surrogate", b"\xED\xA0\x80"),
+                          ("continuation", b"\x80")):
+            man = (b"<instrumentationManifest xmlns='http://schemas.microsoft.com/win/2004/08/"
+                   b"events'>\n<instrumentation><events><provider name='P' symbol='A" + bad +
+                   b"B'/></events></instrumentation></instrumentationManifest>\n")
+            with open(os.path.join(d, "u.man"), "wb") as f:
+                f.write(man)
+            for fmt in ("json", "sarif"):
+                r = run(mcgen, "--validate", "--diagnostics-format=" + fmt, "u.man", cwd=d)
+                try:
+                    doc = json.loads(r.stdout.decode("utf-8"))  # strict: no raw bytes
+                    text = json.dumps(doc, ensure_ascii=False)
+                    ok = "A\ufffd" in text and "\ufffdB" in text
+                except ValueError as e:
+                    ok, text = False, str(e)
+                check(r.returncode == 1 and ok,
+                      "%s: a source line with %s bytes is valid UTF-8 JSON (U+FFFD)" % (fmt, name),
+                      (r.returncode, text[:300]))
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mcgen", default=os.path.join(ROOT, "build", "mcgen"))
@@ -487,6 +517,7 @@ def main():
     test_paths_and_output(mcgen, schema)
     test_usage(mcgen)
     test_flood(mcgen)
+    test_invalid_utf8_source(mcgen)
     test_ci(mcgen)
     print("%d passed, %d failed, %d skipped" %
           (results["passed"], results["failed"], results["skipped"]))
