@@ -272,6 +272,18 @@ static int set_diag_format(Options *o, const OptDef *d, const char *word, const 
     return -1;
 }
 
+static int set_diag_limit(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    (void)o, (void)d, (void)word;
+    uint64_t n;
+    if (!parse_uint(val, UINT64_MAX, &n))
+        return usage_error("--diagnostics-limit takes a number of diagnostics (0: no limit), "
+                           "not '%s'",
+                           val);
+    diag_set_limit(n);
+    return -1;
+}
+
 static int set_werror(Options *o, const OptDef *d, const char *word, const char *val)
 {
     (void)o, (void)d, (void)word, (void)val;
@@ -402,6 +414,9 @@ static const OptDef options[] = {
      "diagnostics in one document on stdout at the end (docs/diagnostics.md)"},
     {NULL, "diagnostics-output", "FILE", OPT_MCGEN, set_string, F(diag_output),
      "write that document to FILE instead"},
+    {NULL, "diagnostics-limit", "N", OPT_MCGEN, set_diag_limit, 0,
+     "gcc format: print at most N diagnostics of one code, then how many more (default "
+     "100; 0: all)"},
     {NULL, "check-wevt", "FILE", OPT_MCGEN, set_string, F(check_wevt),
      "read a TEMP.BIN (mc's or mcgen's) strictly and summarise it"},
     {NULL, "explain", "OFFSET", OPT_MCGEN, set_explain, 0,

@@ -20,6 +20,16 @@
  * diag_* never exits: stages collect all their errors and the caller looks
  * at diag_error_count().
  *
+ * A flood of one code (a million unused strings) is cut in the text
+ * format: after `limit` diagnostics of one code (100 by default,
+ * --diagnostics-limit) the rest are counted, not printed, and
+ * diag_summary says how many before its count:
+ *
+ *   … and 899 more [MCG5015] (--diagnostics-limit=0 shows all)
+ *
+ * The count ("2 errors, 999 warnings") and the exit status count them
+ * all; the documents below keep them all.
+ *
  * With --diagnostics-format=json or sarif nothing is printed: each
  * diagnostic is recorded (level, code, place, message, related place,
  * source line) and main writes one document at the end of the run with
@@ -69,6 +79,13 @@ const DiagCodeInfo diag_codes[] = {
 
 /* Per code: 0 default, 1 silenced, 2 made an error. */
 static unsigned char wstate[NCODES];
+
+/* Per code: how many were reported in the text format; at most `limit`
+ * of them printed (0: all). */
+static uint64_t reported[NCODES];
+static uint64_t limit = DIAG_LIMIT_DEFAULT;
+
+void diag_set_limit(uint64_t n) { limit = n; }
 
 const DiagCodeInfo *diag_code_info(DiagCode code)
 {
@@ -150,6 +167,8 @@ void diag_reset(void)
     format = DIAG_FORMAT_GCC;
     records_free();
     memset(wstate, 0, sizeof wstate);
+    memset(reported, 0, sizeof reported);
+    limit = DIAG_LIMIT_DEFAULT;
     cache_clear();
     for (size_t i = 0; i < sources.n; i++) {
         free(sources.v[i].file);
@@ -292,6 +311,8 @@ static bool source_line(const char *file, uint32_t line, Buf *out)
 
 static void emit(Buf *msg)
 {
+    if (!msg->len) /* nothing (and msg->s may be NULL, which fwrite may not get) */
+        return;
     if (capture) {
         buf_add(capture, msg->s, msg->len);
     } else {
@@ -368,6 +389,9 @@ static void report(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const cha
         record(lvl, code, loc, related, what, fmt, ap);
         return;
     }
+    const DiagCodeInfo *info = code ? diag_code_info(code) : NULL;
+    if (info && ++reported[info - diag_codes] > limit && limit)
+        return;
     if (loc.file && loc.line)
         buf_printf(&b, "%s:%u:%u: %s: ", loc.file, loc.line, loc.col, level_name(lvl));
     else if (loc.file)
@@ -512,10 +536,19 @@ void diag_formatted(const char *text)
 
 void diag_summary(void)
 {
-    if (format != DIAG_FORMAT_GCC || (!errors && !warnings))
+    if (format != DIAG_FORMAT_GCC)
         return;
-    /* a count of zero is left out, as clang leaves it out */
     Buf b = {0};
+    for (size_t i = 0; limit && i < NCODES; i++)
+        if (reported[i] > limit)
+            buf_printf(&b, "\u2026 and %llu more [MCG%04d] (--diagnostics-limit=0 shows all)\n",
+                       (unsigned long long)(reported[i] - limit), (int)diag_codes[i].code);
+    if (!errors && !warnings) {
+        emit(&b);
+        buf_free(&b);
+        return;
+    }
+    /* a count of zero is left out, as clang leaves it out */
     if (errors)
         buf_printf(&b, "%d error%s", errors, errors == 1 ? "" : "s");
     if (warnings)

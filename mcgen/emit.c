@@ -28,7 +28,8 @@ static bool put_text(const EmitCtx *c, const char *path, const Buf *text, bool r
 {
     const Options *o = c->o;
     Buf lines = {0}, bytes = {0};
-    const char *p = text->s, *end = text->s + text->len;
+    /* an empty text may have no bytes at all (Buf.s NULL): no offset on it */
+    const char *p = text->s, *end = p ? p + text->len : p;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *stop = nl ? nl : end;

@@ -20,6 +20,17 @@
 #define MCGEN_VERSION "0.1.0"
 #endif
 
+/* AddressSanitizer builds free the model at the end of a run, so that
+ * LeakSanitizer sees it freed (see compile).  gcc announces ASan with
+ * __SANITIZE_ADDRESS__, clang only through __has_feature. */
+#if defined(__SANITIZE_ADDRESS__)
+#define MCGEN_FREE_AT_EXIT 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MCGEN_FREE_AT_EXIT 1
+#endif
+#endif
+
 /* --check-wevt: 0 when the file reads cleanly, 1 when it does not. */
 static int check_wevt(const char *path, const char *explain)
 {
@@ -320,7 +331,7 @@ static int compile(const Options *o)
     /* The process is about to end and take the model with it; freeing a
      * large model costs time for nothing.  Sanitizer builds free it so that
      * LeakSanitizer can check that everything is reachable and freed. */
-#if defined(__SANITIZE_ADDRESS__) || defined(MCGEN_FREE_AT_EXIT)
+#ifdef MCGEN_FREE_AT_EXIT
     manifest_free(m);
 #endif
     return status;

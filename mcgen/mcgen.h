@@ -120,7 +120,12 @@ int diag_error_count(void);
 /* "N errors, M warnings" on stderr after a run in the text format that
  * had any (notes are not counted; a count of 0 is left out: "1 error"). */
 void diag_summary(void);
-/* Forgets everything: counts, controls, sources, records; the text format. */
+/* In the text format, at most n diagnostics of one code are printed (0:
+ * all); diag_summary names how many more there were, per code. */
+#define DIAG_LIMIT_DEFAULT 100
+void diag_set_limit(uint64_t n);
+/* Forgets everything: counts, controls, sources, records, the limit; the
+ * text format. */
 void diag_reset(void);
 
 /* --diagnostics-format: GCC prints each diagnostic as it comes (the text

@@ -31,6 +31,18 @@
  * in-place targets (which cannot be taken back), then renames: any failure
  * before the renames leaves every old output byte-identical.
  *
+ * A run that ends early takes its temporaries with it: SIGINT, SIGTERM and
+ * SIGHUP remove them and then end the process by the same signal (the
+ * shell sees 128+N), and so does running out of memory.  Both walk one
+ * list, `temps`, which a signal handler may walk at any moment and on any
+ * thread: nodes are only pushed (a compare-and-swap: two threads may
+ * create temporaries), each with its path complete before it is
+ * published, never freed, and each with a `live` flag that whoever
+ * removes or renames the file takes first, so the handler never removes a
+ * file that is no longer a temporary of ours.  SIGKILL cannot be caught:
+ * it may leave a temporary beside its target, which the next run leaves
+ * alone (it cannot tell it from another run's).
+ *
  * out_check_paths refuses a run whose outputs name one of its inputs or
  * one another, before anything is read or written.
  */
@@ -40,10 +52,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 struct Out {
@@ -58,27 +73,123 @@ struct Out {
     FILE *old;        /* the existing file, while the content still matches it */
     uint64_t matched; /* bytes of `old` matched so far */
     FILE *tmp;        /* the temporary (in place: a tmpfile()) */
-    Buf tmp_path;     /* its name; empty for a tmpfile() */
+    struct Temp *temp; /* its name, while it is ours; NULL for a tmpfile() */
     bool failed;      /* a diagnostic was given */
 };
 
 struct OutSet {
     Out *first, **last;
     bool failed;
-    OutSet *next_open;
 };
 
-/* The sets not yet committed or discarded: a run that runs out of memory
- * ends in util_out_of_memory, which calls remove_temporaries on the way
- * out, so that it leaves no temporary behind (a kill still may). */
-static OutSet *open_sets;
+/* ---- temporaries, for a run that ends early ------------------------------ */
 
+/* One temporary file: `path` is written before the node is published and
+ * never changes; `live` is set while the file is ours to remove. */
+typedef struct Temp {
+    struct Temp *next;
+    atomic_bool live;
+    char path[];
+} Temp;
+
+static _Atomic(Temp *) temps;
+
+_Static_assert(ATOMIC_POINTER_LOCK_FREE == 2 && ATOMIC_BOOL_LOCK_FREE == 2 &&
+                   ATOMIC_INT_LOCK_FREE == 2,
+               "the signal handler needs lock-free atomics");
+
+/* A file that is created, renamed or removed changes state in two steps
+ * (mkstemp, then publish; claim, then rename), and a signal between the
+ * two would leave a temporary behind.  Those steps run in a critical
+ * section: the thread that runs them blocks the signals (so the handler
+ * does not run on it in between), and a handler on any other thread waits
+ * until `busy` is back to 0.  `dying`, set by the handler first, stops a
+ * section from starting after the handler looked at `busy` (both are
+ * sequentially consistent: one of the two sees the other). */
+static atomic_int busy;
+static atomic_bool dying;
+static const int caught[] = {SIGINT, SIGTERM, SIGHUP};
+
+/* false when a signal is ending the process: do nothing more then. */
+static bool section_enter(sigset_t *was)
+{
+    sigset_t block;
+    sigemptyset(&block);
+    for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++)
+        sigaddset(&block, caught[i]);
+    pthread_sigmask(SIG_BLOCK, &block, was);
+    atomic_fetch_add(&busy, 1);
+    if (!atomic_load(&dying))
+        return true;
+    atomic_fetch_sub(&busy, 1);
+    pthread_sigmask(SIG_SETMASK, was, NULL);
+    return false;
+}
+
+static void section_leave(const sigset_t *was)
+{
+    atomic_fetch_sub(&busy, 1);
+    pthread_sigmask(SIG_SETMASK, was, NULL);
+}
+
+static void temp_publish(Temp *t)
+{
+    atomic_init(&t->live, true);
+    t->next = atomic_load(&temps);
+    while (!atomic_compare_exchange_weak(&temps, &t->next, t))
+        ;
+}
+
+/* Takes a temporary from the list's care: true when it was still ours (a
+ * signal handler has not removed it). */
+static bool temp_claim(Temp *t) { return atomic_exchange(&t->live, false); }
+
+/* Async-signal-safe: atomics and unlink only. */
 static void remove_temporaries(void)
 {
-    for (OutSet *s = open_sets; s; s = s->next_open)
-        for (Out *o = s->first; o; o = o->next)
-            if (o->tmp_path.len)
-                unlink(o->tmp_path.s);
+    for (Temp *t = atomic_load(&temps); t; t = t->next)
+        if (temp_claim(t))
+            unlink(t->path);
+}
+
+static void on_signal(int sig)
+{
+    atomic_store(&dying, true);
+    while (atomic_load(&busy)) {
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    remove_temporaries();
+    signal(sig, SIG_DFL);
+    raise(sig); /* blocked until the handler returns, then ends the process */
+}
+
+/* Once per process: the handlers of the signals that end a run from the
+ * outside, unless the signal was ignored when mcgen started (nohup). */
+static void catch_signals(void)
+{
+    static bool done;
+    if (done)
+        return;
+    done = true;
+    for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++) {
+        struct sigaction sa = {.sa_handler = on_signal}, was;
+        sigfillset(&sa.sa_mask);
+        if (sigaction(caught[i], NULL, &was) == 0 && was.sa_handler != SIG_IGN)
+            sigaction(caught[i], &sa, NULL);
+    }
+    util_on_out_of_memory(remove_temporaries);
+}
+
+/* Removes a temporary that is still ours. */
+static void temp_remove(Temp *t)
+{
+    sigset_t was;
+    if (!section_enter(&was))
+        return;
+    if (temp_claim(t))
+        unlink(t->path);
+    section_leave(&was);
 }
 
 static void fail(Out *o, const char *what, const char *path)
@@ -213,18 +324,28 @@ bool out_is_file(const char *path)
  * first. */
 static void diverge(Out *o)
 {
-    buf_printf(&o->tmp_path, "%s.mcgen-XXXXXX", o->target);
-    int fd = mkstemp(o->tmp_path.s);
-    if (fd < 0) {
-        buf_reset(&o->tmp_path);
+    size_t size = strlen(o->target) + sizeof ".mcgen-XXXXXX";
+    Temp *t = xmalloc(sizeof *t + size);
+    snprintf(t->path, size, "%s.mcgen-XXXXXX", o->target);
+    sigset_t was;
+    if (!section_enter(&was)) {
+        free(t);
         fail(o, "cannot create a temporary file for", o->path);
         return;
     }
+    int fd = mkstemp(t->path);
+    if (fd >= 0)
+        temp_publish(t);
+    section_leave(&was);
+    if (fd < 0) {
+        free(t);
+        fail(o, "cannot create a temporary file for", o->path);
+        return;
+    }
+    o->temp = t;
     o->tmp = fdopen(fd, "wb");
     if (!o->tmp) {
         close(fd);
-        unlink(o->tmp_path.s);
-        buf_reset(&o->tmp_path);
         fail(o, "cannot write", o->path);
         return;
     }
@@ -248,11 +369,9 @@ static void diverge(Out *o)
 
 OutSet *outset_new(void)
 {
+    catch_signals();
     OutSet *s = xcalloc(1, sizeof *s);
     s->last = &s->first;
-    s->next_open = open_sets;
-    open_sets = s;
-    util_on_out_of_memory(remove_temporaries);
     return s;
 }
 
@@ -396,21 +515,14 @@ static void deliver(Out *o)
 
 static void discard(OutSet *s)
 {
-    for (OutSet **p = &open_sets; *p; p = &(*p)->next_open) {
-        if (*p == s) {
-            *p = s->next_open;
-            break;
-        }
-    }
     for (Out *o = s->first, *next; o; o = next) {
         next = o->next;
         if (o->old)
             fclose(o->old);
         if (o->tmp)
             fclose(o->tmp);
-        if (o->tmp_path.len)
-            unlink(o->tmp_path.s);
-        buf_free(&o->tmp_path);
+        if (o->temp)
+            temp_remove(o->temp);
         free(o->path);
         free(o->target);
         free(o);
@@ -434,14 +546,28 @@ bool outset_commit(OutSet *s, bool ok)
         }
     }
     for (Out *o = s->first; ok && o; o = o->next) {
-        if (!o->tmp_path.len)
+        if (!o->temp)
             continue;
-        if (rename(o->tmp_path.s, o->target) != 0) {
-            fail(o, "cannot rename a temporary file to", o->path);
+        /* false: a signal is ending the run, and removes it */
+        sigset_t was;
+        if (!section_enter(&was)) {
             ok = false;
             break;
         }
-        buf_reset(&o->tmp_path);
+        int rc = 0, err = 0;
+        if (temp_claim(o->temp)) {
+            rc = rename(o->temp->path, o->target);
+            err = errno;
+            if (rc != 0)
+                unlink(o->temp->path);
+        }
+        section_leave(&was);
+        o->temp = NULL;
+        if (rc != 0) {
+            errno = err;
+            fail(o, "cannot rename a temporary file to", o->path);
+            ok = false;
+        }
     }
     discard(s);
     return ok;

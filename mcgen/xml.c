@@ -757,12 +757,19 @@ static void locate_attrs_8bit(XmlReader *r, const unsigned char *p, size_t len, 
     }
 }
 
+/* The attributes from index `start` on: NULL while the vector has none
+ * (adding even 0 to a null pointer is undefined behaviour). */
+static XmlAttr *attrs_from(XmlReader *r, size_t start)
+{
+    return r->attrs.v ? r->attrs.v + start : NULL;
+}
+
 /* Gives every attribute of the element the position of its name, from the
  * raw bytes of the start tag. */
 static void locate_attrs(XmlReader *r, Frame *f, size_t nattrs, const unsigned char *raw,
                          size_t rawlen)
 {
-    XmlAttr *attrs = r->attrs.v + f->attr_start;
+    XmlAttr *attrs = attrs_from(r, f->attr_start);
     for (size_t k = 0; k < nattrs; k++)
         attrs[k].loc = f->elem.loc;
     if (nattrs == 0 || rawlen == 0)
@@ -826,7 +833,7 @@ static void open_element(XmlReader *r, const Frame *f)
 {
     vec_push(&r->stack, *f);
     Frame *top = &r->stack.v[r->stack.n - 1];
-    top->elem.attrs = r->attrs.v + top->attr_start;
+    top->elem.attrs = attrs_from(r, top->attr_start);
     r->h->start(r->h->ctx, r, &top->elem);
 }
 
@@ -868,7 +875,7 @@ static void replay_end(XmlReader *r)
     if (r->stack.n == 0)
         return;
     Frame *f = &r->stack.v[r->stack.n - 1];
-    f->elem.attrs = r->attrs.v + f->attr_start;
+    f->elem.attrs = attrs_from(r, f->attr_start);
     r->h->end(r->h->ctx, r, &f->elem, r->text.s ? r->text.s + f->text_start : "",
               r->text.len - f->text_start);
     r->text.len = f->text_start;

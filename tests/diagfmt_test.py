@@ -12,6 +12,8 @@ are covered) in the three formats and checks that:
     npm package @microsoft/jest-sarif, unpacked by ./setup outside the
     repository; "skipped" when it or python3-jsonschema is missing), and
     its rules, ruleIndex and relative URIs are consistent;
+  * a flood of one code (999 unused strings) is cut after 100 in the text
+    format, with one line for the rest, and kept whole in json;
   * examples/ci: the problem matcher's regexp extracts file, line, column,
     severity, code and message from a real line; the workflow is YAML
     (skipped without PyYAML).
@@ -406,6 +408,94 @@ def test_ci(mcgen):
           "examples/ci/manifest-check.yml parses: pull_request, mcgen sarif, upload always()")
 
 
+def flood_manifest(n):
+    """n strings, one line each, only the first referenced: n - 1 unused
+    strings (MCG5015, a warning)."""
+    strings = "".join("<string id='s%d' value='S%d'/>\n" % (i, i) for i in range(n))
+    return ("<instrumentationManifest xmlns='http://schemas.microsoft.com/win/2004/08/events'>\n"
+            "<instrumentation><events>\n"
+            "<provider name='A' guid='{00000000-0000-0000-0000-000000000001}' symbol='A'"
+            " resourceFileName='a.dll' messageFileName='a.dll' message='$(string.s0)'>\n"
+            "<events><event value='1' symbol='E'/></events>\n"
+            "</provider></events></instrumentation>\n"
+            "<localization><resources culture='en-US'><stringTable>\n" + strings +
+            "</stringTable></resources></localization>\n</instrumentationManifest>\n")
+
+
+def test_flood(mcgen):
+    """A flood of one code: 1,000 strings with one reference are 999
+    MCG5015 warnings.  The text format prints 100 (the documented default
+    of --diagnostics-limit), then one line for the rest before the closing
+    count, which counts all 999; json keeps all."""
+    d = tempfile.mkdtemp(prefix="mcgen-flood-")
+    try:
+        with open(os.path.join(d, "flood.man"), "w") as f:
+            f.write(flood_manifest(1000))
+        more = "\u2026 and %d more [MCG5015] (--diagnostics-limit=0 shows all)"
+        for args, shown in (([], 100), (["--diagnostics-limit=10"], 10),
+                            (["--diagnostics-limit=0"], 999), (["--diagnostics-limit=999"], 999)):
+            r = run(mcgen, "--validate", *args, "flood.man", cwd=d)
+            lines = headlines(r.stderr)
+            diags = [h for h, _ in lines if h.startswith("flood.man:")]
+            unused = [h for h in diags if "[MCG5015, -Wunused-string]" in h]
+            tail = [h for h, _ in lines[len(diags):]]
+            want = ([more % (999 - shown)] if shown < 999 else []) + ["999 warnings"]
+            check(r.returncode == 0 and len(diags) == shown and len(unused) == shown and
+                  "string 's1' " in diags[0] and tail == want,
+                  "--validate %s: %d of 999 unused-string warnings printed, then %s" %
+                  (" ".join(args) or "(default limit)", shown, want),
+                  (r.returncode, len(diags), len(unused), tail))
+        r = run(mcgen, "--validate", "--diagnostics-format=json", "--diagnostics-limit=5",
+                "flood.man", cwd=d)
+        doc = json.loads(r.stdout)
+        codes = [x["code"] for x in doc["diagnostics"]]
+        check(r.returncode == 0 and r.stderr == b"" and codes == ["MCG5015"] * 999,
+              "json: every one of the 999 warnings, whatever the limit",
+              (r.returncode, len(codes), r.stderr[:200]))
+        r = run(mcgen, "--validate", "-Werror=unused-string", "flood.man", cwd=d)
+        tail = [h for h, _ in headlines(r.stderr)[-2:]]
+        check(r.returncode == 1 and tail == [more % 899, "999 errors"],
+              "-Werror=unused-string: 999 errors, 100 printed, exit 1", (r.returncode, tail))
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    for bad in ("abc", "-1", "99999999999999999999999"):
+        r = run(mcgen, "--diagnostics-limit=" + bad, "x.man")
+        check(r.returncode == 2 and r.stderr ==
+              b"mcgen: error: --diagnostics-limit takes a number of diagnostics (0: no limit), "
+              b"not '" + bad.encode() + b"' (see mcgen --help)\n1 error\n",
+              "--diagnostics-limit=%s: usage error, exit 2" % bad, r.stderr)
+
+
+def test_invalid_utf8_source(mcgen):
+    """../shared/repro/diag-json-raw-invalid-utf8.man: a source line with
+    bytes that are not UTF-8 (an overlong sequence, an encoded surrogate,
+    a lone continuation byte) is malformed XML, and its diagnostic quotes
+    that line: the documents stay UTF-8 (RFC 8259 8.1), each such byte
+    sequence shown as U+FFFD."""
+    d = tempfile.mkdtemp(prefix="mcgen-utf8-")
+    try:
+        for name, bad in (("overlong", b"\xC0\xAF"), ("surrogate", b"\xED\xA0\x80"),
+                          ("continuation", b"\x80")):
+            man = (b"<instrumentationManifest xmlns='http://schemas.microsoft.com/win/2004/08/"
+                   b"events'>\n<instrumentation><events><provider name='P' symbol='A" + bad +
+                   b"B'/></events></instrumentation></instrumentationManifest>\n")
+            with open(os.path.join(d, "u.man"), "wb") as f:
+                f.write(man)
+            for fmt in ("json", "sarif"):
+                r = run(mcgen, "--validate", "--diagnostics-format=" + fmt, "u.man", cwd=d)
+                try:
+                    doc = json.loads(r.stdout.decode("utf-8"))  # strict: no raw bytes
+                    text = json.dumps(doc, ensure_ascii=False)
+                    ok = "A\ufffd" in text and "\ufffdB" in text
+                except ValueError as e:
+                    ok, text = False, str(e)
+                check(r.returncode == 1 and ok,
+                      "%s: a source line with %s bytes is valid UTF-8 JSON (U+FFFD)" % (fmt, name),
+                      (r.returncode, text[:300]))
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mcgen", default=os.path.join(ROOT, "build", "mcgen"))
@@ -426,6 +516,8 @@ def main():
     test_sarif_all(mcgen, schema)
     test_paths_and_output(mcgen, schema)
     test_usage(mcgen)
+    test_flood(mcgen)
+    test_invalid_utf8_source(mcgen)
     test_ci(mcgen)
     print("%d passed, %d failed, %d skipped" %
           (results["passed"], results["failed"], results["skipped"]))

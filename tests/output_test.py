@@ -6,7 +6,9 @@ file, a FIFO and a character device are written in place and stay what they
 are; a symlinked output keeps its link and its target gets the bytes; an
 output that names an input or another output is refused (exit 2) before
 anything is read or written; a failing run (a manifest error, a disk that
-fills up) leaves every older output byte-identical and creates nothing.
+fills up, a file-size limit on the third output) leaves every older output
+byte-identical and creates nothing; SIGINT, SIGTERM and SIGHUP remove the
+temporaries and kill mcgen by the same signal.
 The expected bytes of an output are those mcgen writes to a regular file in
 the same run's conditions (the golden test checks those against mc.exe's).
 Prints "N passed, N failed, N skipped".
@@ -15,6 +17,7 @@ import argparse
 import errno
 import os
 import re
+import resource
 import shlex
 import shutil
 import signal
@@ -22,6 +25,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 
 results = {"passed": 0, "failed": 0, "skipped": 0}
 
@@ -384,17 +388,26 @@ def test_failing_run(mcgen, tmp):
           why)
 
 
-def test_disk_full(mcgen, tmp):
-    name = "a full disk leaves every older output byte-identical, no temporary left"
+def small_tmpfs(tmp, dirname, name):
+    """A 64 KiB tmpfs mounted at tmp/dirname, or None after a SKIP line for
+    the test `name` (mounting needs root)."""
     if os.geteuid() != 0:
         skip(name, "not root: mounting a small tmpfs needs it")
-        return
-    mnt = os.path.join(tmp, "full")
+        return None
+    mnt = os.path.join(tmp, dirname)
     os.makedirs(mnt)
     r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt],
                        capture_output=True)
     if r.returncode != 0:
         skip(name, "cannot mount a tmpfs: " + r.stderr.decode().strip())
+        return None
+    return mnt
+
+
+def test_disk_full(mcgen, tmp):
+    name = "a full disk leaves every older output byte-identical, no temporary left"
+    mnt = small_tmpfs(tmp, "full", name)
+    if not mnt:
         return
     try:
         write(os.path.join(mnt, "app.man"), APP)
@@ -415,6 +428,157 @@ def test_disk_full(mcgen, tmp):
         subprocess.run(["umount", mnt])
 
 
+def test_disk_full_half_way(mcgen, tmp):
+    """../shared/repro/partial-commit-disk-full.sh: the outputs of an older
+    manifest on a 64 KiB disk, then a manifest whose message table (the
+    third output) does not fit in what is left."""
+    name = ("a disk that fills up on the third output (-z x) leaves every older output "
+            "byte-identical, no temporary left")
+    mnt = small_tmpfs(tmp, "full-half-way", name)
+    if not mnt:
+        return
+    try:
+        # the manifests outside: the new one is as large as the disk
+        old, new = os.path.join(tmp, "old.man"), os.path.join(tmp, "new.man")
+        write(old, APP)
+        write(new, big_messages(8, 8000))
+        r = run(mcgen, "-um", "-z", "x", old, cwd=mnt)
+        before = snapshot(mnt)
+        r2 = run(mcgen, "-um", "-z", "x", new, cwd=mnt)
+        why = untouched(before, snapshot(mnt))
+        lines = error_lines(r2.stderr)
+        want = "mcgen: error: cannot write 'x_MSG00001.bin': %s" % os.strerror(errno.ENOSPC)
+        check(r.returncode == 0 and r2.returncode == 2 and not why and lines == [want], name,
+              "older run exit %d, exit %d, %s, stderr %r" % (r.returncode, r2.returncode, why,
+                                                             lines))
+    finally:
+        subprocess.run(["umount", mnt])
+
+
+def big_messages(n, size):
+    """APP with n events, each with a message of `size` characters: the
+    message table (UTF-16, msgtable.md) outgrows the header and the .rc."""
+    events = "".join("<event value='%d' symbol='E%d' message='$(string.m%d)'/>" % (i + 1, i, i)
+                     for i in range(n))
+    strings = "".join("<string id='m%d' value='%s'/>" % (i, chr(ord("a") + i % 26) * size)
+                      for i in range(n))
+    return (APP.replace("<event value='1' symbol='Hello' message='$(string.hello)'/>", events)
+            .replace("<string id='hello' value='Hello'/>", strings))
+
+
+def test_file_size_limit(mcgen, tmp):
+    """A disk that refuses the third output half-way, without root: the
+    file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored) makes a write past it
+    fail with EFBIG.  mc's outputs come in the order header, .rc,
+    MSG00001.bin, TEMP.BIN (--print-outputs): the first two are small, the
+    message table is not."""
+    name = ("the third output failing half-way (file size limit) leaves every older output "
+            "byte-identical, no temporary left")
+    d = os.path.join(tmp, "fsize")
+    os.makedirs(d)
+    write(os.path.join(d, "app.man"), APP)
+    r = run(mcgen, "-um", "app.man", cwd=d)
+    if r.returncode != 0:
+        check(False, name, "the older outputs: exit %d %r" % (r.returncode, r.stderr))
+        return
+    # 8 messages of 8,000 characters: a table of 128 KB and more; the
+    # header and the .rc stay under 32 KB
+    write(os.path.join(d, "app.man"), big_messages(8, 8000))
+    limit = 64 * 1024
+    order = run(mcgen, "--print-outputs", "-um", "app.man", cwd=d).stdout.decode().split()
+    before = snapshot(d)
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+    r = run(mcgen, "-um", "app.man", cwd=d, preexec_fn=limited)
+    why = untouched(before, snapshot(d))
+    lines = error_lines(r.stderr)
+    want = "mcgen: error: cannot write 'MSG00001.bin': %s" % os.strerror(errno.EFBIG)
+    check(order == APP_OUTPUTS and r.returncode == 2 and not why and lines == [want], name,
+          "outputs %s, exit %d, %s, stderr %r (expected %r)" % (order, r.returncode, why, lines,
+                                                                want))
+    # without the limit the same run succeeds: the limit was what failed it
+    r = run(mcgen, "-um", "app.man", cwd=d)
+    sizes = [os.path.getsize(os.path.join(d, n)) for n in APP_OUTPUTS]
+    check(r.returncode == 0 and sizes[0] < limit and sizes[1] < limit and sizes[2] > limit,
+          "without the limit: header and .rc under it, the message table over it",
+          "exit %d, sizes %s" % (r.returncode, sizes))
+
+
+def big_manifest(path):
+    """A manifest that takes mcgen a while to write (bench/gen_manifest.py,
+    about 8 MB: a 30 MB header), so that a signal finds its temporaries."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    subprocess.run([sys.executable, os.path.join(root, "bench", "gen_manifest.py"),
+                    "--size-mb", "8", "--out", path], check=True, capture_output=True)
+
+
+def killed_while_writing(mcgen, d, sig):
+    """Runs mcgen -um -z x on d/../big.man in d and sends it `sig` as soon
+    as one of its temporaries exists.  (exit status, seen a temporary)."""
+    def defaults():
+        # a test run under nohup must not hand mcgen an ignored SIGHUP
+        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(s, signal.SIG_DFL)
+
+    before = set(os.listdir(d))
+    p = subprocess.Popen([mcgen, "-um", "-z", "x", "-Wno-unused-string",
+                          os.path.join(d, "..", "big.man")], cwd=d, preexec_fn=defaults,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen = False
+    while p.poll() is None and not seen:
+        seen = any(".mcgen-" in n for n in set(os.listdir(d)) - before)
+        if not seen:
+            time.sleep(0.002)
+    if seen:
+        p.send_signal(sig)
+    try:
+        return p.wait(timeout=120), seen
+    except subprocess.TimeoutExpired:
+        p.kill()
+        return p.wait(), seen
+
+
+def test_signals(mcgen, tmp):
+    """SIGINT, SIGTERM, SIGHUP while the temporaries exist: mcgen removes
+    them and dies of the same signal; the older outputs (of another
+    manifest) and a temporary that is not this run's stay as they were.
+    SIGKILL cannot be caught: it may leave a temporary, never a partial or
+    missing output (README.md)."""
+    top = os.path.join(tmp, "signals")
+    os.makedirs(top)
+    big_manifest(os.path.join(top, "big.man"))
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL):
+        d = os.path.join(top, sig.name)
+        os.makedirs(d)
+        write(os.path.join(d, "app.man"), APP)
+        r = run(mcgen, "-um", "-z", "x", "app.man", cwd=d)
+        # left by an earlier run that was killed: not this run's to remove
+        write(os.path.join(d, "x.h.mcgen-Stale1"), b"an older run's temporary\n")
+        before = snapshot(d)
+        status, seen = killed_while_writing(mcgen, d, sig)
+        after = snapshot(d)
+        if sig == signal.SIGKILL:
+            temps = [n for n in set(after) - set(before) if ".mcgen-" in n]
+            for n in temps:
+                del after[n]
+            why = untouched(before, after)
+            check(r.returncode == 0 and seen and status == -sig and not why,
+                  "SIGKILL while writing: every older output byte-identical (a temporary may "
+                  "remain: %d did)" % len(temps),
+                  "older run exit %d, temporary seen %s, status %d, %s" %
+                  (r.returncode, seen, status, why))
+            continue
+        why = untouched(before, after)
+        check(r.returncode == 0 and seen and status == -sig and not why,
+              "%s while writing: its temporaries removed, killed by %s, every older output "
+              "byte-identical" % (sig.name, sig.name),
+              "older run exit %d, temporary seen %s, status %d (expected %d), %s" %
+              (r.returncode, seen, status, -sig, why))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mcgen", default="build/mcgen")
@@ -430,6 +594,9 @@ def main():
         test_clashes(mcgen, tmp)
         test_failing_run(mcgen, tmp)
         test_disk_full(mcgen, tmp)
+        test_disk_full_half_way(mcgen, tmp)
+        test_file_size_limit(mcgen, tmp)
+        test_signals(mcgen, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d passed, %d failed, %d skipped" % (results["passed"], results["failed"],
