@@ -15,6 +15,7 @@
  */
 #include "mcgen.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Whether name is already what header_ident would make of it. */
@@ -43,23 +44,24 @@ char *header_ident(Arena *a, const char *name)
     return s;
 }
 
-/* Whether provider i repeats the symbol= (or, both without one, the
- * name) of an earlier provider: MCG2017 reports that (check_rules.c), and
- * every name made from the repeated prefix clashes with the earlier
- * provider's, so the renames of its items say nothing new. */
-static bool repeats_provider(const Manifest *m, size_t i)
+/* Which providers repeat the symbol= (or, both without one, the name) of
+ * an earlier provider: MCG2017 reports that (check_rules.c), and every
+ * name made from the repeated prefix clashes with the earlier provider's,
+ * so the renames of its items say nothing new.  One map probe a provider
+ * (a pairwise search took 100 s for 100,000 providers); heap, n entries. */
+static bool *repeated_providers(const Manifest *m)
 {
-    const Provider *pv = m->providers.v[i];
-    bool written = pv->symbol && *pv->symbol;
-    for (size_t k = 0; k < i; k++) {
-        const Provider *q = m->providers.v[k];
-        bool q_written = q->symbol && *q->symbol;
-        if (written != q_written)
-            continue;
-        if (written ? strcmp(pv->symbol, q->symbol) == 0 : strcmp(pv->name, q->name) == 0)
-            return true;
+    bool *r = xcalloc(m->providers.n + 1, sizeof *r);
+    Map symbols = {0}, names = {0};
+    for (size_t i = 0; i < m->providers.n; i++) {
+        const Provider *pv = m->providers.v[i];
+        bool written = pv->symbol && *pv->symbol;
+        r[i] = written ? map_put(&symbols, pv->symbol, (void *)pv, true) != NULL
+                       : map_put(&names, pv->name, (void *)pv, true) != NULL;
     }
-    return false;
+    map_free(&symbols);
+    map_free(&names);
+    return r;
 }
 
 /* ---- event macros ---- */
@@ -71,11 +73,12 @@ static void name_events(Manifest *m, Facts *f)
     Arena *a = &f->arena;
     Map taken = {0}; /* name -> the Event that has it */
     Map owner = {0}; /* name -> the Provider of that Event */
+    bool *repeated = repeated_providers(m);
     for (size_t i = 0; i < m->providers.n; i++) {
         const Provider *pv = m->providers.v[i];
         const char *pn = pv->symbol && *pv->symbol ? pv->symbol : pv->name;
         const char *ps = is_ident(pn) ? pn : header_ident(a, pn);
-        bool repeats = repeats_provider(m, i);
+        bool repeats = repeated[i];
         for (size_t j = 0; j < pv->events.n; j++) {
             Event *e = pv->events.v[j];
             const char *s = e->symbol && *e->symbol ? e->symbol : NULL;
@@ -120,6 +123,7 @@ static void name_events(Manifest *m, Facts *f)
     }
     map_free(&taken);
     map_free(&owner);
+    free(repeated);
 }
 
 /* ---- the descriptors part ---- */
@@ -210,11 +214,12 @@ static void name_descriptors(Manifest *m, Facts *f)
 {
     Claims c = {f, {0}, NULL, false};
     Arena *a = &f->arena;
+    bool *repeated = repeated_providers(m);
     for (size_t i = 0; i < m->providers.n; i++) {
         const Provider *pv = m->providers.v[i];
         bool written = pv->symbol && *pv->symbol;
         Origin named = {"PROVIDER", NULL, pv->name};
-        c.quiet = repeats_provider(m, i);
+        c.quiet = repeated[i];
         c.ps = claim(&c, header_ident(a, written ? pv->symbol : pv->name), NULL, written, &named,
                      pv->loc);
         ptrmap_put(&f->names, pv, (void *)c.ps);
@@ -256,6 +261,7 @@ static void name_descriptors(Manifest *m, Facts *f)
                         (int64_t)pv->keywords.v[j]->mask, pv);
     }
     map_free(&c.taken);
+    free(repeated);
 }
 
 void check_names(Manifest *m, Facts *f)
