@@ -78,13 +78,15 @@ bool msgtable_read(const void *bytes, size_t n, MsgTable *out, Buf *err)
                     return fail(err, at, "message 0x%08llX: Unicode text without a NUL",
                                 (unsigned long long)id);
                 }
-                /* the writers pad with 0 or 2 zero bytes after the NUL: more is a
-                 * length that disagrees with the text (a wrapped one) */
-                if (tn - chars - 2 > 2 || (tn - chars - 2 && (t[chars + 2] || t[chars + 3]))) {
+                /* the writers pad with 0 or 2 zero bytes after the NUL: more (or
+                 * an odd byte) is a length that disagrees with the text (a wrapped
+                 * one) */
+                size_t pad = tn - chars - 2;
+                if (pad != 0 && (pad != 2 || t[chars + 2] || t[chars + 3])) {
                     buf_free(&text);
                     return fail(err, at, "message 0x%08llX: length %u leaves %zu bytes after the "
                                 "text's NUL (at most 2 zero bytes of padding)",
-                                (unsigned long long)id, len, tn - chars - 2);
+                                (unsigned long long)id, len, pad);
                 }
                 utf16_to_utf8(&text, t, chars, false);
             } else {
