@@ -35,26 +35,6 @@
 #define DESCRIPTORS_MAX 128u
 #define MACRO_PARAMS_MAX 127u
 
-/* UTF-16 units of a UTF-8 text: one per character, two above U+FFFF. */
-static size_t utf16_units(const char *s)
-{
-    size_t n = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        if ((*p & 0xC0) != 0x80)
-            n += *p >= 0xF0 ? 2 : 1;
-    return n;
-}
-
-/* Characters of a UTF-8 text: its bytes in Windows-1252 (-A), where each
- * character is one byte (MCG5018 refuses those it cannot hold). */
-static size_t characters(const char *s)
-{
-    size_t n = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        n += (*p & 0xC0) != 0x80;
-    return n;
-}
-
 /* ---- message tables ----------------------------------------------------- */
 
 typedef struct MsgLimit {
@@ -80,7 +60,9 @@ static void check_entry(Manifest *m, MsgRef *r, void *arg)
         if (!s || ptrmap_get(&ml->done, s))
             continue;
         ptrmap_put(&ml->done, s, (void *)s);
-        size_t n = ansi ? characters(s->value) : utf16_units(s->value);
+        /* in Windows-1252 (-A) a character is a byte (MCG5018 refuses those
+         * it cannot hold) */
+        size_t n = ansi ? utf8_chars(s->value, strlen(s->value)) : utf8_utf16_units(s->value);
         if (n <= most)
             continue;
         size_t len = 4 + unit * (n + tail);
@@ -101,7 +83,7 @@ static void check_entry(Manifest *m, MsgRef *r, void *arg)
  * (wevt-template.md 10.3). */
 static void check_binxml_text(const Layout *l, Loc loc, const char *what, const char *text)
 {
-    size_t n = text ? utf16_units(text) : 0;
+    size_t n = text ? utf8_utf16_units(text) : 0;
     if (n > U16_MAX)
         diag_c(D_BINXML_LENGTH, loc,
                "%s of template '%s' is %zu UTF-16 units long: TEMP.BIN's BinXml counts it in "

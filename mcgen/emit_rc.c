@@ -25,9 +25,8 @@ static const char *rc_string(Arena *a, const char *name)
     Buf b = {0};
     for (const char *p = name; *p; p++) {
         if ((unsigned char)*p < 0x20 || *p == 0x7F) {
-            buf_reset(&b); /* the name shown without its control characters */
-            for (const char *q = name; *q; q++)
-                buf_addc(&b, (unsigned char)*q < 0x20 || *q == 0x7F ? '?' : *q);
+            buf_reset(&b);
+            buf_add_shown(&b, name);
             diag_io("the file name '%s' cannot be written into the .rc: it has the control "
                     "character U+%04X, which a resource script string cannot hold (choose "
                     "another name with -z)",

@@ -77,9 +77,8 @@ static bool make_path(Buf *b, const char *p)
     for (const char *s = p; *s; s++) {
         unsigned char c = (unsigned char)*s;
         if (c < 0x20 || c == 0x7F || (c == '\\' && strchr(" #:", s[1]))) { /* s[1] == 0 too */
-            Buf shown = {0}; /* the path without its control characters */
-            for (const char *q = p; *q; q++)
-                buf_addc(&shown, (unsigned char)*q < 0x20 || *q == 0x7F ? '?' : *q);
+            Buf shown = {0};
+            buf_add_shown(&shown, p);
             diag_plain(DIAG_ERROR,
                        c == '\\' ? "--depfile cannot name '%s': make and ninja read a '\\' "
                                    "before a space, '#', ':' or the end differently"

@@ -1310,14 +1310,6 @@ static bool is_hex(char c)
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-static size_t utf8_length(const char *v, size_t n)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        k += ((unsigned char)v[i] & 0xC0) != 0x80;
-    return k;
-}
-
 typedef struct Check {
     XmlReader *r;
     Buf tmp;
@@ -1471,7 +1463,7 @@ static bool facets_valid(const SType *t, const char *v, size_t n, size_t items)
     }
     if (t->length >= 0 || t->min_length >= 0 || t->max_length >= 0) {
         Builtin b = primitive(t);
-        size_t len = items != (size_t)-1 ? items : b == B_HEXBINARY ? n / 2 : utf8_length(v, n);
+        size_t len = items != (size_t)-1 ? items : b == B_HEXBINARY ? n / 2 : utf8_chars(v, n);
         if ((t->length >= 0 && len != (size_t)t->length) ||
             (t->min_length >= 0 && len < (size_t)t->min_length) ||
             (t->max_length >= 0 && len > (size_t)t->max_length))

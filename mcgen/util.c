@@ -306,6 +306,12 @@ void buf_addc(Buf *b, char c)
     b->s[b->len] = '\0';
 }
 
+void buf_add_shown(Buf *b, const char *s)
+{
+    for (; *s; s++)
+        buf_addc(b, (unsigned char)*s < 0x20 || *s == 0x7F ? '?' : *s);
+}
+
 void buf_vprintf(Buf *b, const char *fmt, va_list ap)
 {
     va_list ap2;
@@ -525,6 +531,23 @@ void utf8_put(Buf *b, uint32_t c)
         x[3] = (char)(0x80 | (c & 0x3F));
         buf_add(b, x, 4);
     }
+}
+
+size_t utf8_chars(const char *s, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return k;
+}
+
+size_t utf8_utf16_units(const char *s)
+{
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if ((*p & 0xC0) != 0x80)
+            n += *p >= 0xF0 ? 2 : 1;
+    return n;
 }
 
 size_t utf8_get(const char *s, size_t n, uint32_t *c)

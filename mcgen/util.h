@@ -149,6 +149,9 @@ void buf_printf(Buf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void buf_vprintf(Buf *b, const char *fmt, va_list ap);
 void buf_reset(Buf *b);
 void buf_free(Buf *b);
+/* Appends s with each control character (below U+0020, U+007F) shown as
+ * '?': a name quoted in a diagnostic that refuses it for holding one. */
+void buf_add_shown(Buf *b, const char *s);
 /* Little-endian writers (for the binary emitters). */
 void buf_u8(Buf *b, uint8_t v);
 void buf_u16le(Buf *b, uint16_t v);
@@ -212,6 +215,11 @@ void utf8_put(Buf *b, uint32_t c);
 /* Decodes one UTF-8 sequence at s (n bytes available); returns its length
  * (>= 1) and stores the code point (U+FFFD on bad input). */
 size_t utf8_get(const char *s, size_t n, uint32_t *c);
+/* Characters of n bytes of UTF-8 (its lead bytes). */
+size_t utf8_chars(const char *s, size_t n);
+/* UTF-16 units of a NUL-terminated UTF-8 text: one a character, two above
+ * U+FFFF. */
+size_t utf8_utf16_units(const char *s);
 /* UTF-16 (little or big endian) to UTF-8. */
 void utf16_to_utf8(Buf *out, const unsigned char *p, size_t nbytes, bool big_endian);
 /* Appends UTF-16LE of a UTF-8 string. */
