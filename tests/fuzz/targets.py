@@ -10,6 +10,7 @@ Binary targets also get the binaries mcgen makes from the repository's
 manifests (made_by below: the options that make them)."""
 import glob
 import os
+import subprocess
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared"))
@@ -79,7 +80,6 @@ def made_seeds(target, mcgen, workdir):
     how = TARGETS[target][3]
     if not how:
         return []
-    import subprocess
     out = []
     for man in _files("examples/hello/*.man", "tests/data/*.man"):
         base = os.path.splitext(os.path.basename(man))[0]
