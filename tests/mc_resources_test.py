@@ -145,9 +145,10 @@ class McFile:
     and Success/facility 0 before any: golden svcbatch, spamhater); a
     facility name not declared in FacilityNames gives an id the test cannot
     tell (mc versions differ on Application), and so does a number
-    continuing a facility that has no number yet."""
+    continuing a facility that has no number yet.  With customer (mc's -c)
+    every id has bit 29 set."""
 
-    def __init__(self, data, utf16=False):
+    def __init__(self, data, utf16=False, customer=False):
         if data.startswith(b"\xff\xfe"):
             text = data[2:].decode("utf-16-le")
         elif utf16:
@@ -190,7 +191,8 @@ class McFile:
                     num = int(spec, 16) if spec.lower().startswith("0x") else int(spec)
                 if num is not None and fac is not None:
                     last[fac] = num
-                ident = None if None in (sev, fac, num) else sev << 30 | fac << 16 | num
+                ident = None if None in (sev, fac, num) else \
+                    sev << 30 | customer << 29 | fac << 16 | num
                 self.messages.append(Msg(ident, vals.get("symbolicname")))
             body = []
             while i < len(lines) and lines[i] != ".":
@@ -582,6 +584,7 @@ def main():
         for name, data, switches in [
                 ("own-ansi", own_mc(latin).encode("cp1252"), []),
                 ("own-ansi-A", own_mc(latin).encode("cp1252"), ["-A"]),
+                ("own-ansi-c", own_mc(latin).encode("cp1252"), ["-c"]),
                 ("own-utf16", own_mc([n for n, _, _ in OWN_LANGS]).encode("utf-16-le"), ["-u"]),
                 ("own-utf16-bom", b"\xff\xfe" + own_mc(latin).encode("utf-16-le"), []),
                 ("own-utf8-bom", b"\xef\xbb\xbf" + own_mc(latin).encode("utf-8"), [])]:
@@ -602,7 +605,7 @@ def main():
 
         cases = []  # (Case, McFile)
         for name, path, switches in inputs:
-            mc = McFile(open(path, "rb").read(), utf16="-u" in switches)
+            mc = McFile(open(path, "rb").read(), utf16="-u" in switches, customer="-c" in switches)
             c = run_mcgen(mcgen, name, path, switches, tmp)
             if c:
                 cases.append((c, mc))
