@@ -9,7 +9,8 @@ text as UTF-16LE (-u; a fourth language outside Windows-1252) and as UTF-8
 with a BOM; every .mc under ../shared/corpus/mc-sources/ and every golden-mc
 input.mc (with its SOURCE.txt switches) when ../shared exists.  For each:
 
-1. `mcgen [switches] -h D -r D FILE.mc` exits 0 with nothing on stderr and
+1. `mcgen [switches] -h D -r D FILE.mc` exits 0 with no error (warnings
+   allowed) and
    writes one MSGxxxxx.bin per language the messages use, named from
    LanguageNames (English=0x409:MSG00001 by default).
 2. Each table holds, under each message's id, the message's text lines each
@@ -130,8 +131,9 @@ def own_mc(langs):
 # --- an independent reader of .mc sources -----------------------------------
 
 class Msg:
-    def __init__(self, ident, symbol):
-        self.id = ident          # the 32-bit id, None when the test cannot tell
+    def __init__(self, ids, symbol):
+        self.ids = ids           # the 32-bit ids mc versions give it, () when unknown
+        self.id = ids[0] if len(ids) == 1 else None  # the one, once known
         self.symbol = symbol
         self.texts = {}          # language name -> [lines]
 
@@ -142,10 +144,12 @@ class McFile:
     lines, tables in parentheses, Language=NAME followed by text lines up to
     a line holding only '.'.  Ids: Severity << 30 | Facility << 16 | number;
     severity and facility carry over from the previous message (mc does so,
-    and Success/facility 0 before any: golden svcbatch, spamhater); a
-    facility name not declared in FacilityNames gives an id the test cannot
-    tell (mc versions differ on Application), and so does a number
-    continuing a facility that has no number yet.  With customer (mc's -c)
+    and Success/facility 0 before any: golden svcbatch, spamhater).  The
+    facilities System and Application, when not declared, are 0x0FF and
+    0xFFF by the documentation, 0 by a 2005 mc (golden easydynamicdns): a
+    message of theirs has two candidate ids, and the table tells which
+    (resolve_ids).  A number continuing a facility that has no number yet
+    gives no id.  With customer (mc's -c)
     every id has bit 29 set."""
 
     def __init__(self, data, utf16=False, customer=False):
@@ -162,7 +166,7 @@ class McFile:
         self.languages = {"English": (0x409, "MSG00001")}
         self.messages = []
         lines = text.replace("\r\n", "\n").split("\n")
-        sev, fac, last = 0, 0, {}
+        sev, fac, last = 0, (0,), {}
         chunk = []
         i = 0
         while i < len(lines):
@@ -182,7 +186,9 @@ class McFile:
                 if "severity" in vals:
                     sev = self.severities.get(vals["severity"])
                 if "facility" in vals:
-                    fac = self.facilities.get(vals["facility"])
+                    name = vals["facility"]
+                    fac = (self.facilities[name],) if name in self.facilities else \
+                        {"System": (0x0FF, 0), "Application": (0xFFF, 0)}.get(name)
                 spec = vals["messageid"]
                 if spec.startswith("+") or spec == "":
                     step = int(spec[1:], 0) if spec.startswith("+") else 1
@@ -191,9 +197,9 @@ class McFile:
                     num = int(spec, 16) if spec.lower().startswith("0x") else int(spec)
                 if num is not None and fac is not None:
                     last[fac] = num
-                ident = None if None in (sev, fac, num) else \
-                    sev << 30 | customer << 29 | fac << 16 | num
-                self.messages.append(Msg(ident, vals.get("symbolicname")))
+                ids = () if None in (sev, fac, num) else \
+                    tuple(sev << 30 | customer << 29 | f << 16 | num for f in fac)
+                self.messages.append(Msg(ids, vals.get("symbolicname")))
             body = []
             while i < len(lines) and lines[i] != ".":
                 body.append(lines[i])
@@ -232,6 +238,16 @@ class McFile:
                 self.facilities[name] = num
             elif key == "languagenames":
                 self.languages[name] = (num, value.split(":")[1])
+
+    def resolve_ids(self, tables):
+        """Picks each message's id among its candidates: the one present
+        in the tables ({langid: {id: entry}}) of its languages."""
+        for m in self.messages:
+            if m.id is None and m.ids:
+                have = {i for name in m.texts for i in m.ids
+                        if i in tables.get(self.languages[name][0], {})}
+                if len(have) == 1:
+                    m.id = have.pop()
 
     def used_languages(self):
         """{name: (langid, file base)} of the languages messages use."""
@@ -464,8 +480,13 @@ def run_mcgen(mcgen, name, path, switches, tmp):
     os.makedirs(d)
     r = subprocess.run([mcgen] + switches + ["-h", d, "-r", d, path], capture_output=True,
                        text=True)
-    check(r.returncode == 0 and r.stderr == "", "%s: mcgen %s compiles it with no diagnostic"
-          % (name, " ".join(switches + ["-h D -r D", os.path.basename(path)])),
+    # warnings are allowed (nssm's "%2!" at the end of a line gets one,
+    # rightly: FormatMessage fails on it), errors are not
+    warnings = sorted(set(re.findall(r": warning: \[(MCG\d+)", r.stderr)))
+    check(r.returncode == 0 and not re.search(r"^\S.*\berror\b", r.stderr, re.M),
+          "%s: mcgen %s compiles it with no error%s"
+          % (name, " ".join(switches + ["-h D -r D", os.path.basename(path)]),
+             " (warnings: %s)" % ", ".join(warnings) if warnings else ""),
           "exit %d: %s" % (r.returncode, r.stderr[:2000]))
     if r.returncode:
         return None
@@ -517,10 +538,12 @@ def check_tables(case, mc):
               "equal for %r of %r" % (same, sorted(bins)))
     bad = []
     count = 0
+    texts = {lid: table_texts(data) for lid, data in bins.items()}
+    mc.resolve_ids(texts)
     for name, (lid, _) in used.items():
         if lid not in bins:
             continue
-        got = table_texts(bins[lid])
+        got = texts[lid]
         for m in mc.messages:
             if m.id is None or name not in m.texts:
                 continue
