@@ -571,7 +571,8 @@ typedef struct McMessage {
 } McMessage;
 
 /* A comment line (";..." : the text after ';') or a message; a message
- * is listed where it ends, as mc writes a comment when it reads it. */
+ * is listed where its first text ends (where mc writes its block into
+ * the header), a comment where it is read. */
 typedef struct McItem {
     const char *comment;
     McMessage *msg;
