@@ -571,8 +571,8 @@ typedef struct McMessage {
 } McMessage;
 
 /* A comment line (";..." : the text after ';') or a message; a message
- * is listed where its first text ends (where mc writes its block into
- * the header), a comment where it is read. */
+ * is listed where its first text ends, as mc writes it into the header
+ * then, and a comment when it reads it. */
 typedef struct McItem {
     const char *comment;
     McMessage *msg;

@@ -126,7 +126,6 @@ struct McReader {
     McName *entry;       /* its current entry (SeverityNames, FacilityNames) */
     McLanguage *lang;    /* its current entry (LanguageNames) */
     McMessage *msg;      /* the message being read */
-    bool listed;         /* it is in items already (its first text ended) */
     bool in_text;
     McText *text;        /* the text being read */
     Buf text_buf;
@@ -456,14 +455,13 @@ static void add_item(McReader *r, const char *comment, McMessage *msg, Loc loc)
 }
 
 /* The message being read ends (at the next MessageId or the end of the
- * file); it is listed there unless its first text listed it. */
+ * file). */
 static void end_message(McReader *r)
 {
     McMessage *msg = r->msg;
     r->msg = NULL;
-    if (msg && !r->listed)
+    if (msg && !msg->texts.n)
         add_item(r, NULL, msg, msg->loc);
-    r->listed = false;
     if (msg && !msg->texts.n)
         diag_c(D_MC_NO_TEXT, msg->loc,
                "message%s%s has no text: a message needs at least one Language=NAME "
@@ -875,16 +873,14 @@ static void statement_line(McReader *r, const char *s, size_t n)
 static void text_line(McReader *r, const char *s, size_t n)
 {
     if (n == 1 && s[0] == '.') {
+        /* mc writes a message into the header when its first text ends:
+         * comments after it follow it, even before another language's
+         * text (perfecthash's PerfectHashErrors.h) */
+        if (r->msg->texts.n == 1)
+            add_item(r, NULL, r->msg, r->msg->loc);
         r->text->text = dup(r, r->text_buf.s ? r->text_buf.s : "", r->text_buf.len);
         r->in_text = false;
         r->text = NULL;
-        /* mc writes a message's block into the header when its first text
-         * ends: a comment after it follows the message's #define
-         * (WordPerfectIndexer's LogMessages.h) */
-        if (!r->listed) {
-            add_item(r, NULL, r->msg, r->msg->loc);
-            r->listed = true;
-        }
         return;
     }
     if (n > 1 && s[0] == '.') {
@@ -956,8 +952,8 @@ Manifest *mc_reader_finish(McReader *r)
     }
     if (!r->in_text)
         end_message(r);
-    else if (!r->listed)
-        vec_free(&r->msg->texts); /* an unfinished message is in no item: mc_free misses it */
+    else if (r->msg->texts.n == 1)
+        vec_free(&r->msg->texts); /* unfinished, its first text: in no item, mc_free misses it */
     if (r->f->first_message == SIZE_MAX)
         r->f->first_message = r->f->items.n;
     Manifest *m = r->m;
