@@ -952,6 +952,8 @@ Manifest *mc_reader_finish(McReader *r)
     }
     if (!r->in_text)
         end_message(r);
+    else if (r->msg->texts.n == 1)
+        vec_free(&r->msg->texts); /* unfinished, its first text: in no item, mc_free misses it */
     if (r->f->first_message == SIZE_MAX)
         r->f->first_message = r->f->items.n;
     Manifest *m = r->m;

@@ -50,6 +50,10 @@ TARGETS = {
     "msgtable": ("the message-table reader",
                  lambda: _shared("corpus/golden/**/*MSG*.bin", "corpus/golden-mc/**/*.bin"),
                  None, "--message-tables={dir}"),
+    "mc": ("the .mc reader (chunks from the first byte), check_mc, every output, tables read back",
+           lambda: _files("tests/invalid/*.mc") + _shared("corpus/**/*.mc", "corpus/**/*.Mc",
+                                                          "corpus/**/*.MC"),
+           os.path.join(ROOT, "tests", "fuzz", "mc.dict"), None),
     "tmpl": ("the template engine: parse, render against a manifest's values",
              lambda: (_files("templates/*.j2", "examples/**/*.j2", "tests/**/*.j2")
                       + _shared("repro/*.j2")),
