@@ -20,6 +20,8 @@ bool check_manifest(Manifest *m, const Options *o, Facts *f)
     static const Options defaults = {.mode = HEADER_UM};
     if (!o)
         o = &defaults;
+    if (m->mc)
+        return check_mc(m, o); /* a message-text file: its own rules */
     int before = diag_error_count();
     /* Every problem in one run: a reference that did not resolve stays
      * NULL and marks only itself, so every rule and the header's names run

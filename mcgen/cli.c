@@ -22,13 +22,13 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
-/* Where a row is listed in --help; MC_FILE and REFUSED rows are listed
- * together on one line each. */
+/* Where a row is listed in --help; REFUSED rows are listed together on
+ * one line. */
 typedef enum {
     OPT_MC,      /* mc.exe's switches */
-    OPT_MC_FILE, /* mc.exe's switches for .mc files: accepted, no effect */
     OPT_REFUSED, /* mc.exe's switches mcgen refuses */
     OPT_MCGEN,   /* mcgen's own */
 } OptGroup;
@@ -89,12 +89,6 @@ static int set_output(Options *o, const OptDef *d, const char *word, const char 
 {
     o->selected = true;
     return set_string(o, d, word, val);
-}
-
-static int set_nothing(Options *o, const OptDef *d, const char *word, const char *val)
-{
-    (void)o, (void)d, (void)word, (void)val;
-    return -1;
 }
 
 static int set_mode(Options *o, const OptDef *d, const char *word, const char *val)
@@ -168,12 +162,34 @@ static int set_identifier(Options *o, const OptDef *d, const char *word, const c
     return set_string(o, d, word, val);
 }
 
-static int refuse_customer(Options *o, const OptDef *d, const char *word, const char *val)
+/* -U: Unicode tables, also over --mc-compat=1998's ANSI default. */
+static int set_unicode(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    (void)d, (void)word, (void)val;
+    o->tables.ansi = false;
+    o->unicode_tables = true;
+    return -1;
+}
+
+/* -m N: the longest message text without a warning. */
+static int set_max_length(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    (void)d, (void)word;
+    uint64_t n;
+    if (!parse_uint(val, UINT32_MAX, &n) || n == 0)
+        return usage_error("-m takes a length in characters (1 or more), not '%s'", val);
+    o->max_message_length = (uint32_t)n;
+    return -1;
+}
+
+static int refuse_utf8_tables(Options *o, const OptDef *d, const char *word, const char *val)
 {
     (void)o, (void)d, (void)val;
-    /* which ids mc gives the bit for a manifest (the table's, the
-     * TEMP.BIN's, the explicit ones?) is not known from any output */
-    return usage_error("%s (the customer bit) is not supported yet for manifests", word);
+    /* mc documents -U8 in its usage text only; the entry flags it writes
+     * are not known from any output */
+    return usage_error("%s (UTF-8 message tables) is not supported: no mc output shows the "
+                       "entries' flags; use -U (UTF-16, readable by every Windows)",
+                       word);
 }
 
 static int refuse(Options *o, const OptDef *d, const char *word, const char *val)
@@ -195,15 +211,24 @@ static int set_explain(Options *o, const OptDef *d, const char *word, const char
     return -1;
 }
 
+/* --mc-compat: the mc whose outputs to write.  The versions name the
+ * binary formats of manifests (and the .mc outputs of their time); the
+ * years name older mc generations seen only in .mc outputs. */
 static int set_compat(Options *o, const OptDef *d, const char *word, const char *val)
 {
     (void)d, (void)word;
-    static const WevtFormat format[] = {WEVT_V5, WEVT_V3, WEVT_V3_MC81};
-    int k = pick(val, "10.0.18362|10.0.15063|8.1");
+    static const WevtFormat format[] = {WEVT_V5, WEVT_V5, WEVT_V3, WEVT_V3_MC81,
+                                        WEVT_V5, WEVT_V3, WEVT_V3, WEVT_V3};
+    static const McEra era[] = {MC_CURRENT, MC_2020, MC_2017, MC_2017,
+                                MC_2020,    MC_2017, MC_2005, MC_1998};
+    int k = pick(val, "current|10.0.18362|10.0.15063|8.1|2020|2017|2005|1998");
     if (k < 0)
-        return usage_error("unknown --mc-compat version '%s' (10.0.18362, 10.0.15063 or 8.1)",
+        return usage_error("unknown --mc-compat version '%s' (current, 10.0.18362, 10.0.15063, "
+                           "8.1; for .mc files also 2020, 2017, 2005, 1998)",
                            val);
     o->format = format[k];
+    o->era = era[k];
+    o->era_year = k >= 6; /* 2005, 1998: mc generations before manifests */
     return -1;
 }
 
@@ -332,7 +357,7 @@ static const OptDef options[] = {
      "header extension, 1-3 characters (default h)"},
     {"A", "ansi-message-tables", NULL, OPT_MC, set_true, F(tables.ansi),
      "message texts in Windows-1252 with flags 0 (mc's deprecated ANSI tables)"},
-    {"U", "unicode-message-tables", NULL, OPT_MC, set_false, F(tables.ansi),
+    {"U", "unicode-message-tables", NULL, OPT_MC, set_unicode, 0,
      "message texts in UTF-16 (the default)"},
     {"n", "no-crlf", NULL, OPT_MC, set_true, F(tables.no_crlf),
      "no \"\\r\\n\" after each message text"},
@@ -351,15 +376,22 @@ static const OptDef options[] = {
      "accepted and ignored: mcgen's eventman.xsd is built in"},
     {"?", "help", NULL, OPT_MC, set_true, F(help), "this help"},
     /* .mc message-text files only */
-    {"a", NULL, NULL, OPT_MC_FILE, set_nothing, 0, NULL},
-    {"u", NULL, NULL, OPT_MC_FILE, set_nothing, 0, NULL},
-    {"d", NULL, NULL, OPT_MC_FILE, set_nothing, 0, NULL},
-    {"o", NULL, NULL, OPT_MC_FILE, set_nothing, 0, NULL},
-    {"m", NULL, "N", OPT_MC_FILE, set_nothing, 0, NULL},
-    {"x", NULL, "DIR", OPT_MC_FILE, set_nothing, 0, NULL},
-    {"U8", NULL, NULL, OPT_MC_FILE, set_nothing, 0, NULL},
+    {"a", "ansi-input", NULL, OPT_MC, set_false, F(utf16_input),
+     ".mc input in Windows-1252 unless a byte-order mark says otherwise (default)"},
+    {"u", "unicode-input", NULL, OPT_MC, set_true, F(utf16_input),
+     ".mc input in UTF-16LE without a byte-order mark"},
+    {"c", "customer-bit", NULL, OPT_MC, set_true, F(customer_bit),
+     "the customer bit (0x20000000) in every .mc message id"},
+    {"d", "decimal", NULL, OPT_MC, set_true, F(decimal),
+     "facility and severity values, and message ids until OutputBase=, in decimal"},
+    {"o", "ole2", NULL, OPT_MC, set_true, F(ole2),
+     "the header's layout comment for HRESULTs (OLE2) instead of status codes"},
+    {"m", "max-length", "N", OPT_MC, set_max_length, 0,
+     "a warning for every message text longer than N characters"},
+    {"x", "dbg-dir", "DIR", OPT_MC, set_string, F(dbg_dir),
+     "write <base>.dbg, the message ids' symbolic names as a C array, in DIR"},
     /* refused */
-    {"c", NULL, NULL, OPT_REFUSED, refuse_customer, 0, NULL},
+    {"U8", NULL, NULL, OPT_REFUSED, refuse_utf8_tables, 0, NULL},
     {"s", NULL, "FILE", OPT_REFUSED, refuse, 0, NULL},
     {"t", NULL, "FILE", OPT_REFUSED, refuse, 0, NULL},
     {"cs", NULL, "NS", OPT_REFUSED, refuse, 0, NULL},
@@ -395,8 +427,8 @@ static const OptDef options[] = {
      "a render of your templates runs at most N loop iterations, macro calls and "
      "includes (default 5000000)"},
     {NULL, "mc-compat", "VERSION", OPT_MCGEN, set_compat, 0,
-     "binary format of that mc.exe: 10.0.18362 (default, CRIM 5.1), 10.0.15063 "
-     "(CRIM 3.1) or 8.1 (CRIM 3.1, MD5 template ids)"},
+     "outputs of that mc.exe: current (default), 10.0.18362, 10.0.15063, 8.1; "
+     "for .mc files also 2020, 2017, 2005, 1998"},
     {NULL, "line-endings", "crlf|lf", OPT_MCGEN, set_line_endings, 0,
      "line ends of the text outputs (crlf, as mc)"},
     {NULL, "print-outputs", NULL, OPT_MCGEN, set_true, F(print_outputs),
@@ -533,17 +565,19 @@ static void group_line(Buf *b, OptGroup g, const char *help)
 void cli_usage(FILE *f)
 {
     Buf b = {0};
-    buf_adds(&b, "usage: mcgen [mc.exe switches] [options] MANIFEST\n"
-                 "       mcgen --validate [options] MANIFEST...\n"
+    buf_adds(&b, "usage: mcgen [mc.exe switches] [options] [MANIFEST] [FILE.mc]\n"
+                 "       mcgen --validate [options] MANIFEST|FILE.mc...\n"
                  "       mcgen --check-wevt=FILE [--explain=OFFSET]\n"
                  "\n"
                  "Compiles a Windows event instrumentation manifest.  Without options it\n"
                  "writes what mc.exe writes: the header <base>.h, the resource script\n"
                  "<base>.rc, a message table per culture (MSG00001.bin, ...) and the\n"
                  "WEVT_TEMPLATE resource <base>TEMP.BIN, where <base> is the manifest's\n"
-                 "file name without extension.  Naming outputs (--json, --wevt, --rc,\n"
-                 "--message-tables, --render) writes only those, unless --mc-outputs\n"
-                 "asks for mc's outputs too.\n"
+                 "file name without extension.  For a message-text file (.mc) it writes\n"
+                 "its header, .rc and a message table per language; given both, the\n"
+                 ".rc and the tables are the .mc's and hold the manifest's messages.\n"
+                 "Naming outputs (--json, --wevt, --rc, --message-tables, --render)\n"
+                 "writes only those, unless --mc-outputs asks for mc's outputs too.\n"
                  "Exit status: 0 success, 1 errors in the manifest, 2 usage, I/O or\n"
                  "template problems.\n"
                  "\n"
@@ -551,10 +585,9 @@ void cli_usage(FILE *f)
     for (size_t i = 0; i < NOPTIONS; i++) {
         const OptDef *d = &options[i];
         if (d->group == OPT_MCGEN && i > 0 && options[i - 1].group != OPT_MCGEN) {
-            group_line(&b, OPT_MC_FILE, ".mc-file switches: no effect on a manifest");
             group_line(&b, OPT_REFUSED,
-                       "refused: C# classes, MOF, projections, baselines and the customer "
-                       "bit are not generated");
+                       "refused: C# classes, MOF, projections, baselines and UTF-8 tables "
+                       "are not generated");
             buf_adds(&b, "\nmcgen's options:\n");
         }
         if (d->group != OPT_MC && d->group != OPT_MCGEN)
@@ -743,18 +776,30 @@ int cli_parse(int argc, char **argv, Options *o)
     if (!o->inputs.n)
         return usage_error("%s", "no manifest given");
     o->input = o->inputs.v[0];
-    if (o->inputs.n > 1 && !o->validate)
-        return usage_error("more than one manifest given ('%s' and another); only --validate "
-                           "takes several",
+    /* mc takes at most one manifest and one .mc */
+    size_t nmc = 0;
+    for (size_t i = 0; i < o->inputs.n; i++)
+        nmc += cli_is_mc(o->inputs.v[i]);
+    if (!o->validate && (o->inputs.n > 2 || (o->inputs.n == 2 && nmc != 1)))
+        return usage_error("more than one manifest or .mc file given ('%s' and another); mc "
+                           "takes one of each, and only --validate takes more",
                            o->inputs.v[1]);
-    for (size_t i = 0; i < o->inputs.n; i++) {
-        size_t n = strlen(o->inputs.v[i]);
-        if (n > 3 && strcmp(o->inputs.v[i] + n - 3, ".mc") == 0)
-            return usage_error(
-                "'%s' is a message-text file; mcgen compiles manifests (.man, .xml)",
-                o->inputs.v[i]);
-    }
+    if (o->customer_bit && !nmc)
+        return usage_error("%s", "-c (the customer bit) is given for .mc message ids; no output "
+                                 "shows which ids of a manifest mc would give it");
+    if (o->era_year && nmc != o->inputs.n)
+        return usage_error("%s", "--mc-compat=2005 and 1998 name mc generations of .mc files "
+                                 "only; a manifest needs a version (10.0.18362, ...)");
+    /* the mc whose tables were ANSI unless -U said otherwise */
+    if (o->era == MC_1998 && !o->unicode_tables)
+        o->tables.ansi = true;
     return -1;
+}
+
+bool cli_is_mc(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 3 && strcasecmp(path + n - 3, ".mc") == 0;
 }
 
 /* The input's file name without directory and extension. */
@@ -781,38 +826,54 @@ static char *join(const char *dir, const char *a, const char *b)
     return p.s;
 }
 
-void cli_output_names(const Options *o, size_t ncultures, const bool *has_table,
-                      OutputNames *out)
+void cli_output_names(const Options *o, const char *man, const char *mc, size_t ntables,
+                      const char *const *tables, OutputNames *out)
 {
     memset(out, 0, sizeof *out);
+    /* the .rc, TEMP.BIN and the tables are named after the .mc when there
+     * is one (mc -b a.man b.mc writes b.rc, bTEMP.BIN, b_MSG00001.bin) */
+    const char *named = mc ? mc : man;
     Buf base = {0};
     if (o->base)
         buf_add(&base, o->base, strlen(o->base));
     else
-        input_base(o->input, &base);
+        input_base(named, &base);
     /* message tables: <base>_MSG00001.bin with -z or -b (with -b the
      * input's name even when -z is given) */
     Buf tprefix = {0};
     if (o->input_base)
-        input_base(o->input, &tprefix);
+        input_base(named, &tprefix);
     else if (o->base)
         buf_add(&tprefix, o->base, strlen(o->base));
     if (tprefix.len)
         buf_add(&tprefix, "_", 1);
     Buf ext = {0};
     buf_printf(&ext, ".%s", o->header_ext);
-    out->header = join(o->header_dir, base.s, ext.s);
+    for (int i = 0; i < 2; i++) {
+        const char *in = i ? mc : man;
+        if (!in)
+            continue;
+        Buf b = {0};
+        if (o->base)
+            buf_add(&b, o->base, strlen(o->base));
+        else
+            input_base(in, &b);
+        *(i ? &out->mc_header : &out->header) = join(o->header_dir, b.s, ext.s);
+        if (i && o->dbg_dir)
+            out->dbg = join(o->dbg_dir, b.s, ".dbg");
+        buf_free(&b);
+    }
     out->rc = join(o->rc_dir, base.s, ".rc");
     out->wevt = join(o->rc_dir, base.s, "TEMP.BIN");
     out->wevt_name = join(NULL, base.s, "TEMP.BIN");
-    out->ntables = ncultures;
-    out->tables = xcalloc(ncultures + 1, sizeof *out->tables);
-    out->table_names = xcalloc(ncultures + 1, sizeof *out->table_names);
-    for (size_t i = 0; i < ncultures; i++) {
-        if (!has_table[i])
+    out->ntables = ntables;
+    out->tables = xcalloc(ntables + 1, sizeof *out->tables);
+    out->table_names = xcalloc(ntables + 1, sizeof *out->table_names);
+    for (size_t i = 0; i < ntables; i++) {
+        if (!tables[i])
             continue;
         Buf name = {0};
-        buf_printf(&name, "%sMSG%05zX.bin", tprefix.len ? tprefix.s : "", i + 1);
+        buf_printf(&name, "%s%s.bin", tprefix.len ? tprefix.s : "", tables[i]);
         out->tables[i] = join(o->rc_dir, name.s, "");
         out->table_names[i] = name.s;
     }
@@ -824,6 +885,8 @@ void cli_output_names(const Options *o, size_t ncultures, const bool *has_table,
 void cli_output_names_free(OutputNames *n)
 {
     free(n->header);
+    free(n->mc_header);
+    free(n->dbg);
     free(n->rc);
     free(n->wevt);
     free(n->wevt_name);

@@ -73,17 +73,21 @@ static bool put_text(const EmitCtx *c, const char *path, const Buf *text, bool r
 
 /* ---- mc's outputs ---- */
 
+/* Part 0: the manifest's header; part 1: the .mc's (mc writes both when
+ * given both). */
 static void header_files(const EmitCtx *c, OutputList *l)
 {
-    if (c->mc_outputs)
+    if (c->mc_outputs && c->names.header)
         output_add(l, c->names.header, 0);
+    if (c->mc_outputs && c->names.mc_header)
+        output_add(l, c->names.mc_header, 1);
 }
 
 static bool header_file(const EmitCtx *c, size_t part, const char *path, Out *out)
 {
-    (void)part;
     Buf text = {0};
-    bool ok = header_build(c->m, c->facts, c->o, c->tf, &text) &&
+    bool ok = (part ? mc_header_build(c->mc, c->o, c->tf, &text)
+                    : header_build(c->m, c->facts, c->o, c->tf, &text)) &&
               put_text(c, path, &text, false, out);
     buf_free(&text);
     return ok;
@@ -109,10 +113,27 @@ static bool rc_file(const EmitCtx *c, size_t part, const char *path, Out *out)
         const char *w = c->o->wevt, *slash = w ? strrchr(w, '/') : NULL;
         wname = w ? (slash ? slash + 1 : w) : NULL;
     }
+    /* the tables: a .mc's languages in declaration order (mc up to 2020:
+     * the reverse), or the manifest's cultures */
+    size_t n = c->names.ntables, nt = 0;
+    RcTable *t = xcalloc(n + 1, sizeof *t);
+    if (!c->mc) {
+        nt = rc_manifest_tables(c->m, (const char *const *)c->names.table_names, t);
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            size_t k = c->o->era != MC_CURRENT ? n - 1 - i : i;
+            if (c->names.table_names[k])
+                t[nt++] = (RcTable){c->mc->mc->languages.v[k]->langid, c->names.table_names[k]};
+        }
+    }
+    bool quoted = !(c->mc && c->o->era >= MC_2005);
+    if (!c->m || !c->m->providers.n)
+        wname = NULL;
     Buf text = {0};
-    bool ok = rc_build(c->m, (const char *const *)c->names.table_names, wname, c->tf, &text) &&
+    bool ok = rc_build(t, nt, wname, quoted, c->tf, &text) &&
               put_text(c, path, &text, true, out);
     buf_free(&text);
+    free(t);
     return ok;
 }
 
@@ -133,7 +154,11 @@ static bool table_file(const EmitCtx *c, size_t part, const char *path, Out *out
 {
     (void)path;
     Buf b = {0};
-    msgtable_build(c->m, part % c->names.ntables, &c->o->tables, &b);
+    size_t k = part % c->names.ntables;
+    if (c->mc)
+        msgtable_build_mc(c->mc, c->mc->mc->languages.v[k], c->m, &c->o->tables, &b);
+    else
+        msgtable_build(c->m, k, &c->o->tables, &b);
     out_put(out, b.s, b.len);
     buf_free(&b);
     return true;
@@ -141,6 +166,8 @@ static bool table_file(const EmitCtx *c, size_t part, const char *path, Out *out
 
 static void wevt_files(const EmitCtx *c, OutputList *l)
 {
+    if (!c->m)
+        return;
     if (c->mc_outputs)
         output_add(l, c->names.wevt, MC_PART);
     if (c->o->wevt)
@@ -161,7 +188,7 @@ static bool wevt_file(const EmitCtx *c, size_t part, const char *path, Out *out)
 
 static void json_files(const EmitCtx *c, OutputList *l)
 {
-    if (c->o->json)
+    if (c->o->json && c->m)
         output_add(l, c->o->json, 0);
 }
 
@@ -174,7 +201,7 @@ static bool json_file(const EmitCtx *c, size_t part, const char *path, Out *out)
 
 static void render_files(const EmitCtx *c, OutputList *l)
 {
-    for (size_t i = 0; i < c->o->renders.n; i++)
+    for (size_t i = 0; c->m && i < c->o->renders.n; i++)
         output_add(l, c->o->renders.v[i].output, i);
 }
 
@@ -189,17 +216,47 @@ static bool render_file(const EmitCtx *c, size_t job, const char *path, Out *out
     return ok;
 }
 
+/* mc -x: a .mc file's message ids and their symbolic names. */
+static void dbg_files(const EmitCtx *c, OutputList *l)
+{
+    if (c->mc_outputs && c->names.dbg)
+        output_add(l, c->names.dbg, 0);
+}
+
+static bool dbg_file(const EmitCtx *c, size_t part, const char *path, Out *out)
+{
+    (void)part;
+    /* the array is named after the file: <base>SymbolicNames */
+    const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+    char *base = xstrdup(name);
+    char *dot = strrchr(base, '.');
+    if (dot)
+        *dot = '\0';
+    Buf text = {0};
+    bool ok = mc_dbg_build(c->mc, c->o, base, c->tf, &text);
+    if (ok && c->o->era >= MC_2017) {
+        /* mc up to 2017 wrote this file with LF line ends */
+        out_put(out, text.s, text.len);
+    } else if (ok) {
+        ok = put_text(c, path, &text, false, out);
+    }
+    buf_free(&text);
+    free(base);
+    return ok;
+}
+
 static const Emitter header = {"header", header_files, header_file, NULL, NULL, NULL};
 static const Emitter json = {"json", json_files, json_file, NULL, NULL, NULL};
 static const Emitter rc = {"rc", rc_files, rc_file, NULL, NULL, NULL};
 static const Emitter tables = {"message-tables", table_files, table_file, NULL, NULL, NULL};
 static const Emitter wevt = {"wevt", wevt_files, wevt_file, NULL, NULL, NULL};
 static const Emitter render = {"render", render_files, render_file, NULL, NULL, NULL};
+static const Emitter dbg = {"dbg", dbg_files, dbg_file, NULL, NULL, NULL};
 
 /* In the order the files are listed (--print-outputs, --depfile) and
  * written.  An output of its own file is declared here and named below. */
 const Emitter *const emitters[] = {
-    &header, &json, &rc, &tables, &wevt, &render, NULL,
+    &header, &json, &rc, &tables, &wevt, &dbg, &render, NULL,
 };
 
 const char *emit_arg(const Options *o, const Emitter *e)

@@ -13,6 +13,11 @@
  * machine; a text it cannot hold is refused before, by the check stage:
  * check_ansi_tables, MCG5018); -n leaves out the "\r\n".
  *
+ * A .mc file's table (msgtable_build_mc) holds the texts of one of its
+ * languages under the messages' ids (check_mc.c), and, when a manifest is
+ * compiled in the same run, that manifest's strings of the culture of the
+ * same language id: mc puts both into the .mc's tables.
+ *
  * Every message that received an id (check_msgid.c) contributes its text in the
  * culture once; built-in items and imported winmeta channels contribute
  * winmeta's text.  Texts are stored as written: insert sequences (%1 ...)
@@ -124,40 +129,40 @@ size_t msgtable_count(const Manifest *m, size_t culture)
     return n;
 }
 
-void msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *opt, Buf *out)
+/* Entries sorted by id, one each, as a MESSAGE_RESOURCE_DATA. */
+static void write_table(const Collect *c, const MsgTableOptions *opt, Buf *out)
 {
     static const MsgTableOptions defaults = {0};
     if (!opt)
         opt = &defaults;
-    Collect c = {.culture = culture};
-    collect(m, &c);
     /* blocks: runs of consecutive ids */
     size_t nblocks = 0;
-    for (size_t i = 0; i < c.v.n; i++)
-        if (i == 0 || c.v.v[i].id != c.v.v[i - 1].id + 1)
+    for (size_t i = 0; i < c->v.n; i++)
+        if (i == 0 || c->v.v[i].id != c->v.v[i - 1].id + 1)
             nblocks++;
     Buf entries = {0}, text = {0};
     buf_u32le(out, (uint32_t)nblocks);
     size_t first_entry = 4 + 12 * nblocks;
-    for (size_t i = 0; i < c.v.n;) {
+    for (size_t i = 0; i < c->v.n;) {
         size_t j = i + 1;
-        while (j < c.v.n && c.v.v[j].id == c.v.v[j - 1].id + 1)
+        while (j < c->v.n && c->v.v[j].id == c->v.v[j - 1].id + 1)
             j++;
-        buf_u32le(out, c.v.v[i].id);
-        buf_u32le(out, c.v.v[j - 1].id);
+        buf_u32le(out, c->v.v[i].id);
+        buf_u32le(out, c->v.v[j - 1].id);
         guard_here(first_entry + entries.len <= UINT32_MAX, "message table of 4 GiB or more");
         buf_u32le(out, (uint32_t)(first_entry + entries.len));
         for (; i < j; i++) {
             buf_reset(&text);
-            const Entry *e = &c.v.v[i];
+            const Entry *e = &c->v.v[i];
             size_t n = strlen(e->text);
             if (!opt->ansi) {
                 utf8_to_utf16le(&text, e->text, n);
                 buf_add(&text, "\r\0\n\0", opt->no_crlf ? 0 : 4);
                 buf_add(&text, "\0\0", 2);
             } else {
-                /* check_ansi_tables has refused every text Windows-1252
-                 * cannot hold (MCG5018); winmeta's texts are ASCII */
+                /* check_ansi_tables and check_mc have refused every text
+                 * Windows-1252 cannot hold (MCG5018); winmeta's texts are
+                 * ASCII */
                 if (utf8_to_cp1252(&text, e->text, n) != SIZE_MAX)
                     unreachable_here();
                 buf_add(&text, "\r\n", opt->no_crlf ? 0 : 2);
@@ -176,5 +181,32 @@ void msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *op
     buf_add(out, entries.s, entries.len);
     buf_free(&entries);
     buf_free(&text);
+}
+
+void msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *opt, Buf *out)
+{
+    Collect c = {.culture = culture};
+    collect(m, &c);
+    write_table(&c, opt, out);
+    vec_free(&c.v);
+}
+
+void msgtable_build_mc(const Manifest *mc, const McLanguage *lang, const Manifest *man,
+                       const MsgTableOptions *opt, Buf *out)
+{
+    Collect c = {.culture = man ? mc_culture_of(man, lang) : SIZE_MAX};
+    if (c.culture != SIZE_MAX)
+        collect(man, &c); /* check_mc_with_manifest: no id is in both */
+    const McFile *f = mc->mc;
+    for (size_t i = 0; i < f->items.n; i++) {
+        const McMessage *msg = f->items.v[i].msg;
+        for (size_t k = 0; msg && k < msg->texts.n; k++)
+            if (msg->texts.v[k].lang == lang) {
+                Entry e = {msg->id, msg->texts.v[k].text};
+                vec_push(&c.v, e);
+            }
+    }
+    sort_stable(c.v.v, c.v.n, sizeof *c.v.v, by_id);
+    write_table(&c, opt, out);
     vec_free(&c.v);
 }

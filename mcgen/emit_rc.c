@@ -11,6 +11,10 @@
  * (culture.c: "de" gives 0x7,0x0, zh-Hant 0x4,0x1f); the text comes from
  * templates/rc.j2.
  *
+ * A .mc file's languages get a pair each, with their LanguageNames ids
+ * and file names; the order (declaration order, or its reverse as mc did
+ * up to 2020) and mc 2005's unquoted names are the caller's choice.
+ *
  * The file names are the manifest's base name or -z's, which may hold any
  * character but '/': they are written as rc.exe and windres read a string,
  * a quote doubled ("a""b") and a backslash doubled ("a\\b": windres reads
@@ -43,31 +47,27 @@ static const char *rc_string(Arena *a, const char *name)
     return s;
 }
 
-bool rc_build(const Manifest *m, const char *const *msg_names, const char *wevt_name,
+bool rc_build(const RcTable *tabs, size_t ntabs, const char *wevt_name, bool quoted,
               TemplateFinder *tf, Buf *out)
 {
     Arena a = {0};
     TValue *vars = tv_dict(&a), *tables = tv_list(&a);
-    for (size_t i = 0; i < m->cultures.n; i++) {
-        if (!msg_names[i])
-            continue;
-        uint16_t id;
-        if (!culture_langid(m->cultures.v[i]->name, &id))
-            unreachable_here(); /* check_rules.c refuses the manifest (MCG5016) */
-        const char *file = rc_string(&a, msg_names[i]);
+    for (size_t i = 0; i < ntabs; i++) {
+        const char *file = rc_string(&a, tabs[i].file);
         if (!file) {
             arena_free(&a);
             return false;
         }
         TValue *t = tv_dict(&a);
-        tv_add(&a, t, "primary", tv_int(&a, id & 0x3FF));
-        tv_add(&a, t, "sub", tv_int(&a, id >> 10));
+        tv_add(&a, t, "primary", tv_int(&a, tabs[i].langid & 0x3FF));
+        tv_add(&a, t, "sub", tv_int(&a, tabs[i].langid >> 10));
         tv_add(&a, t, "file", tv_str(&a, file));
         tv_push(&a, tables, t);
     }
     tv_add(&a, vars, "tables", tables);
-    const char *wevt = wevt_name && m->providers.n ? rc_string(&a, wevt_name) : NULL;
-    if (wevt_name && m->providers.n && !wevt) {
+    tv_add(&a, vars, "quoted", tv_bool(&a, quoted));
+    const char *wevt = wevt_name ? rc_string(&a, wevt_name) : NULL;
+    if (wevt_name && !wevt) {
         arena_free(&a);
         return false;
     }
@@ -87,4 +87,18 @@ bool rc_build(const Manifest *m, const char *const *msg_names, const char *wevt_
     buf_free(&err);
     arena_free(&a);
     return ok;
+}
+
+size_t rc_manifest_tables(const Manifest *m, const char *const *names, RcTable *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->cultures.n; i++) {
+        if (!names[i])
+            continue;
+        uint16_t id;
+        if (!culture_langid(m->cultures.v[i]->name, &id))
+            unreachable_here(); /* check_rules.c refuses the manifest (MCG5016) */
+        out[n++] = (RcTable){id, names[i]};
+    }
+    return n;
 }

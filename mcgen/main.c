@@ -143,7 +143,7 @@ static void remove_dirs(Dirs *made, bool remove)
  * diagnostics. */
 static Manifest *read_and_check(const char *path, const Options *o, Facts *f)
 {
-    Manifest *m = read_input(path);
+    Manifest *m = read_input(path, o);
     if (m && !check_manifest(m, o, f)) {
         manifest_free(m);
         m = NULL;
@@ -188,8 +188,14 @@ static bool check_paths(const Options *o, const OutputList *files)
  * for the cultures (the rows list their files from the options alone). */
 static bool check_paths_early(const Options *o)
 {
-    EmitCtx c = {NULL, NULL, o, NULL, {0}, writes_mc_outputs(o)};
-    cli_output_names(o, 0, NULL, &c.names);
+    /* the rows ask only whether there is a manifest and a .mc */
+    static const Manifest some = {0};
+    const char *man = NULL, *mc = NULL;
+    for (size_t i = 0; i < o->inputs.n; i++)
+        *(cli_is_mc(o->inputs.v[i]) ? &mc : &man) = o->inputs.v[i];
+    EmitCtx c = {.m = man ? &some : NULL, .mc = mc ? &some : NULL, .o = o,
+                 .mc_outputs = writes_mc_outputs(o)};
+    cli_output_names(o, man, mc, 0, NULL, &c.names);
     OutputList files = {0};
     emit_outputs(&c, &files);
     bool ok = check_paths(o, &files);
@@ -228,8 +234,11 @@ static bool depfile(const Options *o, const OutputList *l, const TemplateFinder 
             buf_add(&b, " ", 1);
         ok &= make_path(&b, l->files.v[i].path);
     }
-    buf_add(&b, ": ", 2);
-    ok &= make_path(&b, o->input);
+    buf_add(&b, ":", 1);
+    for (size_t i = 0; i < o->inputs.n; i++) {
+        buf_add(&b, " ", 1);
+        ok &= make_path(&b, o->inputs.v[i]);
+    }
     for (size_t i = 0; i < tf->read.n; i++) {
         buf_add(&b, " ", 1);
         ok &= make_path(&b, tf->read.v[i]);
@@ -267,31 +276,67 @@ static void warn_unused(const Options *o, bool mc_outputs)
                    unused[i]);
 }
 
-/* read -> check -> emit -> commit. */
+/* The message tables of a run, by their names without .bin: a .mc's
+ * languages that have texts (LanguageNames' file names), else the
+ * manifest's cultures that have messages (MSG00001, MSG00002, ...). */
+static size_t table_names(const Manifest *man, const Manifest *mc, bool tables, char ***out)
+{
+    size_t n = mc ? mc->mc->languages.n : man->cultures.n;
+    char **names = xcalloc(n + 1, sizeof *names);
+    for (size_t i = 0; tables && i < n; i++) {
+        if (mc && mc_language_used(mc->mc, mc->mc->languages.v[i]))
+            names[i] = xstrdup(mc->mc->languages.v[i]->file);
+        else if (!mc && msgtable_count(man, i) > 0) {
+            Buf b = {0};
+            buf_printf(&b, "MSG%05zX", i + 1);
+            names[i] = b.s;
+        }
+    }
+    *out = names;
+    return n;
+}
+
+/* read -> check -> emit -> commit: a manifest, a .mc file, or one of
+ * each (mc's outputs of both; the .rc and the tables are the .mc's). */
 static int compile(const Options *o)
 {
     if (!check_paths_early(o))
         return 2;
     Facts facts = {0};
-    Manifest *m = read_and_check(o->input, o, &facts);
-    if (!m) {
+    Manifest *m = NULL, *mc = NULL;
+    const char *man_path = NULL, *mc_path = NULL;
+    bool read_ok = true;
+    for (size_t i = 0; i < o->inputs.n; i++) {
+        const char *path = o->inputs.v[i];
+        Manifest *got = read_and_check(path, o, cli_is_mc(path) ? NULL : &facts);
+        read_ok &= got != NULL;
+        if (got && got->mc)
+            mc = got, mc_path = path;
+        else if (got)
+            m = got, man_path = path;
+    }
+    if (read_ok && m && mc && !check_mc_with_manifest(m, mc))
+        read_ok = false;
+    if (!read_ok) {
+        manifest_free(m);
+        manifest_free(mc);
         facts_free(&facts);
         return verdict();
     }
-    EmitCtx c = {m, &facts, o, NULL, {0}, writes_mc_outputs(o)};
+    EmitCtx c = {.m = m, .mc = mc, .facts = &facts, .o = o, .mc_outputs = writes_mc_outputs(o)};
     warn_unused(o, c.mc_outputs);
     TemplateFinder finder;
     finder_init(&finder, o->templates_dir, NULL);
     finder.limits = o->template_limits;
     c.tf = &finder;
-    /* which cultures have a message table: only the rows that name the
-     * tables ask (counting them means collecting every message) */
-    bool *has_table = xcalloc(m->cultures.n + 1, sizeof *has_table);
-    bool tables = c.mc_outputs || o->tables_dir || o->rc;
-    for (size_t i = 0; tables && i < m->cultures.n; i++)
-        has_table[i] = msgtable_count(m, i) > 0;
-    cli_output_names(o, m->cultures.n, has_table, &c.names);
-    free(has_table);
+    /* which tables there are: only the rows that name them ask (counting
+     * a manifest's means collecting every message) */
+    char **tables;
+    size_t ntables = table_names(m, mc, c.mc_outputs || o->tables_dir || o->rc, &tables);
+    cli_output_names(o, man_path, mc_path, ntables, (const char *const *)tables, &c.names);
+    for (size_t i = 0; i < ntables; i++)
+        free(tables[i]);
+    free(tables);
     OutputList files = {0};
     emit_outputs(&c, &files);
     int status = 0;
@@ -302,7 +347,8 @@ static int compile(const Options *o)
         for (size_t i = 0; i < files.files.n; i++)
             puts(files.files.v[i].path);
     } else if (c.mc_outputs &&
-               (!ensure_dir(o->header_dir, &made) || !ensure_dir(o->rc_dir, &made))) {
+               (!ensure_dir(o->header_dir, &made) || !ensure_dir(o->rc_dir, &made) ||
+                (mc && !ensure_dir(o->dbg_dir, &made)))) {
         status = 2;
     } else {
         /* every file built into one set before any is committed */
@@ -332,6 +378,7 @@ static int compile(const Options *o)
      * LeakSanitizer can check that everything is reachable and freed. */
 #ifdef MCGEN_FREE_AT_EXIT
     manifest_free(m);
+    manifest_free(mc);
 #endif
     return status;
 }

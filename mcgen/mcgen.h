@@ -520,6 +520,80 @@ typedef struct Winmeta {
         in_by_name, out_by_name; /* keys: local names; outTypes "xs:x"/"win:x" */
 } Winmeta;
 
+/* ---- message-text (.mc) files (read_mc.c; checked by check_mc.c) ----
+ * A .mc file read as it is written: its header-section names (mc's
+ * built-in ones first), then its comments and messages in file order.
+ * Texts are UTF-8 whatever the file's encoding; a text's lines are joined
+ * with "\r\n" as the message table holds them, without the "\r\n" mc adds
+ * after the last line. */
+typedef struct McName {
+    const char *name;   /* SeverityNames / FacilityNames entry: Error=0x3:SYM */
+    uint32_t value;
+    const char *symbol; /* NULL when absent */
+    bool builtin;       /* mc's default, not declared */
+    uint32_t order;     /* when it was (last) declared: the header's order */
+    Loc loc;
+} McName;
+
+typedef struct McLanguage {
+    const char *name;  /* LanguageNames entry: English=0x409:MSG00409 */
+    uint32_t langid;
+    const char *file;  /* MSG00409: the message table's file name, no .bin */
+    bool builtin;      /* English=0x409:MSG00001, not declared */
+    uint32_t order;    /* declaration order (the built-in English first) */
+    Loc loc;
+} McLanguage;
+
+typedef struct McText {
+    const char *lang_name; /* as written after Language= */
+    const McLanguage *lang; /* check_mc.c: resolved */
+    const char *text;      /* the lines joined with "\r\n" */
+    uint32_t nlines;
+    Loc loc;      /* of the Language keyword */
+    Loc text_loc; /* of the text's first line */
+} McText;
+
+typedef enum { MCID_NEXT, MCID_ABSOLUTE, MCID_RELATIVE } McIdKind;
+
+typedef struct McMessage {
+    McIdKind id_kind;   /* MessageId=, MessageId=N, MessageId=+N */
+    uint32_t id_arg;
+    const char *severity_name, *facility_name; /* as written here; NULL: carried */
+    const char *symbol;                       /* SymbolicName, NULL when absent */
+    const char *id_typedef, *id_macro;        /* MessageIdTypedef(Macro) in force */
+    uint32_t output_base;                     /* OutputBase in force: 16, 10, 0 none */
+    VEC(McText) texts;
+    /* check_mc.c */
+    const McName *severity, *facility;
+    uint32_t code; /* the 16-bit message number */
+    uint32_t id;   /* the 32-bit message id (severity, customer bit, facility, code) */
+    Loc loc, id_loc, severity_loc, facility_loc, symbol_loc;
+} McMessage;
+
+/* A comment line (";..." : the text after ';') or a message; a message
+ * is listed where its first text ends, as mc writes it into the header
+ * then, and a comment when it reads it. */
+typedef struct McItem {
+    const char *comment;
+    McMessage *msg;
+    Loc loc;
+} McItem;
+
+typedef enum { MCENC_ANSI, MCENC_UTF16, MCENC_UTF8 } McEncoding;
+
+typedef struct McFile {
+    McEncoding encoding; /* as read: -a, -u or a byte-order mark */
+    VEC(McItem) items;
+    VEC(McName *) severities, facilities; /* built-in, then declared */
+    VEC(McLanguage *) languages;          /* built-in English, then declared */
+    size_t nmessages;
+    /* where the header's banner goes: the index in items at which the
+     * first message started (comments before it are the header
+     * section's); items.n when there is no message */
+    size_t first_message;
+    uint32_t next_order;
+} McFile;
+
 typedef struct Manifest {
     const char *file;
     Arena arena;
@@ -532,6 +606,7 @@ typedef struct Manifest {
     Map msgid_by_string; /* string id -> uint32_t* (check_msgid.c) */
     size_t skipped_counter_sections;
     int warned_no_localization;
+    McFile *mc; /* a message-text file (read_mc.c): no providers then */
 } Manifest;
 
 /* "prefix-less" display form: "win:Error" for the win namespace, else the
@@ -591,6 +666,26 @@ void *qmap_get(const Map *m, QName q);
 bool provider_decompiled(const Provider *pv);
 
 /* ======================================================================
+ * read_mc.c
+ * ==================================================================== */
+
+/* The .mc reader: bytes in any chunks (mc_reader_feed), then the raw
+ * model (mc_reader_finish: NULL after the diagnostics of a file that
+ * cannot be read).  utf16: mc's -u (UTF-16LE without a byte-order mark);
+ * otherwise ANSI (Windows-1252) unless a byte-order mark says UTF-16LE or
+ * UTF-8. */
+typedef struct McReader McReader;
+McReader *mc_reader_new(const char *name, bool utf16);
+void mc_reader_feed(McReader *r, const void *bytes, size_t n);
+Manifest *mc_reader_finish(McReader *r);
+/* The same from bytes in memory fed `chunk` bytes at a time (0: all). */
+Manifest *read_mc_mem(const char *name, const void *bytes, size_t len, size_t chunk, bool utf16);
+Manifest *read_mc_file(const char *path, bool utf16);
+/* Frees what an McFile holds outside its manifest's arena (manifest_free
+ * calls it). */
+void mc_free(McFile *f);
+
+/* ======================================================================
  * check.c, check_resolve.c, check_names.c: the check stage
  * ==================================================================== */
 
@@ -628,6 +723,24 @@ bool task_has_guid(const Task *t);
  * opcodes'), opcodes', keywords', map items', events', filters'; then the
  * messageTable's. */
 void manifest_each_msgref(Manifest *m, void (*fn)(Manifest *m, MsgRef *r, void *arg), void *arg);
+
+/* ======================================================================
+ * check_mc.c
+ * ==================================================================== */
+
+/* The check of a .mc file's model: names resolved, ids computed (-c sets
+ * the customer bit), every rule; false after errors. */
+bool check_mc(Manifest *m, const struct Options *o);
+/* A manifest and a .mc compiled in one run share the .mc's message tables:
+ * every culture of the manifest needs the .mc language of its language id,
+ * and no manifest message may have the id of a .mc message.  false after
+ * errors. */
+bool check_mc_with_manifest(const Manifest *man, const Manifest *mc);
+/* The manifest culture (index) whose language id is the .mc language's,
+ * or SIZE_MAX. */
+size_t mc_culture_of(const Manifest *man, const McLanguage *lang);
+/* Whether a .mc language has a text in some message (and so a table). */
+bool mc_language_used(const McFile *f, const McLanguage *lang);
 
 /* ======================================================================
  * culture.c
@@ -670,6 +783,11 @@ typedef struct MsgTableOptions {
 void msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *opt, Buf *out);
 /* How many messages that table holds (0: mc writes no file). */
 size_t msgtable_count(const Manifest *m, size_t culture);
+/* The message table of a .mc language: its messages' texts, plus, when a
+ * manifest is compiled in the same run (man not NULL), the strings of the
+ * manifest's culture of the same language id. */
+void msgtable_build_mc(const Manifest *mc, const McLanguage *lang, const Manifest *man,
+                       const MsgTableOptions *opt, Buf *out);
 
 /* ======================================================================
  * read_msgtable.c
@@ -745,13 +863,22 @@ void wevt_free(WevtFile *f);
  * emit_rc.c
  * ==================================================================== */
 
-/* The resource script: a LANGUAGE / message-table pair for every culture
- * whose msg_names[i] is set (each culture has a language id: MCG5016),
- * then the WEVT_TEMPLATE line.  CRLF.  false after a diagnostic (the rc.j2
- * template missing or failing). */
+/* The resource script: a LANGUAGE / message-table pair for every table
+ * (in the order given), then the WEVT_TEMPLATE line when wevt_name is not
+ * NULL.  CRLF.  quoted: file names in quotes (all but mc 2005).  false
+ * after a diagnostic (the rc.j2 template missing or failing, a file name
+ * an .rc string cannot hold). */
 struct TemplateFinder;
-bool rc_build(const Manifest *m, const char *const *msg_names, const char *wevt_name,
+typedef struct RcTable {
+    uint32_t langid;
+    const char *file;
+} RcTable;
+bool rc_build(const RcTable *tables, size_t n, const char *wevt_name, bool quoted,
               struct TemplateFinder *tf, Buf *out);
+/* A manifest's tables: for each culture with a name in names[] (NULL:
+ * no table), its language id and that name; out has room for one per
+ * culture.  Returns how many. */
+size_t rc_manifest_tables(const Manifest *m, const char *const *names, RcTable *out);
 
 /* ======================================================================
  * emit_json.c
@@ -820,6 +947,13 @@ extern const unsigned long embed_eventman_xsd_len;
  * ==================================================================== */
 
 typedef enum { HEADER_DESCRIPTORS, HEADER_UM, HEADER_KM } HeaderMode;
+/* Which mc's .mc outputs (docs/message-text.md lists the differences):
+ * the current one; the Windows 10 SDK's of 2018-2020 (.rc languages in
+ * reverse order); up to 2018's 10.0.17134 (and facility and severity
+ * defines sorted by name, descending; a .dbg without casts); 2005's (and
+ * "layed out", "//  " before text lines, .rc file names unquoted); and an
+ * older one whose message tables were ANSI by default. */
+typedef enum { MC_CURRENT, MC_2020, MC_2017, MC_2005, MC_1998 } McEra;
 typedef enum { ENC_ANSI, ENC_UTF8, ENC_UTF16 } TextEncoding;
 
 typedef struct RenderJob {
@@ -844,6 +978,16 @@ typedef struct Options {
     bool verbose;                    /* -v */
     MsgTableOptions tables;          /* -A, -U, -n */
     TextEncoding encoding;           /* -cp */
+    /* mc.exe's switches for message-text (.mc) files */
+    bool utf16_input;                /* -u (-a: ANSI, the default) */
+    bool customer_bit;               /* -c */
+    bool decimal;                    /* -d */
+    bool ole2;                       /* -o */
+    bool unicode_tables;             /* -U given (beats --mc-compat=1998's ANSI) */
+    uint32_t max_message_length;     /* -m N; 0: no limit */
+    const char *dbg_dir;             /* -x */
+    McEra era;                       /* --mc-compat: the mc of .mc outputs */
+    bool era_year;                   /* --mc-compat named a year before manifests */
     /* mcgen's own */
     bool lf;                         /* --line-endings=lf */
     bool help, version, print_outputs;
@@ -872,11 +1016,17 @@ void cli_usage(FILE *f);
  * table (has_table[i] false). */
 typedef struct OutputNames {
     char *header, *rc, *wevt, *wevt_name;
+    char *mc_header, *dbg; /* a .mc's header and -x's symbol map */
     size_t ntables;
     char **tables, **table_names;
 } OutputNames;
-void cli_output_names(const Options *o, size_t ncultures, const bool *has_table,
-                      OutputNames *out);
+/* man, mc: the run's manifest and .mc (either may be NULL); tables[i]:
+ * the name of table i without ".bin" (MSG00001), NULL for none.  The .rc
+ * and TEMP.BIN are named after the .mc when there is one (mc's naming). */
+void cli_output_names(const Options *o, const char *man, const char *mc, size_t ntables,
+                      const char *const *tables, OutputNames *out);
+/* Whether a path names a message-text file (.mc, any case). */
+bool cli_is_mc(const char *path);
 void cli_output_names_free(OutputNames *n);
 
 /* ======================================================================
@@ -959,6 +1109,17 @@ bool header_build(const Manifest *m, const Facts *f, const Options *o, TemplateF
                   Buf *out);
 
 /* ======================================================================
+ * emit_mc.c
+ * ==================================================================== */
+
+/* A .mc file's C header as mc writes it for the options (-d, -o,
+ * --mc-compat); false after a diagnostic (a template). */
+bool mc_header_build(const Manifest *m, const Options *o, TemplateFinder *tf, Buf *out);
+/* What mc -x writes: <base>SymbolicNames[], the ids' symbolic names. */
+bool mc_dbg_build(const Manifest *m, const Options *o, const char *base, TemplateFinder *tf,
+                  Buf *out);
+
+/* ======================================================================
  * emit_render.c
  * ==================================================================== */
 
@@ -989,12 +1150,12 @@ extern const EmbeddedFile embedded_templates[];
 typedef struct Reader {
     const char *name;
     bool (*recognises)(const char *path, const unsigned char *head, size_t n);
-    Manifest *(*read)(const char *path);
+    Manifest *(*read)(const char *path, const struct Options *o);
 } Reader;
 extern const Reader readers[]; /* ends with a NULL name */
 /* The input read by the first reader that recognises it (the first row
  * when none does, to report what is wrong with it). */
-Manifest *read_input(const char *path);
+Manifest *read_input(const char *path, const struct Options *o);
 
 /* ======================================================================
  * emit.c: the emitter table
@@ -1003,7 +1164,8 @@ Manifest *read_input(const char *path);
 /* What every emitter gets: all const but the template finder (which
  * remembers the template files read, for --depfile). */
 typedef struct EmitCtx {
-    const Manifest *m;
+    const Manifest *m;  /* the manifest, or NULL */
+    const Manifest *mc; /* the .mc file compiled in the same run, or NULL */
     const Facts *facts;
     const Options *o;
     TemplateFinder *tf;

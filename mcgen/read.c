@@ -32,12 +32,31 @@ static bool is_xml(const char *path, const unsigned char *head, size_t n)
     return i < n && head[i] == '<';
 }
 
+static Manifest *read_man(const char *path, const Options *o)
+{
+    (void)o;
+    return read_man_file(path);
+}
+
+/* A message-text file: a .mc name (any case). */
+static bool is_mc(const char *path, const unsigned char *head, size_t n)
+{
+    (void)head, (void)n;
+    return cli_is_mc(path);
+}
+
+static Manifest *read_mc(const char *path, const Options *o)
+{
+    return read_mc_file(path, o && o->utf16_input);
+}
+
 const Reader readers[] = {
-    {"man", is_xml, read_man_file},
+    {"mc", is_mc, read_mc},
+    {"man", is_xml, read_man},
     {NULL, NULL, NULL},
 };
 
-Manifest *read_input(const char *path)
+Manifest *read_input(const char *path, const Options *o)
 {
     unsigned char head[64];
     size_t n = 0;
@@ -48,6 +67,7 @@ Manifest *read_input(const char *path)
     }
     for (const Reader *r = readers; r->name; r++)
         if (r->recognises(path, head, n))
-            return r->read(path);
-    return readers[0].read(path);
+            return r->read(path, o);
+    /* the manifest reader says what is wrong with anything else */
+    return readers[1].read(path, o);
 }

@@ -1202,6 +1202,8 @@ void manifest_free(Manifest *m)
 {
     if (!m)
         return;
+    if (m->mc)
+        mc_free(m->mc);
     for (size_t i = 0; i < m->providers.n; i++) {
         Provider *pv = m->providers.v[i];
         for (size_t j = 0; j < pv->tasks.n; j++) {

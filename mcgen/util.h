@@ -228,6 +228,10 @@ void utf8_to_utf16le(Buf *out, const char *s, size_t n);
  * string; returns SIZE_MAX, or the offset of the first character that
  * code page cannot hold (the bytes before it are appended). */
 size_t utf8_to_cp1252(Buf *out, const char *s, size_t n);
+/* The character a Windows-1252 byte stands for (the five bytes the code
+ * page leaves undefined stand for the C1 controls U+0081 ..., as Windows
+ * reads them). */
+uint32_t cp1252_decode(unsigned char byte);
 
 /* Parses an unsigned integer, decimal or 0x-prefixed hex, the whole string
  * (surrounding XML whitespace allowed).  false on syntax error or overflow

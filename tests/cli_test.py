@@ -191,7 +191,8 @@ def mc_switches(mcgen, tmp):
         check(r.returncode == 2 and r.stderr == want + "1 error\n" and listing(work) == ["hello.man"],
               "bad switches %s: exit 2, mc's wording, no output" % " ".join(args), repr(r.stderr))
     r = run(mcgen, "x.mc", cwd=work)
-    check(r.returncode == 2 and "message-text file" in r.stderr, ".mc input refused", r.stderr)
+    check(r.returncode == 2 and r.stderr.startswith("mcgen: error: cannot open 'x.mc': No such file"),
+          "a .mc input is read as one (a missing one: exit 2)", r.stderr)
     r = run(mcgen, "-cv", "hello.man", cwd=work)
     check(r.returncode == 2 and "customer bit" in r.stderr,
           "run-together flags (-cv = -c -v); -c not yet", r.stderr)
@@ -490,7 +491,7 @@ def main():
         check(r.returncode == 0 and r.stderr == "", "--validate: valid manifests exit 0",
               r.stderr)
         r = run(mcgen, HELLO, HELLO, cwd=tmp)
-        check(r.returncode == 2 and "only --validate takes several" in r.stderr,
+        check(r.returncode == 2 and "mc takes one of each, and only --validate takes more" in r.stderr,
               "several manifests without --validate: usage error", r.stderr)
 
         # warning controls, on a warning of the header (two providers'

@@ -161,7 +161,10 @@ START_TEST(test_culture_rc_language)
     const char *names[] = {"MSG00001.bin", "MSG00002.bin", "MSG00003.bin", "MSG00004.bin"};
     TemplateFinder tf;
     finder_init(&tf, NULL, NULL);
-    ck_assert(rc_build(m, names, NULL, &tf, &rc));
+    RcTable t[4];
+    size_t nt = rc_manifest_tables(m, names, t);
+    ck_assert_uint_eq(nt, 4);
+    ck_assert(rc_build(t, nt, NULL, true, &tf, &rc));
     ck_assert_str_eq(rc.s, "LANGUAGE 0x7,0x0\n1 11 \"MSG00001.bin\"\n"
                            "LANGUAGE 0x4,0x1f\n1 11 \"MSG00002.bin\"\n"
                            "LANGUAGE 0x1a,0x9\n1 11 \"MSG00003.bin\"\n"

@@ -51,7 +51,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
         }
         b.len = 0;
-        FUZZ_ASSERT(rc_build(m, names, "TEMP.BIN", &tf, &b), "the built-in .rc template failed");
+        RcTable *t = xcalloc(n + 1, sizeof *t);
+        size_t nt = rc_manifest_tables(m, names, t);
+        FUZZ_ASSERT(rc_build(t, nt, "TEMP.BIN", true, &tf, &b), "the built-in .rc template failed");
+        free(t);
         free(names);
         b.len = 0;
         wevt_build(m, o.format, &b);
