@@ -324,8 +324,15 @@ def golden_table(results, tools):
 
 # ---- part 2: the .mc files without mc outputs ----
 
-SOURCE_RUNS = [("mcgen", []), ("mcgen -A", ["-A"]), ("windmc -U", ["-U"]),
-               ("windmc -A", ["-A"]), ("wmc -U", ["-U"])]
+# (label, switches, the input's line ends made CR LF first). These files have LF line
+# ends, as most .mc files in git repositories do; windmc and wmc copy the input's line ends
+# into the texts where mc writes CR LF, so the CR LF runs show what else differs.
+SOURCE_RUNS = [("mcgen", [], False), ("mcgen -A", ["-A"], False), ("windmc -U", ["-U"], False),
+               ("windmc -A", ["-A"], False), ("wmc -U", ["-U"], False),
+               ("windmc -U, CR LF", ["-U"], True), ("wmc -U, CR LF", ["-U"], True)]
+# (tool run, mcgen run): the tables compared
+SOURCE_PAIRS = [("windmc -U", "mcgen"), ("wmc -U", "mcgen"), ("windmc -A", "mcgen -A"),
+                ("windmc -U, CR LF", "mcgen"), ("wmc -U, CR LF", "mcgen")]
 
 
 def compare_sources(mcgen):
@@ -335,13 +342,17 @@ def compare_sources(mcgen):
     for path in files:
         name = os.path.basename(path)
         row = {"file": os.path.relpath(path, SOURCES), "accepted": {}, "tables": {}, "notes": []}
-        for label, sw in SOURCE_RUNS:
+        with open(path, "rb") as f:
+            data = f.read()
+        for label, sw, crlf in SOURCE_RUNS:
             tool = label.split()[0]
             if not tool_present(tool):
                 row["accepted"][label] = "skipped"
                 continue
             with tempfile.TemporaryDirectory(prefix="mc_tools-") as d:
-                shutil.copyfile(path, os.path.join(d, name))
+                with open(os.path.join(d, name), "wb") as f:
+                    f.write(data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+                            if crlf else data)
                 cmd = tool_command(tool, mcgen, sw, None, name)[0]
                 code, first = run_tool(cmd, d)
                 row["accepted"][label] = "yes" if code == 0 else "no (exit %d)" % code
@@ -350,7 +361,7 @@ def compare_sources(mcgen):
                     continue
                 row["tables"][label] = tool_tables(d)
         agree = {}
-        for label, base in (("windmc -U", "mcgen"), ("wmc -U", "mcgen"), ("windmc -A", "mcgen -A")):
+        for label, base in SOURCE_PAIRS:
             a, b = row["tables"].get(label), row["tables"].get(base)
             if a is None or b is None:
                 agree[label] = "-"
@@ -371,14 +382,14 @@ def compare_sources(mcgen):
 
 
 def sources_table(rows):
-    labels = [l for l, _ in SOURCE_RUNS]
-    lines = ["| file | " + " | ".join(labels) + " | windmc -U = mcgen | wmc -U = mcgen | "
-             "windmc -A = mcgen -A |",
-             "|---|" + "---|" * (len(labels) + 3)]
+    labels = [l for l, _, crlf in SOURCE_RUNS if not crlf]
+    lines = ["| file | " + " | ".join(labels) + " | " +
+             " | ".join("%s = %s" % pair for pair in SOURCE_PAIRS) + " |",
+             "|---|" + "---|" * (len(labels) + len(SOURCE_PAIRS))]
     for r in rows:
         lines.append("| %s | %s | %s |" % (
             r["file"], " | ".join(r["accepted"][l] for l in labels),
-            " | ".join(r["agree"][k] for k in ("windmc -U", "wmc -U", "windmc -A"))))
+            " | ".join(r["agree"][a] for a, _ in SOURCE_PAIRS)))
     return "\n".join(lines)
 
 
