@@ -210,11 +210,27 @@ static int validate(const Options *o)
 {
     if (!check_paths(o, NULL))
         return 2;
+    /* one manifest and one .mc: also what compiling them together checks */
+    size_t nmc = 0;
+    for (size_t i = 0; i < o->inputs.n; i++)
+        nmc += cli_is_mc(o->inputs.v[i]);
+    bool pair = o->inputs.n == 2 && nmc == 1;
+    Manifest *kept[2] = {NULL, NULL};
     for (size_t i = 0; i < o->inputs.n; i++) {
         Facts f = {0};
-        manifest_free(read_and_check(o->inputs.v[i], o, &f));
+        Manifest *m = read_and_check(o->inputs.v[i], o, &f);
+        if (pair)
+            kept[i] = m;
+        else
+            manifest_free(m);
         facts_free(&f);
     }
+    if (kept[0] && kept[1]) {
+        bool first_mc = kept[0]->mc != NULL;
+        check_mc_with_manifest(kept[first_mc], kept[!first_mc]);
+    }
+    manifest_free(kept[0]);
+    manifest_free(kept[1]);
     return verdict();
 }
 
