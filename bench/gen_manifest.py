@@ -513,23 +513,34 @@ def generate(size_mb, seed=1):
     return data, len(providers), n_events
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def parse_args(description, max_mb, argv):
+    """--size-mb, --out and --seed, the command line of this and bench/gen_mc.py."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--size-mb", type=float, required=True,
                     help="approximate size in megabytes (10^6 bytes)")
     ap.add_argument("--out", required=True, help="output file")
     ap.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     args = ap.parse_args(argv)
-    if not 0 < args.size_mb <= 4000:
-        ap.error("--size-mb must be more than 0 and at most 4000")
-    data, n_prov, n_ev = generate(args.size_mb, args.seed)
-    d = os.path.dirname(args.out)
+    if not 0 < args.size_mb <= max_mb:
+        ap.error("--size-mb must be more than 0 and at most %d" % max_mb)
+    return args
+
+
+def write_file(path, data):
+    """Writes data to path through a temporary, so a half-written file is never reused."""
+    d = os.path.dirname(path)
     if d:
         os.makedirs(d, exist_ok=True)
-    tmp = args.out + ".tmp"
+    tmp = path + ".tmp"
     with open(tmp, "wb") as f:
         f.write(data)
-    os.replace(tmp, args.out)
+    os.replace(tmp, path)
+
+
+def main(argv=None):
+    args = parse_args(__doc__.split("\n\n")[0], 4000, argv)
+    data, n_prov, n_ev = generate(args.size_mb, args.seed)
+    write_file(args.out, data)
     print("gen_manifest: wrote %s: %.2f MB (%d bytes), %d providers, %d events"
           % (args.out, len(data) / MB, len(data), n_prov, n_ev))
     return 0
