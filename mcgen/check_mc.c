@@ -84,7 +84,7 @@ static void check_languages(Manifest *m, const bool *used)
                         "languages %s and %s have the same language id 0x%X; the .rc "
                         "would hold two message tables for it",
                         b->name, a->name, (unsigned)a->langid);
-            else if (strcasecmp(a->file, b->file) == 0)
+            else if (a->file && b->file && strcasecmp(a->file, b->file) == 0)
                 diag_ex(D_MC_LANGUAGE_CLASH, a->loc, b->loc, "the other defined",
                         "languages %s and %s name the same message-table file %s.bin", b->name,
                         a->name, a->file);
@@ -328,7 +328,7 @@ bool check_mc(Manifest *m, const Options *o)
     map_free(&by_symbol);
     ptrmap_free(&last_number);
     arena_free(&tmp);
-    return diag_error_count() == before;
+    return !f->damaged && diag_error_count() == before;
 }
 
 bool mc_language_used(const McFile *f, const McLanguage *lang)

@@ -945,19 +945,23 @@ Manifest *mc_reader_finish(McReader *r)
             diag_c(D_MC_SYNTAX, r->kw_loc, "the file ends before the value of %s=",
                    keyword_name(r->kw));
     }
-    if (!r->in_text)
-        end_message(r);
+    if (r->in_text) {
+        /* the unterminated text as far as it goes, for check_mc's rules */
+        r->text->text = dup(r, r->text_buf.s ? r->text_buf.s : "", r->text_buf.len);
+        r->in_text = false;
+    }
+    end_message(r);
     if (r->f->first_message == SIZE_MAX)
         r->f->first_message = r->f->items.n;
     Manifest *m = r->m;
-    bool ok = diag_error_count() == before;
+    /* after a syntax error the model is still whole (every text has its
+     * lines; only a language's file may be missing), so check_mc runs its
+     * rules on it too and one run shows every problem; it is never
+     * compiled */
+    r->f->damaged = diag_error_count() != before;
     buf_free(&r->src);
     buf_free(&r->text_buf);
     free(r);
-    if (!ok) {
-        manifest_free(m);
-        return NULL;
-    }
     return m;
 }
 
