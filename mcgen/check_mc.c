@@ -311,9 +311,10 @@ bool check_mc(Manifest *m, const Options *o)
             const McMessage *msg = f->items.v[i].msg;
             if (!msg || !msg->texts.n)
                 continue;
+            /* a text in an undefined language (MCG5101) may be the one */
             bool has = false;
             for (size_t k = 0; k < msg->texts.n; k++)
-                has |= msg->texts.v[k].lang == f->languages.v[l];
+                has |= msg->texts.v[k].lang == f->languages.v[l] || !msg->texts.v[k].lang;
             if (!has)
                 diag_c(D_MC_MISSING_TEXT, msg->loc,
                        "message%s%s has no %s text; FormatMessage finds no text for it in "

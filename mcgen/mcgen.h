@@ -549,7 +549,7 @@ typedef struct McText {
     const McLanguage *lang; /* check_mc.c: resolved */
     const char *text;      /* the lines joined with "\r\n" */
     uint32_t nlines;
-    Loc loc;      /* of the Language keyword */
+    Loc loc;      /* of the language's name after Language= */
     Loc text_loc; /* of the text's first line */
 } McText;
 

@@ -644,13 +644,15 @@ static void value(McReader *r, const Token *t)
         }
         if (!(msg = message_for(r, r->kw, r->kw_loc)))
             break;
-        if (!is_ident(t->s, t->n))
+        if (!is_ident(t->s, t->n)) {
             diag_c(D_MC_SYNTAX, loc,
                    r->kw == K_SYMBOLIC_NAME
                        ? "'%s' is not a C identifier, which the header's #define needs"
                        : "'%s' is not a name: names are letters, digits and '_', not "
                          "starting with a digit",
                    v);
+            break; /* not kept: check_mc would report it again as undefined */
+        }
         const char **slot = r->kw == K_SEVERITY   ? &msg->severity_name
                             : r->kw == K_FACILITY ? &msg->facility_name
                                                   : &msg->symbol;
@@ -670,7 +672,7 @@ static void value(McReader *r, const Token *t)
         }
         if (!(msg = message_for(r, K_LANGUAGE, r->kw_loc)))
             break;
-        McText tx = {v, NULL, NULL, 0, r->kw_loc, here(r, r->line + 1, 1)};
+        McText tx = {v, NULL, NULL, 0, loc, here(r, r->line + 1, 1)};
         vec_push(&msg->texts, tx);
         r->text = &msg->texts.v[msg->texts.n - 1];
         r->in_text = true;
