@@ -714,9 +714,10 @@ static bool token(McReader *r, const Token *t)
         McKw k = is_word(t) ? keyword(t->s, t->n) : K_NONE;
         if (k == K_NONE) {
             diag_c(D_MC_SYNTAX, loc,
-                   "%s is no keyword of a message-text file (MessageId, Severity, Facility, "
-                   "SymbolicName, Language, MessageIdTypedef, SeverityNames, FacilityNames, "
-                   "LanguageNames, OutputBase)",
+                   "%s is not a keyword of a message-text file (they are MessageId, "
+                   "Severity, Facility, SymbolicName, Language, MessageIdTypedef, "
+                   "MessageIdTypedefMacro, SeverityNames, FacilityNames, LanguageNames, "
+                   "OutputBase)",
                    shown(r, t));
             return false;
         }
