@@ -250,9 +250,20 @@ bool check_mc(Manifest *m, const Options *o)
                               ? (prev ? prev - 1 : 0) + (uint64_t)msg->id_arg
                               : (prev ? prev - 1 : 0) + 1;
         if (number > 0xFFFF) {
+            /* a counted number: say what it was counted from */
+            const char *from =
+                msg->id_kind == MCID_ABSOLUTE
+                    ? ""
+                    : arena_printf(&tmp, "; MessageId=%s counts on from 0x%X, the previous "
+                                         "number of facility %s",
+                                   msg->id_kind == MCID_NEXT
+                                       ? ""
+                                       : arena_printf(&tmp, "+%u", (unsigned)msg->id_arg),
+                                   (unsigned)(prev ? prev - 1 : 0),
+                                   facility ? facility->name : "?");
             diag_c(D_MC_ID_RANGE, msg->id_loc,
-                   "message number 0x%llX does not fit in the id's 16 bits (0 to 0xFFFF)",
-                   (unsigned long long)number);
+                   "message number 0x%llX does not fit in the id's 16 bits (0 to 0xFFFF)%s",
+                   (unsigned long long)number, from);
             number &= 0xFFFF;
         }
         ptrmap_put(&last_number, facility, (void *)(uintptr_t)(number + 1));
@@ -290,7 +301,7 @@ bool check_mc(Manifest *m, const Options *o)
                 for (size_t l = 0; l < k; l++)
                     if (msg->texts.v[l].lang == t->lang)
                         diag_ex(D_MC_DUPLICATE_TEXT, t->loc, msg->texts.v[l].loc,
-                                "the first at", "a second %s text in one message",
+                                "the first", "a second %s text in one message",
                                 t->lang->name);
             }
             check_inserts(t);
