@@ -177,7 +177,8 @@ static void put_char(McReader *r, uint32_t c)
 {
     if (c == 0) {
         problem(r, D_MC_ENCODING, here(r, r->line, r->col),
-                "a NUL character; a message-text file holds text");
+                "a NUL character; a message-text file holds text (a UTF-16 file "
+                "without a byte-order mark is read as UTF-16 with -u)");
         c = 0xFFFD;
     }
     if (c == '\n') {
@@ -283,7 +284,10 @@ static void feed_utf8(McReader *r, unsigned char c)
     } else if ((c & 0xC0) != 0x80) {
         /* the sequence ends early: report it, then read c afresh */
         problem(r, D_MC_ENCODING, here(r, r->line, r->col),
-                "an incomplete UTF-8 sequence (the byte 0x%02X cannot continue it)", c);
+                "the byte 0x%02X starts a UTF-8 sequence that the byte 0x%02X does not "
+                "continue (the file starts with UTF-8's byte-order mark, so all of it "
+                "must be UTF-8)",
+                r->pend[0], c);
         r->npend = 0;
         put_char(r, 0xFFFD);
         feed_utf8(r, c);
