@@ -205,16 +205,30 @@ static bool check_paths_early(const Options *o)
 }
 
 /* --validate: every input read and checked, all problems reported,
- * nothing written. */
+ * nothing written; one manifest and one .mc (what a compile takes) are
+ * also checked together, as a compile of the two checks them. */
 static int validate(const Options *o)
 {
     if (!check_paths(o, NULL))
         return 2;
+    Manifest *m = NULL, *mc = NULL;
+    size_t nman = 0, nmc = 0;
+    bool read_ok = true;
     for (size_t i = 0; i < o->inputs.n; i++) {
         Facts f = {0};
-        manifest_free(read_and_check(o->inputs.v[i], o, &f));
+        Manifest *got = read_and_check(o->inputs.v[i], o, &f);
         facts_free(&f);
+        read_ok &= got != NULL;
+        bool is_mc = cli_is_mc(o->inputs.v[i]);
+        *(is_mc ? &nmc : &nman) += 1;
+        Manifest **slot = is_mc ? &mc : &m;
+        manifest_free(*slot);
+        *slot = got;
     }
+    if (read_ok && nman == 1 && nmc == 1 && m && mc)
+        check_mc_with_manifest(m, mc);
+    manifest_free(m);
+    manifest_free(mc);
     return verdict();
 }
 
