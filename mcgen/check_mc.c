@@ -93,7 +93,8 @@ static void check_languages(Manifest *m, const bool *used)
 }
 
 /* A printf format between '!'s after an insert, as FormatMessage passes
- * it to its printf: flags, width, precision, a size prefix, a conversion.
+ * it to its printf: flags, width, precision, a size prefix, a conversion
+ * (perfecthash's %1!wZ! a UNICODE_STRING).
  * Returns its length (up to the closing '!'), or 0 when it is none. */
 static size_t printf_format(const char *s, size_t n)
 {
@@ -121,7 +122,8 @@ static size_t printf_format(const char *s, size_t n)
             break;
         }
     }
-    if (i >= n || !strchr("cCdiouxXeEfgGaAnpsS", s[i]))
+    /* Microsoft's printf: Z an ANSI_STRING, wZ a UNICODE_STRING */
+    if (i >= n || !strchr("cCdiouxXeEfgGaAnpsSZ", s[i]))
         return 0;
     i++;
     return i < n && s[i] == '!' ? i : 0;

@@ -790,6 +790,10 @@ int cli_parse(int argc, char **argv, Options *o)
     if (o->era_year && nmc != o->inputs.n)
         return usage_error("%s", "--mc-compat=2005 and 1998 name mc generations of .mc files "
                                  "only; a manifest needs a version (10.0.18362, ...)");
+    if (nmc == o->inputs.n && !o->validate && (o->json || o->wevt || o->renders.n))
+        return usage_error("%s describes a manifest; a .mc file has none (its outputs: the "
+                           "header, the .rc, the message tables, -x's .dbg)",
+                           o->json ? "--json" : o->wevt ? "--wevt" : "--render");
     /* the mc whose tables were ANSI unless -U said otherwise */
     if (o->era == MC_1998 && !o->unicode_tables)
         o->tables.ansi = true;

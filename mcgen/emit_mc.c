@@ -166,7 +166,7 @@ bool mc_dbg_build(const Manifest *m, const Options *o, const char *base, Templat
     }
     tv_add(&a, vars, "type", tv_str(&a, type ? type : "DWORD"));
     tv_add(&a, vars, "array", tv_str(&a, arena_printf(&a, "%sSymbolicNames", base)));
-    tv_add(&a, vars, "cast", tv_bool(&a, o->era < MC_2017));
+    tv_add(&a, vars, "cast", tv_bool(&a, o->era == MC_CURRENT));
     tv_add(&a, vars, "symbols", symbols);
     bool ok = render("mc.dbg.j2", vars, tf, out);
     arena_free(&a);

@@ -571,7 +571,8 @@ typedef struct McMessage {
 } McMessage;
 
 /* A comment line (";..." : the text after ';') or a message; a message
- * is listed where it ends, as mc writes a comment when it reads it. */
+ * is listed where its first text ends, as mc writes it into the header
+ * then, and a comment when it reads it. */
 typedef struct McItem {
     const char *comment;
     McMessage *msg;

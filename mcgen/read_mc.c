@@ -464,7 +464,7 @@ static void end_message(McReader *r)
 {
     McMessage *msg = r->msg;
     r->msg = NULL;
-    if (msg)
+    if (msg && !msg->texts.n)
         add_item(r, NULL, msg, msg->loc);
     if (msg && !msg->texts.n)
         diag_c(D_MC_NO_TEXT, msg->loc,
@@ -880,6 +880,11 @@ static void statement_line(McReader *r, const char *s, size_t n)
 static void text_line(McReader *r, const char *s, size_t n)
 {
     if (n == 1 && s[0] == '.') {
+        /* mc writes a message into the header when its first text ends:
+         * comments after it follow it, even before another language's
+         * text (perfecthash's PerfectHashErrors.h) */
+        if (r->msg->texts.n == 1)
+            add_item(r, NULL, r->msg, r->msg->loc);
         r->text->text = dup(r, r->text_buf.s ? r->text_buf.s : "", r->text_buf.len);
         r->in_text = false;
         r->text = NULL;
