@@ -7,7 +7,9 @@ a case whose codes are warnings fails too, into a directory that holds an
 older version of every file the run could write:
 
   * mc's outputs (-um, -h and -r naming the directory): NAME.h, NAME.rc,
-    MSG00001.bin .. MSG00004.bin, NAME TEMP.BIN;
+    MSG00001.bin .. MSG00004.bin, NAME TEMP.BIN; for a .mc, -h, -r and -x
+    (NAME.dbg too), and no second run (the outputs below describe a
+    manifest and are refused for a .mc);
   * mcgen's own (--json, --render, --depfile), in a second run, as naming
     them selects them instead of mc's.
 
@@ -69,7 +71,7 @@ def main():
             out = os.path.join(tmp, "out")
             os.mkdir(out)
             old = [name + ".h", name + ".rc", name + "TEMP.BIN", "model.json", "render.txt",
-                   "deps.d"] + ["MSG%05d.bin" % i for i in range(1, 5)]
+                   "deps.d", name + ".dbg"] + ["MSG%05d.bin" % i for i in range(1, 5)]
             for i, f in enumerate(old):
                 with open(os.path.join(out, f), "wb") as fh:
                     fh.write(b"old output %d of an earlier run\r\n" % i)
@@ -79,6 +81,10 @@ def main():
                     ["--json=" + os.path.join(out, "model.json"),
                      "--render=%s:%s" % (tpl, os.path.join(out, "render.txt")),
                      "--depfile=" + os.path.join(out, "deps.d")]]
+            if ext == ".mc":
+                # a .mc has mc's outputs only (and -x's .dbg); the others
+                # describe a manifest and are refused
+                runs = [["-h", out, "-r", out, "-x", out]]
             for opts in runs:
                 r = subprocess.run([mcgen, "-Werror"] + opts + extra + [name + ext], cwd=cwd,
                                    capture_output=True, text=True, errors="replace")
@@ -86,8 +92,8 @@ def main():
                 codes = set(re.findall(r"\[MCG(\d{4})\b", r.stderr))
                 seen.update(codes)
                 ok = r.returncode == 1 and after == before
-                what = "%s%s %s" % (name, ext, "mc outputs" if opts[0] == "-um" else
-                                    "mcgen outputs")
+                what = "%s%s %s" % (name, ext, "mcgen outputs" if opts[0].startswith("--")
+                                    else "mc outputs")
                 if ok:
                     passed += 1
                     print("PASS %s: exit 1, %d old files unchanged, nothing new (%s)" %
