@@ -876,18 +876,25 @@ static void statement_line(McReader *r, const char *s, size_t n)
     }
 }
 
+/* The text being read ends: at its '.', or (after MCG1303) at the end of
+ * the file. */
+static void end_text(McReader *r)
+{
+    /* mc writes a message into the header when its first text ends:
+     * comments after it follow it, even before another language's
+     * text (perfecthash's PerfectHashErrors.h) */
+    if (r->msg->texts.n == 1)
+        add_item(r, NULL, r->msg, r->msg->loc);
+    r->text->text = dup(r, r->text_buf.s ? r->text_buf.s : "", r->text_buf.len);
+    r->in_text = false;
+    r->text = NULL;
+}
+
 /* A line of a message's text, or the '.' that ends it. */
 static void text_line(McReader *r, const char *s, size_t n)
 {
     if (n == 1 && s[0] == '.') {
-        /* mc writes a message into the header when its first text ends:
-         * comments after it follow it, even before another language's
-         * text (perfecthash's PerfectHashErrors.h) */
-        if (r->msg->texts.n == 1)
-            add_item(r, NULL, r->msg, r->msg->loc);
-        r->text->text = dup(r, r->text_buf.s ? r->text_buf.s : "", r->text_buf.len);
-        r->in_text = false;
-        r->text = NULL;
+        end_text(r);
         return;
     }
     if (n > 1 && s[0] == '.') {
@@ -957,11 +964,8 @@ Manifest *mc_reader_finish(McReader *r)
             diag_c(D_MC_SYNTAX, r->kw_loc, "the file ends before the value of %s=",
                    keyword_name(r->kw));
     }
-    if (r->in_text) {
-        /* the unterminated text as far as it goes, for check_mc's rules */
-        r->text->text = dup(r, r->text_buf.s ? r->text_buf.s : "", r->text_buf.len);
-        r->in_text = false;
-    }
+    if (r->in_text)
+        end_text(r); /* as far as it goes, for check_mc's rules */
     end_message(r);
     if (r->f->first_message == SIZE_MAX)
         r->f->first_message = r->f->items.n;
