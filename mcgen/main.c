@@ -205,30 +205,32 @@ static bool check_paths_early(const Options *o)
 }
 
 /* --validate: every input read and checked, all problems reported,
- * nothing written; one manifest and one .mc (what a compile takes) are
- * also checked together, as a compile of the two checks them. */
+ * nothing written. */
 static int validate(const Options *o)
 {
     if (!check_paths(o, NULL))
         return 2;
-    Manifest *m = NULL, *mc = NULL;
-    size_t nman = 0, nmc = 0;
-    bool read_ok = true;
+    /* one manifest and one .mc: also what compiling them together checks */
+    size_t nmc = 0;
+    for (size_t i = 0; i < o->inputs.n; i++)
+        nmc += cli_is_mc(o->inputs.v[i]);
+    bool pair = o->inputs.n == 2 && nmc == 1;
+    Manifest *kept[2] = {NULL, NULL};
     for (size_t i = 0; i < o->inputs.n; i++) {
         Facts f = {0};
-        Manifest *got = read_and_check(o->inputs.v[i], o, &f);
+        Manifest *m = read_and_check(o->inputs.v[i], o, &f);
+        if (pair)
+            kept[i] = m;
+        else
+            manifest_free(m);
         facts_free(&f);
-        read_ok &= got != NULL;
-        bool is_mc = cli_is_mc(o->inputs.v[i]);
-        *(is_mc ? &nmc : &nman) += 1;
-        Manifest **slot = is_mc ? &mc : &m;
-        manifest_free(*slot);
-        *slot = got;
     }
-    if (read_ok && nman == 1 && nmc == 1 && m && mc)
-        check_mc_with_manifest(m, mc);
-    manifest_free(m);
-    manifest_free(mc);
+    if (kept[0] && kept[1]) {
+        bool first_mc = kept[0]->mc != NULL;
+        check_mc_with_manifest(kept[first_mc], kept[!first_mc]);
+    }
+    manifest_free(kept[0]);
+    manifest_free(kept[1]);
     return verdict();
 }
 

@@ -950,11 +950,11 @@ extern const unsigned long embed_eventman_xsd_len;
 
 typedef enum { HEADER_DESCRIPTORS, HEADER_UM, HEADER_KM } HeaderMode;
 /* Which mc's .mc outputs (docs/message-text.md lists the differences):
- * the current one; the Windows 10 SDK's of 2018-2020 (.rc languages in
- * reverse order); up to 2018's 10.0.17134 (and facility and severity
- * defines sorted by name, descending; a .dbg without casts); 2005's (and
- * "layed out", "//  " before text lines, .rc file names unquoted); and an
- * older one whose message tables were ANSI by default. */
+ * today's; the Windows 10 SDK's of Oct 2018 to 2024 (.rc languages in
+ * reverse order, no (char*) in the .dbg); up to 10.0.17134 (and facility
+ * and severity defines sorted by name, descending; the .dbg with LF line
+ * ends); 2005's (and "layed out", "//  " before text lines, .rc file
+ * names unquoted); and an older one whose tables were ANSI by default. */
 typedef enum { MC_CURRENT, MC_2020, MC_2017, MC_2005, MC_1998 } McEra;
 typedef enum { ENC_ANSI, ENC_UTF8, ENC_UTF16 } TextEncoding;
 

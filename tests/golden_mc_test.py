@@ -330,6 +330,16 @@ def combined(mcgen, tmp):
           sorted(hex(i) for i in en))
     check(all(de[i] == man_de[i] for i in man_de) and de[0xE0020001] == (1, "Falscher Befehl.\r\n"),
           "German table: the manifest's de-DE messages and the .mc's", sorted(hex(i) for i in de))
+    # a culture the .mc has no language for: refused in a compile and in
+    # --validate alike
+    with open(os.path.join(work, "english.mc"), "w", newline="\n") as f:
+        f.write("MessageId=1 SymbolicName=ONLY\nLanguage=English\nOnly English.\n.\n")
+    for args in (["-h", "x", "-r", "x"], ["--validate"]):
+        r = run(mcgen, *args, "hello.man", "english.mc", cwd=work)
+        check(r.returncode == 1 and "[MCG5111] culture de-DE (language id 0x407) has no language "
+              "in english.mc" in r.stderr and not os.path.exists(os.path.join(work, "x")),
+              "%s: a manifest culture without its .mc language is refused (MCG5111)"
+              % ("--validate" if args == ["--validate"] else "compile"), r.stderr)
     check(open(os.path.join(work, "errorsTEMP.BIN"), "rb").read() ==
           open(os.path.join(alone, "helloTEMP.BIN"), "rb").read(),
           "TEMP.BIN: the manifest's, under the .mc's name")

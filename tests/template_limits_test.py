@@ -206,10 +206,10 @@ def check_options(mcgen, tmp, man, bounded):
             os.unlink(os.path.join(tmp, f))
     rc, err, _, _ = run(mcgen, small + ["--templates=" + empty, hello], tmp, bounded)
     # header.h.j2's first text is at line 11 (after its comment), rc.j2's
-    # inside its loop, also at line 11
+    # inside its loop, at line 12
     want = ["header.h.j2:11:1: error: the output would pass the limit of 1 bytes "
             "(--template-max-output=BYTES raises it)",
-            "rc.j2:11:1: error: the output would pass the limit of 1 bytes "
+            "rc.j2:12:1: error: the output would pass the limit of 1 bytes "
             "(--template-max-output=BYTES raises it)"]
     lines = [l for l in err.splitlines() if ": error: " in l]
     report(rc == 2 and lines == want and not any(f.startswith("hello") for f in os.listdir(tmp)),
