@@ -84,7 +84,7 @@ static void check_languages(Manifest *m, const bool *used)
                         "languages %s and %s have the same language id 0x%X; the .rc "
                         "would hold two message tables for it",
                         b->name, a->name, (unsigned)a->langid);
-            else if (strcasecmp(a->file, b->file) == 0)
+            else if (a->file && b->file && strcasecmp(a->file, b->file) == 0)
                 diag_ex(D_MC_LANGUAGE_CLASH, a->loc, b->loc, "the other defined",
                         "languages %s and %s name the same message-table file %s.bin", b->name,
                         a->name, a->file);
@@ -252,9 +252,20 @@ bool check_mc(Manifest *m, const Options *o)
                               ? (prev ? prev - 1 : 0) + (uint64_t)msg->id_arg
                               : (prev ? prev - 1 : 0) + 1;
         if (number > 0xFFFF) {
+            /* a counted number: say what it was counted from */
+            const char *from =
+                msg->id_kind == MCID_ABSOLUTE
+                    ? ""
+                    : arena_printf(&tmp, "; MessageId=%s counts on from 0x%X, the previous "
+                                         "number of facility %s",
+                                   msg->id_kind == MCID_NEXT
+                                       ? ""
+                                       : arena_printf(&tmp, "+%u", (unsigned)msg->id_arg),
+                                   (unsigned)(prev ? prev - 1 : 0),
+                                   facility ? facility->name : "?");
             diag_c(D_MC_ID_RANGE, msg->id_loc,
-                   "message number 0x%llX does not fit in the id's 16 bits (0 to 0xFFFF)",
-                   (unsigned long long)number);
+                   "message number 0x%llX does not fit in the id's 16 bits (0 to 0xFFFF)%s",
+                   (unsigned long long)number, from);
             number &= 0xFFFF;
         }
         ptrmap_put(&last_number, facility, (void *)(uintptr_t)(number + 1));
@@ -292,7 +303,7 @@ bool check_mc(Manifest *m, const Options *o)
                 for (size_t l = 0; l < k; l++)
                     if (msg->texts.v[l].lang == t->lang)
                         diag_ex(D_MC_DUPLICATE_TEXT, t->loc, msg->texts.v[l].loc,
-                                "the first at", "a second %s text in one message",
+                                "the first", "a second %s text in one message",
                                 t->lang->name);
             }
             check_inserts(t);
@@ -313,9 +324,10 @@ bool check_mc(Manifest *m, const Options *o)
             const McMessage *msg = f->items.v[i].msg;
             if (!msg || !msg->texts.n)
                 continue;
+            /* a text in an undefined language (MCG5101) may be the one */
             bool has = false;
             for (size_t k = 0; k < msg->texts.n; k++)
-                has |= msg->texts.v[k].lang == f->languages.v[l];
+                has |= msg->texts.v[k].lang == f->languages.v[l] || !msg->texts.v[k].lang;
             if (!has)
                 diag_c(D_MC_MISSING_TEXT, msg->loc,
                        "message%s%s has no %s text; FormatMessage finds no text for it in "
@@ -330,7 +342,7 @@ bool check_mc(Manifest *m, const Options *o)
     map_free(&by_symbol);
     ptrmap_free(&last_number);
     arena_free(&tmp);
-    return diag_error_count() == before;
+    return !f->damaged && diag_error_count() == before;
 }
 
 bool mc_language_used(const McFile *f, const McLanguage *lang)

@@ -549,7 +549,7 @@ typedef struct McText {
     const McLanguage *lang; /* check_mc.c: resolved */
     const char *text;      /* the lines joined with "\r\n" */
     uint32_t nlines;
-    Loc loc;      /* of the Language keyword */
+    Loc loc;      /* of the language's name after Language= */
     Loc text_loc; /* of the text's first line */
 } McText;
 
@@ -592,6 +592,7 @@ typedef struct McFile {
      * section's); items.n when there is no message */
     size_t first_message;
     uint32_t next_order;
+    bool damaged; /* the reader reported errors: checked, never compiled */
 } McFile;
 
 typedef struct Manifest {
@@ -670,10 +671,11 @@ bool provider_decompiled(const Provider *pv);
  * ==================================================================== */
 
 /* The .mc reader: bytes in any chunks (mc_reader_feed), then the raw
- * model (mc_reader_finish: NULL after the diagnostics of a file that
- * cannot be read).  utf16: mc's -u (UTF-16LE without a byte-order mark);
- * otherwise ANSI (Windows-1252) unless a byte-order mark says UTF-16LE or
- * UTF-8. */
+ * model (mc_reader_finish: after syntax errors too, marked
+ * McFile.damaged, so that check_mc reports the rest and then refuses it;
+ * read_mc_file: NULL when the file cannot be read).  utf16: mc's -u
+ * (UTF-16LE without a byte-order mark); otherwise ANSI (Windows-1252)
+ * unless a byte-order mark says UTF-16LE or UTF-8. */
 typedef struct McReader McReader;
 McReader *mc_reader_new(const char *name, bool utf16);
 void mc_reader_feed(McReader *r, const void *bytes, size_t n);

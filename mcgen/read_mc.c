@@ -177,7 +177,8 @@ static void put_char(McReader *r, uint32_t c)
 {
     if (c == 0) {
         problem(r, D_MC_ENCODING, here(r, r->line, r->col),
-                "a NUL character; a message-text file holds text");
+                "a NUL character; a message-text file holds text (a UTF-16 file "
+                "without a byte-order mark is read as UTF-16 with -u)");
         c = 0xFFFD;
     }
     if (c == '\n') {
@@ -283,7 +284,10 @@ static void feed_utf8(McReader *r, unsigned char c)
     } else if ((c & 0xC0) != 0x80) {
         /* the sequence ends early: report it, then read c afresh */
         problem(r, D_MC_ENCODING, here(r, r->line, r->col),
-                "an incomplete UTF-8 sequence (the byte 0x%02X cannot continue it)", c);
+                "the byte 0x%02X starts a UTF-8 sequence that the byte 0x%02X does not "
+                "continue (the file starts with UTF-8's byte-order mark, so all of it "
+                "must be UTF-8)",
+                r->pend[0], c);
         r->npend = 0;
         put_char(r, 0xFFFD);
         feed_utf8(r, c);
@@ -644,13 +648,15 @@ static void value(McReader *r, const Token *t)
         }
         if (!(msg = message_for(r, r->kw, r->kw_loc)))
             break;
-        if (!is_ident(t->s, t->n))
+        if (!is_ident(t->s, t->n)) {
             diag_c(D_MC_SYNTAX, loc,
                    r->kw == K_SYMBOLIC_NAME
                        ? "'%s' is not a C identifier, which the header's #define needs"
                        : "'%s' is not a name: names are letters, digits and '_', not "
                          "starting with a digit",
                    v);
+            break; /* not kept: check_mc would report it again as undefined */
+        }
         const char **slot = r->kw == K_SEVERITY   ? &msg->severity_name
                             : r->kw == K_FACILITY ? &msg->facility_name
                                                   : &msg->symbol;
@@ -670,7 +676,7 @@ static void value(McReader *r, const Token *t)
         }
         if (!(msg = message_for(r, K_LANGUAGE, r->kw_loc)))
             break;
-        McText tx = {v, NULL, NULL, 0, r->kw_loc, here(r, r->line + 1, 1)};
+        McText tx = {v, NULL, NULL, 0, loc, here(r, r->line + 1, 1)};
         vec_push(&msg->texts, tx);
         r->text = &msg->texts.v[msg->texts.n - 1];
         r->in_text = true;
@@ -712,9 +718,10 @@ static bool token(McReader *r, const Token *t)
         McKw k = is_word(t) ? keyword(t->s, t->n) : K_NONE;
         if (k == K_NONE) {
             diag_c(D_MC_SYNTAX, loc,
-                   "%s is no keyword of a message-text file (MessageId, Severity, Facility, "
-                   "SymbolicName, Language, MessageIdTypedef, SeverityNames, FacilityNames, "
-                   "LanguageNames, OutputBase)",
+                   "%s is not a keyword of a message-text file (they are MessageId, "
+                   "Severity, Facility, SymbolicName, Language, MessageIdTypedef, "
+                   "MessageIdTypedefMacro, SeverityNames, FacilityNames, LanguageNames, "
+                   "OutputBase)",
                    shown(r, t));
             return false;
         }
@@ -869,18 +876,25 @@ static void statement_line(McReader *r, const char *s, size_t n)
     }
 }
 
+/* The text being read ends: at its '.', or (after MCG1303) at the end of
+ * the file. */
+static void end_text(McReader *r)
+{
+    /* mc writes a message into the header when its first text ends:
+     * comments after it follow it, even before another language's
+     * text (perfecthash's PerfectHashErrors.h) */
+    if (r->msg->texts.n == 1)
+        add_item(r, NULL, r->msg, r->msg->loc);
+    r->text->text = dup(r, r->text_buf.s ? r->text_buf.s : "", r->text_buf.len);
+    r->in_text = false;
+    r->text = NULL;
+}
+
 /* A line of a message's text, or the '.' that ends it. */
 static void text_line(McReader *r, const char *s, size_t n)
 {
     if (n == 1 && s[0] == '.') {
-        /* mc writes a message into the header when its first text ends:
-         * comments after it follow it, even before another language's
-         * text (perfecthash's PerfectHashErrors.h) */
-        if (r->msg->texts.n == 1)
-            add_item(r, NULL, r->msg, r->msg->loc);
-        r->text->text = dup(r, r->text_buf.s ? r->text_buf.s : "", r->text_buf.len);
-        r->in_text = false;
-        r->text = NULL;
+        end_text(r);
         return;
     }
     if (n > 1 && s[0] == '.') {
@@ -950,21 +964,20 @@ Manifest *mc_reader_finish(McReader *r)
             diag_c(D_MC_SYNTAX, r->kw_loc, "the file ends before the value of %s=",
                    keyword_name(r->kw));
     }
-    if (!r->in_text)
-        end_message(r);
-    else if (r->msg->texts.n == 1)
-        vec_free(&r->msg->texts); /* unfinished, its first text: in no item, mc_free misses it */
+    if (r->in_text)
+        end_text(r); /* as far as it goes, for check_mc's rules */
+    end_message(r);
     if (r->f->first_message == SIZE_MAX)
         r->f->first_message = r->f->items.n;
     Manifest *m = r->m;
-    bool ok = diag_error_count() == before;
+    /* after a syntax error the model is still whole (every text has its
+     * lines; only a language's file may be missing), so check_mc runs its
+     * rules on it too and one run shows every problem; it is never
+     * compiled */
+    r->f->damaged = diag_error_count() != before;
     buf_free(&r->src);
     buf_free(&r->text_buf);
     free(r);
-    if (!ok) {
-        manifest_free(m);
-        return NULL;
-    }
     return m;
 }
 

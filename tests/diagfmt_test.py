@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """--diagnostics-format=json|sarif and --diagnostics-output.
 
-Runs `mcgen --validate` on every tests/invalid/*.man (by glob, so new cases
-are covered) in the three formats and checks that:
+Runs `mcgen --validate` on every tests/invalid/*.man and *.mc (by glob, so
+new cases are covered) in the three formats and checks that:
   * json and sarif write one JSON document to stdout and nothing to stderr,
     with the exit status of the text run;
   * each JSON diagnostic rebuilds the text run's line word for word
@@ -109,8 +109,14 @@ def rebuild(d):
     return text
 
 
+def invalid_cases():
+    """The manifests and message-text files of tests/invalid."""
+    return sorted(os.path.basename(p) for ext in ("*.man", "*.mc")
+                  for p in glob.glob(os.path.join(INVALID, ext)))
+
+
 def test_cases(mcgen):
-    cases = sorted(os.path.basename(p) for p in glob.glob(os.path.join(INVALID, "*.man")))
+    cases = invalid_cases()
     check(len(cases) >= 3, "tests/invalid has cases", cases)
     for name in cases:
         gcc = run(mcgen, "--validate", name)
@@ -231,7 +237,7 @@ def consistent(log, name):
 
 
 def test_sarif_all(mcgen, schema):
-    names = sorted(os.path.basename(p) for p in glob.glob(os.path.join(INVALID, "*.man")))
+    names = invalid_cases()
     # several manifests, a missing one and a clean one in one run
     r = run(mcgen, "--validate", "--diagnostics-format=sarif", *names, "missing.man", HELLO)
     log = json.loads(r.stdout)

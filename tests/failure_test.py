@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """No output on failure: a failing compile leaves every old output as it was.
 
-For every tests/invalid case (with its NAME.args), run with -Werror so that
+For every tests/invalid case, NAME.man or NAME.mc (NAME.mc.py: its
+output; with its NAME.args), run with -Werror so that
 a case whose codes are warnings fails too, into a directory that holds an
 older version of every file the run could write:
 
   * mc's outputs (-um, -h and -r naming the directory): NAME.h, NAME.rc,
-    MSG00001.bin .. MSG00004.bin, NAME TEMP.BIN;
+    MSG00001.bin .. MSG00004.bin, NAME TEMP.BIN; for a .mc, -h, -r and -x
+    (NAME.dbg too), and no second run (the outputs below describe a
+    manifest and are refused for a .mc);
   * mcgen's own (--json, --render, --depfile), in a second run, as naming
     them selects them instead of mc's.
 
@@ -43,12 +46,24 @@ def main():
     mcgen = os.path.abspath(args.mcgen)
     passed = failed = 0
     seen = set()
-    names = sorted(f[:-4] for f in os.listdir(CASES) if f.endswith(".man"))
+    files = os.listdir(CASES)
+    names = sorted([(f[:-4], ".man") for f in files if f.endswith(".man")] +
+                   [(f[:-3], ".mc") for f in files if f.endswith(".mc")] +
+                   [(f[:-6], ".mc") for f in files if f.endswith(".mc.py")])
     with tempfile.TemporaryDirectory() as tmp:
         tpl = os.path.join(tmp, "dump.j2")
         with open(tpl, "w") as f:
             f.write("{% for p in providers %}{{ p.name }}\n{% endfor %}")
-        for name in names:
+        gen_dir = os.path.join(tmp, "generated")
+        os.mkdir(gen_dir)
+        for name, ext in names:
+            cwd = CASES
+            gen = os.path.join(CASES, name + ext + ".py")
+            if ext == ".mc" and os.path.exists(gen):
+                cwd = gen_dir
+                with open(os.path.join(cwd, name + ext), "wb") as fh:
+                    fh.write(subprocess.run([sys.executable, gen], check=True,
+                                            capture_output=True).stdout)
             extra = []
             argf = os.path.join(CASES, name + ".args")
             if os.path.exists(argf):
@@ -56,7 +71,7 @@ def main():
             out = os.path.join(tmp, "out")
             os.mkdir(out)
             old = [name + ".h", name + ".rc", name + "TEMP.BIN", "model.json", "render.txt",
-                   "deps.d"] + ["MSG%05d.bin" % i for i in range(1, 5)]
+                   "deps.d", name + ".dbg"] + ["MSG%05d.bin" % i for i in range(1, 5)]
             for i, f in enumerate(old):
                 with open(os.path.join(out, f), "wb") as fh:
                     fh.write(b"old output %d of an earlier run\r\n" % i)
@@ -66,14 +81,19 @@ def main():
                     ["--json=" + os.path.join(out, "model.json"),
                      "--render=%s:%s" % (tpl, os.path.join(out, "render.txt")),
                      "--depfile=" + os.path.join(out, "deps.d")]]
+            if ext == ".mc":
+                # a .mc has mc's outputs only (and -x's .dbg); the others
+                # describe a manifest and are refused
+                runs = [["-h", out, "-r", out, "-x", out]]
             for opts in runs:
-                r = subprocess.run([mcgen, "-Werror"] + opts + extra + [name + ".man"], cwd=CASES,
+                r = subprocess.run([mcgen, "-Werror"] + opts + extra + [name + ext], cwd=cwd,
                                    capture_output=True, text=True, errors="replace")
                 after = snapshot(out)
                 codes = set(re.findall(r"\[MCG(\d{4})\b", r.stderr))
                 seen.update(codes)
                 ok = r.returncode == 1 and after == before
-                what = "%s.man %s" % (name, "mc outputs" if opts[0] == "-um" else "mcgen outputs")
+                what = "%s%s %s" % (name, ext, "mcgen outputs" if opts[0].startswith("--")
+                                    else "mc outputs")
                 if ok:
                     passed += 1
                     print("PASS %s: exit 1, %d old files unchanged, nothing new (%s)" %
@@ -91,7 +111,7 @@ def main():
     defined = set(re.findall(r"^DIAG_CODE\((\d+),", open(os.path.join(ROOT, "mcgen",
                                                                    "diagcodes.def")).read(), re.M))
     shown = set()
-    for name in names:
+    for name, _ in names:
         errf = os.path.join(CASES, name + ".err")
         if os.path.exists(errf):
             shown.update(re.findall(r"\[MCG(\d{4})\b", open(errf, encoding="utf-8").read()))

@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
-"""The invalid corpus: tests/invalid/NAME.man with its expected diagnostics.
+"""The invalid corpus: tests/invalid/NAME.man (a manifest) or NAME.mc (a
+message-text file) with its expected diagnostics.
 
-For every tests/invalid/NAME.man:
+For every tests/invalid/NAME.man and NAME.mc:
   * `mcgen --validate [ARGS] NAME.man` runs in tests/invalid (so the file
     name in diagnostics is just NAME.man); ARGS come from NAME.args (one
     line, shell words) when that file exists: the switches that change
-    the verdict, such as -A for MCG5018;
+    the verdict, such as -A for MCG5018, or a second input (a .man and a
+    .mc in one run, MCG5111: the other one lives in tests/invalid/with/,
+    which is no case of its own);
   * its stderr must equal NAME.err exactly: the transcript, down to the
     closing "N errors, M warnings" line;
   * its exit status must be 1 when NAME.err has an "error:" diagnostic,
     0 otherwise.
 A case too large to keep (a limit of a format: a 32,762-character string,
 65,537 fields) is NAME.py instead of NAME.man: a script that prints the
-manifest, written to a temporary NAME.man and checked the same way.
+manifest, written to a temporary NAME.man and checked the same way; one
+whose bytes are better written by a program (UTF-16, an invalid byte) is
+NAME.mc.py, whose output becomes NAME.mc.
 Then the codes: every code of mcgen/diagcodes.def must appear in some
 .err (a case that shows it) and have its entry ("## MCGnnnn") in
 docs/diagnostics.md.
@@ -50,29 +55,39 @@ def codes():
     return out
 
 
+def cases():
+    """(NAME, ".man" or ".mc") of every case, the generated ones too."""
+    out = set()
+    for f in os.listdir(CASES):
+        for tail, ext in ((".mc.py", ".mc"), (".py", ".man"), (".man", ".man"), (".mc", ".mc")):
+            if f.endswith(tail):
+                out.add((f[:-len(tail)], ext))
+                break
+    return sorted(out)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mcgen", required=True)
     ap.add_argument("--update", action="store_true")
     args = ap.parse_args()
     mcgen = os.path.abspath(args.mcgen)
-    names = sorted(f[:-4] for f in os.listdir(CASES) if f.endswith(".man"))
-    generated = sorted(f[:-3] for f in os.listdir(CASES) if f.endswith(".py"))
-    names = sorted(names + generated)
+    names = cases()
     shown = set()
     tmp = tempfile.TemporaryDirectory()
-    for name in names:
+    for name, ext in names:
         cwd = CASES
-        if name in generated:
+        gen = os.path.join(CASES, name + (".mc.py" if ext == ".mc" else ".py"))
+        if os.path.exists(gen):
             cwd = tmp.name
-            with open(os.path.join(cwd, name + ".man"), "wb") as f:
-                f.write(subprocess.run([sys.executable, os.path.join(CASES, name + ".py")],
+            with open(os.path.join(cwd, name + ext), "wb") as f:
+                f.write(subprocess.run([sys.executable, gen],
                                        check=True, capture_output=True).stdout)
         extra = []
         argf = os.path.join(CASES, name + ".args")
         if os.path.exists(argf):
             extra = shlex.split(open(argf, encoding="utf-8").read())
-        r = subprocess.run([mcgen, "--validate"] + extra + [name + ".man"], cwd=cwd,
+        r = subprocess.run([mcgen, "--validate"] + extra + [name + ext], cwd=cwd,
                            capture_output=True, text=True, errors="replace")
         errf = os.path.join(CASES, name + ".err")
         if args.update:
@@ -90,7 +105,7 @@ def main():
             why = "exit %d, expected %d" % (r.returncode, status)
         elif r.stderr != want:
             why = "diagnostics differ:\n--- expected\n%s--- got\n%s" % (want, r.stderr)
-        report(ok, name + ".man", why)
+        report(ok, name + ext, why)
     docs = os.path.join(ROOT, "docs", "diagnostics.md")
     documented = set()
     if os.path.exists(docs):

@@ -300,7 +300,9 @@ START_TEST(test_mc_id_overflows)
     ck_assert(!check_mc(m, NULL));
     diag_set_capture(NULL);
     ck_assert_ptr_nonnull(strstr(diags.s, "t.mc:5:1: error: [MCG5102] message number 0x10000 "
-                                          "does not fit in the id's 16 bits (0 to 0xFFFF)\n"));
+                                          "does not fit in the id's 16 bits (0 to 0xFFFF); "
+                                          "MessageId= counts on from 0xFFFF, the previous "
+                                          "number of facility Application\n"));
     manifest_free(m);
     buf_free(&diags);
     diag_reset();

@@ -102,12 +102,12 @@ def main():
             print("note: ../shared/corpus absent: its manifests are skipped")
         for p in corpus:
             compare("corpus", p, [], None)
-        for name in sorted(f[:-4] for f in os.listdir(CASES) if f.endswith(".man")):
+        for case in sorted(f for f in os.listdir(CASES) if f.endswith((".man", ".mc"))):
             extra = []
-            argf = os.path.join(CASES, name + ".args")
+            argf = os.path.join(CASES, os.path.splitext(case)[0] + ".args")
             if os.path.exists(argf):
                 extra = shlex.split(open(argf, encoding="utf-8").read())
-            compare("invalid", name + ".man", extra, CASES)
+            compare("invalid", case, extra, CASES)
         smt = load_mutator()
         usable = [(s, open(s, "rb").read()) for s in smt.sources()]
         rng = random.Random(20261125)
