@@ -123,21 +123,26 @@ int diag_io_count(void) { return io_errors; }
 
 static void cache_clear(void);
 
-void diag_register_source(const char *file, const void *bytes, size_t len)
+void diag_adopt_source(const char *file, char *bytes, size_t len)
 {
     cache_clear();
     for (size_t i = 0; i < sources.n; i++) {
         if (strcmp(sources.v[i].file, file) == 0) {
             free(sources.v[i].bytes);
-            sources.v[i].bytes = xmalloc(len + 1);
-            memcpy(sources.v[i].bytes, bytes, len);
+            sources.v[i].bytes = bytes;
             sources.v[i].len = len;
             return;
         }
     }
-    Source s = {xstrdup(file), xmalloc(len + 1), len};
-    memcpy(s.bytes, bytes, len);
+    Source s = {xstrdup(file), bytes, len};
     vec_push(&sources, s);
+}
+
+void diag_register_source(const char *file, const void *bytes, size_t len)
+{
+    char *copy = xmalloc(len + 1);
+    memcpy(copy, bytes, len);
+    diag_adopt_source(file, copy, len);
 }
 
 void diag_set_capture(Buf *b) { capture = b; }

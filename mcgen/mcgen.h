@@ -106,6 +106,9 @@ int diag_io_count(void);
 /* Makes `bytes` the text shown for `file` in caret lines (copied).  Files
  * not registered are re-read from disk when a diagnostic needs a line. */
 void diag_register_source(const char *file, const void *bytes, size_t len);
+/* The same without a copy: `bytes` (from malloc, room for len + 1) is
+ * the diagnostics' from now on, valid until diag_reset. */
+void diag_adopt_source(const char *file, char *bytes, size_t len);
 /* Where diagnostics go: stderr by default; a Buf when capturing (tests). */
 void diag_set_capture(Buf *b);
 void diag_at(DiagLevel lvl, Loc loc, const char *fmt, ...) PRINTF_LIKE(3, 4);

@@ -31,9 +31,11 @@
 #include "mcgen.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 /* ---- keywords ---- */
 
@@ -920,7 +922,14 @@ Manifest *mc_reader_finish(McReader *r)
         problem(r, D_MC_ENCODING, here(r, r->line, r->col),
                 "the file ends inside a character (an incomplete %s sequence)",
                 r->enc == MCENC_UTF16 ? "UTF-16" : "UTF-8");
-    diag_register_source(r->name, r->src.s ? r->src.s : "", r->src.len);
+    /* the decoded text becomes the diagnostics' (their caret lines), and
+     * is parsed there: a large file is not held twice */
+    if (!r->src.s)
+        buf_add(&r->src, "", 0);
+    const char *src = r->src.s;
+    size_t src_len = r->src.len;
+    diag_adopt_source(r->name, r->src.s, r->src.len);
+    r->src = (Buf){0};
     int before = diag_error_count();
     for (size_t i = 0; i < r->problems.n; i++) {
         diag_c(r->problems.v[i].code, r->problems.v[i].loc, "%s", r->problems.v[i].msg);
@@ -932,7 +941,7 @@ Manifest *mc_reader_finish(McReader *r)
     vec_free(&r->problems);
     builtins(r);
     r->f->first_message = SIZE_MAX;
-    const char *p = r->src.s ? r->src.s : "", *end = p + r->src.len;
+    const char *p = src, *end = p + src_len;
     r->line = 1;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -975,7 +984,6 @@ Manifest *mc_reader_finish(McReader *r)
      * rules on it too and one run shows every problem; it is never
      * compiled */
     r->f->damaged = diag_error_count() != before;
-    buf_free(&r->src);
     buf_free(&r->text_buf);
     free(r);
     return m;
@@ -992,17 +1000,47 @@ Manifest *read_mc_mem(const char *name, const void *bytes, size_t len, size_t ch
     return mc_reader_finish(r);
 }
 
+/* A reader dropped before its text is parsed (the file could not be
+ * read to its end). */
+static void abandon(McReader *r)
+{
+    for (size_t i = 0; i < r->problems.n; i++)
+        free(r->problems.v[i].msg);
+    vec_free(&r->problems);
+    buf_free(&r->src);
+    buf_free(&r->text_buf);
+    manifest_free(r->m);
+    free(r);
+}
+
+/* The file in 64 KiB chunks: its bytes are never all in memory beside
+ * their decoded text. */
 Manifest *read_mc_file(const char *path, bool utf16)
 {
-    size_t n;
-    char *bytes = read_file(path, &n);
-    if (!bytes) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
         diag_io("cannot open '%s': %s", path, strerror(errno));
         return NULL;
     }
-    Manifest *m = read_mc_mem(path, bytes, n, 0, utf16);
-    free(bytes);
-    return m;
+    McReader *r = mc_reader_new(path, utf16);
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX / 2)
+        buf_grow(&r->src, (size_t)st.st_size + 1); /* the decoded text's usual size */
+    enum { CHUNK = 64 * 1024 };
+    unsigned char *chunk = xmalloc(CHUNK);
+    size_t n;
+    while ((n = fread(chunk, 1, CHUNK, f)) > 0)
+        mc_reader_feed(r, chunk, n);
+    free(chunk);
+    bool failed = ferror(f);
+    int e = errno;
+    fclose(f);
+    if (failed) {
+        diag_io("cannot read '%s': %s", path, strerror(e));
+        abandon(r);
+        return NULL;
+    }
+    return mc_reader_finish(r);
 }
 
 void mc_free(McFile *f)
