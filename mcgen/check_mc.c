@@ -223,6 +223,35 @@ static void check_table_text(const McText *t, const Options *o)
                t->lang_name, entry);
 }
 
+/* The header is written in the ANSI code page unless -cp says otherwise,
+ * and shows every comment and each message's first text: a character
+ * Windows-1252 lacks becomes '?' there, as in mc's header (chromium's
+ * message_compiler.py drops such '?' lines from mc's headers). */
+static void check_header_text(const McFile *f, const char *text, Loc at, const McText *t,
+                              const Options *o)
+{
+    /* a file that could not be decoded has U+FFFD for what it could not
+     * (MCG1301 said so); with -A, a text's character is already an error
+     * (MCG5018) */
+    if ((o && o->encoding != ENC_ANSI) || f->damaged || (t && o && o->tables.ansi))
+        return;
+    Buf b = {0};
+    size_t n = strlen(text), bad = utf8_to_cp1252(&b, text, n);
+    buf_free(&b);
+    if (bad == SIZE_MAX)
+        return;
+    uint32_t c;
+    utf8_get(text + bad, n - bad, &c);
+    if (t)
+        at = text_loc(t, bad);
+    else
+        at.col += (uint32_t)utf8_chars(text, bad) + 1; /* after the ';' */
+    diag_c(D_MC_HEADER_CHARACTER, at,
+           "the header shows U+%04X as '?': it is written in the ANSI code page "
+           "(Windows-1252), which lacks it; -cp utf-8 or -cp utf-16 keeps it",
+           (unsigned)c);
+}
+
 bool check_mc(Manifest *m, const Options *o)
 {
     McFile *f = m->mc;
@@ -237,8 +266,12 @@ bool check_mc(Manifest *m, const Options *o)
     Arena tmp = {0};
     for (size_t i = 0; i < f->items.n; i++) {
         McMessage *msg = f->items.v[i].msg;
-        if (!msg)
+        if (!msg) {
+            check_header_text(f, f->items.v[i].comment, f->items.v[i].loc, NULL, o);
             continue;
+        }
+        if (msg->texts.n)
+            check_header_text(f, msg->texts.v[0].text, msg->loc, &msg->texts.v[0], o);
         severity = resolve(&f->severities, "severity", "SeverityNames", msg->severity_name,
                            msg->severity_loc, severity, &tmp);
         facility = resolve(&f->facilities, "facility", "FacilityNames", msg->facility_name,

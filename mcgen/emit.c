@@ -19,12 +19,27 @@
 
 /* ---- text outputs ---- */
 
+/* Windows-1252 of UTF-8 text, '?' for each character it has none for. */
+static void cp1252_lossy(Buf *out, const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        size_t bad = utf8_to_cp1252(out, s + i, n - i);
+        if (bad == SIZE_MAX)
+            return;
+        uint32_t ch;
+        i += bad + utf8_get(s + i + bad, n - i - bad, &ch);
+        buf_addc(out, '?');
+    }
+}
+
 /* A text output in the encoding and line endings asked for (-cp,
  * --line-endings); `text` is UTF-8 with LF or CRLF line ends.  mc writes
  * the .rc in UTF-16 when UTF-8 is asked for, as rc.exe cannot read UTF-8.
  * false after a diagnostic when a character has no place in the ANSI code
- * page. */
-static bool put_text(const EmitCtx *c, const char *path, const Buf *text, bool rc, Out *out)
+ * page, unless `lossy` (a .mc header: '?' for it, as mc writes). */
+static bool put_text(const EmitCtx *c, const char *path, const Buf *text, bool rc, bool lossy,
+                     Out *out)
 {
     const Options *o = c->o;
     Buf lines = {0}, bytes = {0};
@@ -56,6 +71,11 @@ static bool put_text(const EmitCtx *c, const char *path, const Buf *text, bool r
             ascii = (unsigned char)lines.s[i] < 0x80;
         if (ascii) {
             put = &lines; /* ASCII is its own Windows-1252 */
+        } else if (lossy) {
+            /* a .mc header shows the messages' texts: what the code page
+             * has no character for becomes '?', as mc's conversion makes
+             * it (check_mc warned: MCG5113) */
+            cp1252_lossy(&bytes, lines.s, lines.len);
         } else if (utf8_to_cp1252(&bytes, lines.s, lines.len) != SIZE_MAX) {
             diag_plain(DIAG_ERROR,
                        "%s: a character cannot be written in the ANSI code page "
@@ -88,7 +108,7 @@ static bool header_file(const EmitCtx *c, size_t part, const char *path, Out *ou
     Buf text = {0};
     bool ok = (part ? mc_header_build(c->mc, c->o, c->tf, &text)
                     : header_build(c->m, c->facts, c->o, c->tf, &text)) &&
-              put_text(c, path, &text, false, out);
+              put_text(c, path, &text, false, part == 1, out);
     buf_free(&text);
     return ok;
 }
@@ -131,7 +151,7 @@ static bool rc_file(const EmitCtx *c, size_t part, const char *path, Out *out)
         wname = NULL;
     Buf text = {0};
     bool ok = rc_build(t, nt, wname, quoted, c->tf, &text) &&
-              put_text(c, path, &text, true, out);
+              put_text(c, path, &text, true, false, out);
     buf_free(&text);
     free(t);
     return ok;
@@ -238,7 +258,7 @@ static bool dbg_file(const EmitCtx *c, size_t part, const char *path, Out *out)
         /* mc up to 2017 wrote this file with LF line ends */
         out_put(out, text.s, text.len);
     } else if (ok) {
-        ok = put_text(c, path, &text, false, out);
+        ok = put_text(c, path, &text, false, false, out);
     }
     buf_free(&text);
     free(base);
