@@ -37,7 +37,7 @@ static void cp1252_lossy(Buf *out, const char *s, size_t n)
  * --line-endings); `text` is UTF-8 with LF or CRLF line ends.  mc writes
  * the .rc in UTF-16 when UTF-8 is asked for, as rc.exe cannot read UTF-8.
  * false after a diagnostic when a character has no place in the ANSI code
- * page, unless `lossy` (a .mc header: '?' for it, as mc writes). */
+ * page, unless `lossy` (a .mc header or .dbg: '?' for it, as mc writes). */
 static bool put_text(const EmitCtx *c, const char *path, const Buf *text, bool rc, bool lossy,
                      Out *out)
 {
@@ -258,7 +258,7 @@ static bool dbg_file(const EmitCtx *c, size_t part, const char *path, Out *out)
         /* mc up to 2017 wrote this file with LF line ends */
         out_put(out, text.s, text.len);
     } else if (ok) {
-        ok = put_text(c, path, &text, false, false, out);
+        ok = put_text(c, path, &text, false, true, out); /* a base name's letters */
     }
     buf_free(&text);
     free(base);

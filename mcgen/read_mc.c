@@ -562,10 +562,15 @@ static void list_symbol(McReader *r, const Token *t)
         bool ok = t->n > 0;
         for (size_t i = 0; i < t->n; i++)
             ok &= (unsigned char)t->s[i] > ' ' && !strchr("\\/:*?\"<>|.", t->s[i]);
+        /* and one the .rc can name in the ANSI code page */
+        Buf ansi = {0};
+        ok &= utf8_to_cp1252(&ansi, t->s, t->n) == SIZE_MAX;
+        buf_free(&ansi);
         if (!ok)
             diag_c(D_MC_SYNTAX, loc,
                    "'%s' cannot name a message-table file: a file name without '.', "
-                   "'/', '\\' or any of :*?\"<>|",
+                   "'/', '\\' or any of :*?\"<>|, in characters of Windows-1252 (the .rc "
+                   "names it in the ANSI code page)",
                    s);
         if (r->lang)
             r->lang->file = s;
