@@ -292,6 +292,19 @@ def rules(mcgen, tmp):
     t = read_table(open(os.path.join(work, "c", "MSG00409.bin"), "rb").read())
     check(sorted(t) == [0xA0020002, 0xA0020004, 0xE0020001], "-c: the table's ids have the bit",
           [hex(i) for i in t])
+    # -n: "messages terminate immediately after the message body" (mc's
+    # documentation): no CR LF after the last line, the others kept
+    r = run(mcgen, "-n", "-h", "n", "-r", "n", "app.mc", cwd=work)
+    t = read_table(open(os.path.join(work, "n", "MSG00409.bin"), "rb").read())
+    check(r.returncode == 0 and t[0x80020002] == (1, "Second %1!d!%n\r\n%t tabbed\r\n")
+          and t[0xC0020001] == (1, "You have chosen an incorrect command."),
+          "-n: no CR LF after a text's last line", t)
+    # a .mc that cannot be read to its end: exit 2, nothing written
+    os.mkdir(os.path.join(work, "dir.mc"))
+    r = run(mcgen, "-h", "d", "-r", "d", "dir.mc", cwd=work)
+    check(r.returncode == 2 and r.stderr.startswith("mcgen: error: cannot read 'dir.mc': Is a directory")
+          and not os.path.exists(os.path.join(work, "d")),
+          "an unreadable .mc (a directory): exit 2, nothing written", r.stderr)
     r = run(mcgen, "--mc-compat=2020", "-h", "old", "-r", "old", "app.mc", cwd=work)
     rc = open(os.path.join(work, "old", "app.rc"), "rb").read()
     check(rc.startswith(b"LANGUAGE 0x7,0x1\r\n"), "--mc-compat=2020: .rc languages in reverse "
