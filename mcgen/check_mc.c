@@ -68,9 +68,11 @@ static const McName *resolve(const void *vec, const char *what, const char *list
 /* Two languages may not share a language id (the .rc would hold the
  * same resource twice) or a file name (one table would overwrite the
  * other); only languages some message uses have a table. */
-static void check_languages(Manifest *m, const bool *used)
+static void check_languages(const McFile *f)
 {
-    McFile *f = m->mc;
+    bool *used = xcalloc(f->languages.n + 1, sizeof *used);
+    for (size_t i = 0; i < f->languages.n; i++)
+        used[i] = mc_language_used(f, f->languages.v[i]);
     for (size_t i = 0; i < f->languages.n; i++) {
         const McLanguage *a = f->languages.v[i];
         if (!used[i])
@@ -90,30 +92,31 @@ static void check_languages(Manifest *m, const bool *used)
                         a->name, a->file);
         }
     }
+    free(used);
 }
 
 /* A printf format between '!'s after an insert, as FormatMessage passes
  * it to its printf: flags, width, precision, a size prefix, a conversion
  * (perfecthash's %1!wZ! a UNICODE_STRING).
  * Returns its length (up to the closing '!'), or 0 when it is none. */
+/* A width or a precision at s[i]: '*' or digits; returns where it ends. */
+static size_t printf_count(const char *s, size_t n, size_t i)
+{
+    if (i < n && s[i] == '*')
+        return i + 1;
+    while (i < n && s[i] >= '0' && s[i] <= '9')
+        i++;
+    return i;
+}
+
 static size_t printf_format(const char *s, size_t n)
 {
     size_t i = 0;
     while (i < n && strchr("-+ #0", s[i]))
         i++;
-    if (i < n && s[i] == '*')
-        i++;
-    else
-        while (i < n && s[i] >= '0' && s[i] <= '9')
-            i++;
-    if (i < n && s[i] == '.') {
-        i++;
-        if (i < n && s[i] == '*')
-            i++;
-        else
-            while (i < n && s[i] >= '0' && s[i] <= '9')
-                i++;
-    }
+    i = printf_count(s, n, i);
+    if (i < n && s[i] == '.')
+        i = printf_count(s, n, i + 1);
     static const char *const sizes[] = {"I64", "I32", "ll", "hh", "h", "l", "L", "w", "I", "z", "j", "t"};
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
         size_t len = strlen(sizes[k]);
@@ -258,7 +261,6 @@ bool check_mc(Manifest *m, const Options *o)
     int before = diag_error_count();
     bool customer = o && o->customer_bit;
     uint32_t max_len = o ? o->max_message_length : 0;
-    bool *used = xcalloc(f->languages.n + 1, sizeof *used);
     Map by_id = {0}, by_symbol = {0};
     PtrMap last_number = {0}; /* facility -> its previous number + 1 */
     const McName *severity = find(&f->severities, "Success");
@@ -330,9 +332,6 @@ bool check_mc(Manifest *m, const Options *o)
                        names.s);
                 buf_free(&names);
             } else {
-                for (size_t l = 0; l < f->languages.n; l++)
-                    if (f->languages.v[l] == t->lang)
-                        used[l] = true;
                 for (size_t l = 0; l < k; l++)
                     if (msg->texts.v[l].lang == t->lang)
                         diag_ex(D_MC_DUPLICATE_TEXT, t->loc, msg->texts.v[l].loc,
@@ -351,7 +350,7 @@ bool check_mc(Manifest *m, const Options *o)
     }
     /* every message in every language a table is written for */
     for (size_t l = 0; l < f->languages.n; l++) {
-        if (!used[l])
+        if (!mc_language_used(f, f->languages.v[l]))
             continue;
         for (size_t i = 0; i < f->items.n; i++) {
             const McMessage *msg = f->items.v[i].msg;
@@ -369,8 +368,7 @@ bool check_mc(Manifest *m, const Options *o)
                        f->languages.v[l]->name);
         }
     }
-    check_languages(m, used);
-    free(used);
+    check_languages(f);
     map_free(&by_id);
     map_free(&by_symbol);
     ptrmap_free(&last_number);
