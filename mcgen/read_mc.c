@@ -120,6 +120,7 @@ struct McReader {
     uint32_t line, col; /* position of the next character */
     bool ctrl_z;        /* an 8-bit file's end-of-file mark was read */
     VEC(Problem) problems;
+    size_t more_problems; /* beyond the first 100, not kept */
     /* parsing */
     ParseState st;
     McKw kw;          /* the statement being read */
@@ -162,7 +163,7 @@ static void problem(McReader *r, DiagCode code, Loc loc, const char *fmt, ...)
     /* a file of undecodable bytes would report each: the first 100 say
      * enough, the count says the rest */
     if (r->problems.n >= 100) {
-        r->problems.v[99].code = code;
+        r->more_problems++;
         return;
     }
     va_list ap;
@@ -250,19 +251,13 @@ static size_t utf8_len(unsigned char c)
 }
 
 /* A complete UTF-8 sequence of n bytes: its code point, or -1 when it is
- * not the shortest form, a surrogate, or has a bad continuation byte. */
+ * not the shortest form, a surrogate, or has a bad continuation byte
+ * (utf8_get's U+FFFD, unless the bytes are U+FFFD's own). */
 static long utf8_decode(const unsigned char *p, size_t n)
 {
-    if (n == 1)
-        return p[0];
-    uint32_t c = p[0] & (0x7F >> n);
-    for (size_t i = 1; i < n; i++) {
-        if ((p[i] & 0xC0) != 0x80)
-            return -1;
-        c = c << 6 | (p[i] & 0x3F);
-    }
-    static const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (c < least[n] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+    uint32_t c;
+    utf8_get((const char *)p, n, &c);
+    if (c == 0xFFFD && !(n == 3 && memcmp(p, "\xEF\xBF\xBD", 3) == 0))
         return -1;
     return (long)c;
 }
@@ -940,9 +935,9 @@ Manifest *mc_reader_finish(McReader *r)
         diag_c(r->problems.v[i].code, r->problems.v[i].loc, "%s", r->problems.v[i].msg);
         free(r->problems.v[i].msg);
     }
-    if (r->problems.n >= 100)
-        diag_plain(DIAG_NOTE, "%s: more characters cannot be decoded; the first 100 are shown",
-                   r->name);
+    if (r->more_problems)
+        diag_plain(DIAG_NOTE, "%s: %zu more characters cannot be decoded; the first 100 are shown",
+                   r->name, r->more_problems);
     vec_free(&r->problems);
     builtins(r);
     r->f->first_message = SIZE_MAX;
