@@ -274,10 +274,20 @@ static int set_limit(Options *o, const OptDef *d, const char *word, const char *
     return -1;
 }
 
+/* Where --render's TEMPLATE:OUTPUT splits: at the first colon, except
+ * that a drive at the start ("C:\\" or "C:/") is part of the template's
+ * path, on every host (so one command line means the same on both). */
+static const char *render_colon(const char *val)
+{
+    bool drive = ((val[0] >= 'A' && val[0] <= 'Z') || (val[0] >= 'a' && val[0] <= 'z')) &&
+                 val[1] == ':' && (val[2] == '\\' || val[2] == '/');
+    return strchr(drive ? val + 2 : val, ':');
+}
+
 static int set_render(Options *o, const OptDef *d, const char *word, const char *val)
 {
     (void)d, (void)word;
-    const char *colon = strchr(val, ':');
+    const char *colon = render_colon(val);
     if (!colon || colon == val || !colon[1])
         return usage_error("--render takes TEMPLATE:OUTPUT, not '%s'", val);
     RenderJob job = {arena_strndup(&o->arena, val, (size_t)(colon - val)), colon + 1};
