@@ -88,13 +88,19 @@ def binary(tmp):
         ", ".join(sorted(SYSTEM_DLLS)), os.path.getsize(EXE) // 1024), "imports %s" % sorted(dlls))
 
 
+def case_command():
+    """The golden case's mc arguments (SOURCE.txt) and its manifest's name."""
+    case = os.path.join(CORPUS, "golden", CASE)
+    text = open(os.path.join(case, "SOURCE.txt"), encoding="utf-8").read()
+    words = shlex.split(re.search(r"^command: mc (.*?)(\s{2,}\(|$)", text, re.M).group(1))
+    return words, next(w for w in words if w.endswith(".man"))
+
+
 def golden(mcgen, tmp):
     """The case's command in two empty directories, mcgen.exe's and
     build/mcgen's; returns the directory mcgen.exe wrote, or None."""
     case = os.path.join(CORPUS, "golden", CASE)
-    text = open(os.path.join(case, "SOURCE.txt"), encoding="utf-8").read()
-    words = shlex.split(re.search(r"^command: mc (.*?)(\s{2,}\(|$)", text, re.M).group(1))
-    name = next(w for w in words if w.endswith(".man"))
+    words, name = case_command()
     dirs = {}
     for who in ("exe", "linux"):
         d = dirs[who] = os.path.join(tmp, "golden-" + who)
@@ -189,13 +195,24 @@ def unicode_dirs(mcgen, tmp):
            and b"m.man" in want and "ünï".encode() not in want,
            "a manifest read from '%s': y.h equals build/mcgen's" % sub,
            "exit %d %r" % (r.returncode, r.stderr))
+    if not shutil.which("ninja"):
+        results["skipped"] += 1
+        print("skipped the depfile: ninja not installed")
+        return
+    # the depfile of that run, read by ninja's own parser (-t deps)
+    r = run_exe(["-um", "-z", "y", "--depfile=y.d", sub + "\\m.man"], d)
+    with open(os.path.join(d, "build.ninja"), "w") as f:
+        f.write("rule dep\n  command = cp y.d out.d && touch out\n  depfile = out.d\n"
+                "  deps = gcc\nbuild out: dep\n")
+    subprocess.run(["ninja"], cwd=d, capture_output=True)
+    deps = subprocess.run(["ninja", "-t", "deps"], cwd=d, capture_output=True).stdout.decode()
+    report(r.returncode == 0 and deps.splitlines()[1:2] == ["    " + sub + "\\m.man"],
+           "--depfile: ninja reads '%s\\m.man' from it" % sub, "exit %d, ninja: %r" % (
+               r.returncode, deps))
 
 
 def unchanged_and_failed(golden_dir):
-    case = os.path.join(CORPUS, "golden", CASE)
-    text = open(os.path.join(case, "SOURCE.txt"), encoding="utf-8").read()
-    words = shlex.split(re.search(r"^command: mc (.*?)(\s{2,}\(|$)", text, re.M).group(1))
-    name = next(w for w in words if w.endswith(".man"))
+    words, name = case_command()
     outs = [n for n in os.listdir(golden_dir) if n != name]
     for n in outs:
         os.utime(os.path.join(golden_dir, n), (1000000000, 1000000000))
