@@ -490,16 +490,18 @@ bool os_copy_to(int fd, const char *path, FILE *from)
 
 static void (*on_interrupt)(void);
 
-/* Runs on a thread of its own that Windows starts for the event; FALSE
- * passes the event on to the default handler, which ends the process
- * with STATUS_CONTROL_C_EXIT. */
+/* Runs on a thread of its own that Windows starts for the event, and
+ * ends the process as the default handler would, with
+ * STATUS_CONTROL_C_EXIT (itself: under wine, passing the event on ends a
+ * process without a console with status 0, which a build would take for
+ * success). */
 static BOOL WINAPI on_console_event(DWORD event)
 {
     (void)event;
     if (on_interrupt)
         on_interrupt();
     restore_console();
-    return FALSE;
+    ExitProcess(STATUS_CONTROL_C_EXIT);
 }
 
 void os_on_interrupt(void (*cleanup)(void))

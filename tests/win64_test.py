@@ -28,9 +28,11 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(ROOT, "..", "shared", "corpus")
@@ -234,6 +236,39 @@ def unchanged_and_failed(golden_dir):
                k for k in set(after) | set(before) if after.get(k) != before.get(k))))
 
 
+def interrupted(mcgen, tmp):
+    """Ctrl-C (wine turns SIGINT into the console's CTRL_C_EVENT) while a
+    temporary exists: the console handler removes it and ends the run with
+    STATUS_CONTROL_C_EXIT (0xC000013A, which wine reports as 0x3A); the
+    older outputs stay as they were."""
+    d = os.path.join(tmp, "interrupted")
+    os.makedirs(d)
+    subprocess.run([sys.executable, os.path.join(ROOT, "bench", "gen_manifest.py"), "--size-mb",
+                    "8", "--out", os.path.join(d, "big.man")], check=True, capture_output=True)
+    with open(os.path.join(d, "x.h"), "wb") as f:
+        f.write(b"an older header\r\n")
+    before = files_under(d)
+    p = subprocess.Popen(["wine", EXE, "-um", "-z", "x", "-Wno-unused-string", "big.man"], cwd=d,
+                         env=wine_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen = False
+    while p.poll() is None and not seen:
+        seen = any(".mcgen-" in n for n in os.listdir(d))
+        if not seen:
+            time.sleep(0.005)
+    if seen:
+        p.send_signal(signal.SIGINT)
+    try:
+        rc = p.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = p.wait()
+    after = files_under(d)
+    report(seen and rc == 0x3A and after == before,
+           "Ctrl-C while writing: its temporaries removed, exit 0xC000013A, old outputs kept",
+           "saw a temporary: %s, exit %d, changed or new: %s" % (seen, rc, sorted(
+               k for k in set(after) | set(before) if after.get(k) != before.get(k))))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mcgen", default=os.path.join(ROOT, "build", "mcgen"))
@@ -255,6 +290,7 @@ def main():
         unicode_dirs(mcgen, tmp)
         if g:
             unchanged_and_failed(g)
+        interrupted(mcgen, tmp)
     print("%d passed, %d failed, %d skipped" % (results["passed"], results["failed"],
                                                 results["skipped"]))
     return 1 if results["failed"] else 0
