@@ -463,7 +463,7 @@ static const OptDef options[] = {
      "read a TEMP.BIN (mc's or mcgen's) strictly and summarise it"},
     {NULL, "explain", "OFFSET", OPT_MCGEN, set_explain, 0,
      "with --check-wevt, name the field at that offset of the file"},
-    {NULL, "version", NULL, OPT_MCGEN, set_true, F(version), "show the version"},
+    {NULL, "version", NULL, OPT_MCGEN, set_true, F(version), "show the version, the commit, the licence and the mc formats written"},
     {NULL, "", NULL, OPT_MCGEN, NULL, 0,
      "the words that follow are manifests, even when they start with '-'"},
 };

@@ -15,10 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef MCGEN_VERSION
-#define MCGEN_VERSION "0.1.0"
-#endif
-
 /* AddressSanitizer builds free the model at the end of a run, so that
  * LeakSanitizer sees it freed (see compile).  gcc announces ASan with
  * __SANITIZE_ADDRESS__, clang only through __has_feature. */
@@ -407,7 +403,17 @@ static int run(const Options *o)
         return 0;
     }
     if (o->version) {
-        puts("mcgen " MCGEN_VERSION);
+        /* the first line's second word is the version (SARIF's tool
+         * version); the formats as --mc-compat names them (cli.c) */
+        printf("mcgen %s\n"
+               "commit %s\n"
+               "MIT licence: free software, see LICENSE; no warranty\n"
+               "writes the outputs of mc.exe:\n"
+               "  manifests: WEVT_TEMPLATE CRIM 5.1 as mc 10.0.18362 and later (current),\n"
+               "    CRIM 3.1 as mc 10.0.15063, and as mc 8.1 (MD5 template ids)\n"
+               "  .mc files: today's mc (current), 10.0.18362 (2020), 10.0.15063 (2017),\n"
+               "    2005, 1998\n",
+               mcgen_version, mcgen_commit);
         return 0;
     }
     if (o->check_wevt)
@@ -428,7 +434,7 @@ static int write_diagnostics(const Options *o)
     if (f == DIAG_FORMAT_JSON)
         diag_write_json(&doc);
     else
-        diag_write_sarif(&doc, MCGEN_VERSION);
+        diag_write_sarif(&doc, mcgen_version);
     int status = 0;
     if (o->diag_output && !paths_refused) {
         OutSet *set = outset_new();
