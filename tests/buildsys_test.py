@@ -24,7 +24,8 @@ and `ninja example`.
 3. The Meson snippet of docs/build-systems.md with Debian's meson and a
    mingw-w64 cross file: builds, then no work, a touch re-runs mcgen alone.
 4. docs/editors.md: its settings.json snippet is JSON and associates
-   *.man with schema/eventman.xsd.
+   *.man with the installed eventman.xsd; a manifest with the root element
+   it shows (xsi:schemaLocation) passes mcgen --validate and xmllint.
 5. `ninja example`'s script (examples/hello/run) with a fresh WINEPREFIX:
    its output is what README says, with no wine start-up noise (slow, ~30
    s: not with --quick).
@@ -44,6 +45,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "build-systems.md")
+EDITORS = os.path.join(ROOT, "docs", "editors.md")
 results = {"passed": 0, "failed": 0, "skipped": 0}
 MINGW = ["x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-windres"]
 
@@ -164,10 +166,10 @@ def wine(exe):
         r.stderr.decode("utf-8", "replace")
 
 
-def snippet(section, lang):
-    """The first ```lang block after the heading `## section` of
-    docs/build-systems.md: the text a user copies."""
-    text = open(DOC, encoding="utf-8").read()
+def snippet(section, lang, doc=DOC):
+    """The first ```lang block after the heading `## section` of doc
+    (docs/build-systems.md): the text a user copies."""
+    text = open(doc, encoding="utf-8").read()
     part = text[text.index("\n## %s\n" % section):]
     m = re.search(r"```%s\n(.*?)```" % lang, part, re.S)
     return m.group(1)
@@ -365,6 +367,36 @@ def meson_snippet(mcgen, tmp):
           r.stdout + r2.stdout)
 
 
+def editors(mcgen, tmp):
+    """docs/editors.md: the VS Code settings and the manifest's own
+    xsi:schemaLocation."""
+    try:
+        settings = json.loads(snippet("VS Code (XML by Red Hat)", "json", EDITORS))
+        assoc = settings["xml.fileAssociations"]
+    except (ValueError, KeyError) as e:
+        check(False, "docs/editors.md: the settings.json snippet is JSON", e)
+        return
+    check(settings["files.associations"] == {"*.man": "xml"} and
+          assoc == [{"pattern": "**/*.man",
+                     "systemId": "/usr/local/share/mcgen/eventman.xsd"}],
+          "docs/editors.md: the settings.json snippet is JSON associating *.man with the "
+          "installed eventman.xsd (ninja install's default prefix)", settings)
+    root = snippet("In the manifest itself", "xml", EDITORS)
+    xsd = os.path.join(ROOT, "schema", "eventman.xsd")
+    man = os.path.join(tmp, "located.man")
+    with open(man, "w") as f:
+        f.write(re.sub(r"<instrumentationManifest[^>]*>",
+                       root.strip().replace("/usr/local/share/mcgen/eventman.xsd", xsd),
+                       ALPHA, count=1))
+    r = run([mcgen, "--validate", man])
+    x = run(["xmllint", "--noout", "--schema", xsd, man]) if shutil.which("xmllint") \
+        else None
+    check(r.returncode == 0 and r.stderr == "" and (x is None or x.returncode == 0),
+          "docs/editors.md: a manifest with its xsi:schemaLocation root passes mcgen --validate"
+          + (" and xmllint --schema" if x else " (no xmllint)"),
+          r.stderr + (x.stderr if x else ""))
+
+
 def example(mcgen, tmp):
     """examples/hello/run with a WINEPREFIX wine has never seen: exactly the
     lines README's Quick start explains, nothing from wine."""
@@ -413,6 +445,7 @@ def main():
         cmake_package(mcgen, tmp)
         make_snippet(mcgen, tmp)
         meson_snippet(mcgen, tmp)
+        editors(mcgen, tmp)
         if args.quick:
             skip("ninja example's output", "--quick")
         else:
