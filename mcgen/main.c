@@ -9,16 +9,11 @@
  * diagnostics document is written last, after any run.
  */
 #include "mcgen.h"
+#include "os.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#ifndef MCGEN_VERSION
-#define MCGEN_VERSION "0.1.0"
-#endif
 
 /* AddressSanitizer builds free the model at the end of a run, so that
  * LeakSanitizer sees it freed (see compile).  gcc announces ASan with
@@ -107,14 +102,15 @@ static bool ensure_dir(const char *dir, Dirs *made)
     Buf p = {0};
     buf_add(&p, dir, strlen(dir));
     bool ok = true;
-    for (size_t i = 1; ok && i <= p.len; i++) {
-        if (i < p.len && p.s[i] != '/')
+    size_t root = os_root_len(p.s);
+    for (size_t i = root ? root : 1; ok && i <= p.len; i++) {
+        if (i < p.len && !os_is_sep(p.s[i]))
             continue;
         char c = p.s[i];
         p.s[i] = '\0';
-        struct stat st;
-        if (stat(p.s, &st) != 0) {
-            if (mkdir(p.s, 0777) == 0)
+        OsStat st;
+        if (!os_stat(p.s, &st)) {
+            if (os_mkdir(p.s))
                 vec_push(made, xstrdup(p.s));
             else if (errno != EEXIST) {
                 diag_io("cannot create the directory '%s': %s", p.s, strerror(errno));
@@ -133,7 +129,7 @@ static void remove_dirs(Dirs *made, bool remove)
 {
     for (size_t i = made->n; i-- > 0;) {
         if (remove)
-            rmdir(made->v[i]);
+            os_rmdir(made->v[i]);
         free(made->v[i]);
     }
     vec_free(made);
@@ -407,7 +403,17 @@ static int run(const Options *o)
         return 0;
     }
     if (o->version) {
-        puts("mcgen " MCGEN_VERSION);
+        /* the first line's second word is the version (SARIF's tool
+         * version); the formats as --mc-compat names them (cli.c) */
+        printf("mcgen %s\n"
+               "commit %s\n"
+               "MIT licence: free software, see LICENSE; no warranty\n"
+               "writes the outputs of mc.exe:\n"
+               "  manifests: WEVT_TEMPLATE CRIM 5.1 as mc 10.0.18362 and later (current),\n"
+               "    CRIM 3.1 as mc 10.0.15063, and as mc 8.1 (MD5 template ids)\n"
+               "  .mc files: today's mc (current), 10.0.18362 (2020), 10.0.15063 (2017),\n"
+               "    2005, 1998\n",
+               mcgen_version, mcgen_commit);
         return 0;
     }
     if (o->check_wevt)
@@ -428,7 +434,7 @@ static int write_diagnostics(const Options *o)
     if (f == DIAG_FORMAT_JSON)
         diag_write_json(&doc);
     else
-        diag_write_sarif(&doc, MCGEN_VERSION);
+        diag_write_sarif(&doc, mcgen_version);
     int status = 0;
     if (o->diag_output && !paths_refused) {
         OutSet *set = outset_new();
@@ -445,6 +451,7 @@ static int write_diagnostics(const Options *o)
 
 int main(int argc, char **argv)
 {
+    os_init(&argc, &argv);
     if (argc < 2) {
         cli_usage(stderr);
         return 2;

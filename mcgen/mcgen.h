@@ -939,13 +939,17 @@ bool out_check_paths(const char *const *inputs, size_t ninputs, const char *cons
                      size_t noutputs);
 
 /* ======================================================================
- * embedded files (generated at build time from schema/ and templates/)
+ * generated at build time (from schema/, templates/, tools/version)
  * ==================================================================== */
 
 extern const unsigned char embed_winmeta_xml[];
 extern const unsigned long embed_winmeta_xml_len;
 extern const unsigned char embed_eventman_xsd[];
 extern const unsigned long embed_eventman_xsd_len;
+/* build/gen/version.c (tools/version): the version, and the commit as
+ * `git describe --tags --always --dirty` gave it */
+extern const char mcgen_version[];
+extern const char mcgen_commit[];
 
 /* ======================================================================
  * cli.c
