@@ -113,6 +113,7 @@ int main(void)
 CMAKELISTS = """cmake_minimum_required(VERSION 3.20)
 project(app C RC)
 find_package(mcgen REQUIRED)
+message(STATUS "mcgen ${mcgen_VERSION}")
 add_executable(app app.c)
 target_link_libraries(app PRIVATE advapi32)
 mcgen_add_manifest(app MANIFEST alpha.man MC msgs.mc UM)
@@ -181,20 +182,14 @@ def steps(stdout):
 
 
 def install_tree(mcgen, tmp):
-    """<prefix> of an installed mcgen: `ninja install` when build.ninja has
-    it, its bin/mcgen then replaced by the mcgen under test."""
+    """<prefix> of an installed mcgen (`DESTDIR=... PREFIX=/usr ninja
+    install`), its bin/mcgen then replaced by the mcgen under test."""
     dest = os.path.join(tmp, "dest")
     prefix = dest + "/usr"
-    has_install = run(["ninja", "-C", ROOT, "-t", "query", "install"]).returncode == 0
-    if has_install:
-        env = dict(os.environ, DESTDIR=dest, PREFIX="/usr")
-        r = run(["ninja", "-C", ROOT, "install"], env=env)
-        check(r.returncode == 0, "ninja install into DESTDIR", r.stdout + r.stderr)
-    else:  # the agreed layout, until build.ninja installs
-        os.makedirs(prefix + "/bin")
-        os.makedirs(prefix + "/lib/cmake/mcgen")
-        for f in ("mcgen-config.cmake", "mcgen.cmake"):
-            shutil.copy(os.path.join(ROOT, "cmake", f), prefix + "/lib/cmake/mcgen")
+    r = run(["ninja", "-C", ROOT, "install"], env=dict(os.environ, DESTDIR=dest, PREFIX="/usr"))
+    check(r.returncode == 0, "ninja install into DESTDIR", r.stdout + r.stderr)
+    if r.returncode != 0:
+        return None
     shutil.copy(mcgen, prefix + "/bin/mcgen")
     listed = sorted(os.listdir(prefix + "/lib/cmake/mcgen"))
     check({"mcgen-config.cmake", "mcgen.cmake"} <= set(listed),
@@ -208,6 +203,8 @@ def cmake_package(mcgen, tmp):
         skip("the CMake package", "needs " + ", ".join(missing(need)))
         return
     prefix = install_tree(mcgen, tmp)
+    if not prefix:
+        return
     src = os.path.join(tmp, "project")
     os.makedirs(src)
     for name, text in (("alpha.man", ALPHA), ("beta.man", BETA), ("msgs.mc", MSGS),
@@ -223,7 +220,7 @@ def cmake_package(mcgen, tmp):
 
     b = os.path.join(tmp, "build")
     t0 = time.monotonic()
-    r = configure(b)
+    r = configured = configure(b)
     t1 = time.monotonic()
     if r.returncode == 0:
         r = run(["cmake", "--build", b])
@@ -234,6 +231,11 @@ def cmake_package(mcgen, tmp):
           "(configure %.1f s, build %.1f s)" % (t1 - t0, t2 - t1), r.stdout + r.stderr)
     if r.returncode != 0:
         return
+    version = run([os.path.join(ROOT, "tools", "version")]).stdout.split("-")[0].strip() \
+        if os.path.exists(os.path.join(ROOT, "tools", "version")) else None
+    if version:
+        check("-- mcgen %s\n" % version in configured.stdout,
+              "CMake: mcgen_VERSION is tools/version's %s" % version, configured.stdout)
     cache = open(os.path.join(b, "CMakeCache.txt")).read()
     check("MCGEN_EXECUTABLE:FILEPATH=%s/bin/mcgen\n" % prefix in cache,
           "CMake: MCGEN_EXECUTABLE is the installed bin/mcgen",
