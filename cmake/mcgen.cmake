@@ -23,8 +23,9 @@
 # is added to its sources, so its message tables and WEVT_TEMPLATE are linked
 # in.  Only one: Windows looks up resource 1 of each type (FormatMessage, the
 # event log), and GNU ld merges two .rc's resources of the same id into a
-# broken .rsrc with nothing but a warning.  Later runs give their headers only;
-# NO_RESOURCES keeps a call's .rc out even when it would be the first.  A
+# broken .rsrc with nothing but a warning.  Later runs give their headers only,
+# and CMake warns when it configures unless the call says NO_RESOURCES (which
+# also keeps a call's .rc out when it would be the first).  A
 # program that needs a manifest's events and a .mc's messages in one binary
 # compiles them together (one MANIFEST and one MC in one call).
 #
@@ -170,6 +171,15 @@ function(_mcgen_run target manifest mc dir)
 
   get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
   get_property(has_rc TARGET ${target} PROPERTY MCGEN_RESOURCES SET)
+  if(NOT MCGEN_NO_RESOURCES AND has_rc AND "RC" IN_LIST languages)
+    get_property(first TARGET ${target} PROPERTY MCGEN_RESOURCES)
+    file(RELATIVE_PATH first "${CMAKE_BINARY_DIR}" "${first}")
+    message(WARNING "mcgen_add_manifest(${target}): ${shown}'s message tables and "
+                    "WEVT_TEMPLATE are not linked into ${target}: it links ${first}'s, "
+                    "and a module holds one resource 1 of each type; compile the two "
+                    "as one manifest, link them into separate modules, or pass "
+                    "NO_RESOURCES to say that only the header is wanted")
+  endif()
   if(NOT MCGEN_NO_RESOURCES AND NOT has_rc AND "RC" IN_LIST languages)
     set_property(TARGET ${target} PROPERTY MCGEN_RESOURCES "${rc_file}")
     target_sources(${target} PRIVATE "${rc_file}")
