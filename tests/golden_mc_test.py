@@ -32,6 +32,8 @@ import subprocess
 import sys
 import tempfile
 
+import winexe
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(os.path.dirname(ROOT), "shared", "corpus", "golden-mc")
 HELLO = os.path.join(ROOT, "examples", "hello", "hello.man")
@@ -362,7 +364,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mcgen", required=True)
     a = ap.parse_args()
-    mcgen = os.path.abspath(a.mcgen)
+    mcgen = winexe.command_or_skip(os.path.abspath(a.mcgen))
+    if mcgen is None:
+        return 0
     tmp = tempfile.mkdtemp(prefix="mcgen-goldenmc-")
     try:
         if os.path.isdir(CORPUS):
