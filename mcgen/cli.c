@@ -17,13 +17,13 @@
  * (-Werror=NAME, -Wno-NAME), as gcc's do.  "--" ends the options.
  */
 #include "mcgen.h"
+#include "os.h"
 
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 /* Where a row is listed in --help; REFUSED rows are listed together on
  * one line. */
@@ -247,12 +247,12 @@ static int set_line_endings(Options *o, const OptDef *d, const char *word, const
 static int set_templates(Options *o, const OptDef *d, const char *word, const char *val)
 {
     (void)d, (void)word;
-    struct stat st;
-    if (stat(val, &st) != 0) {
+    OsStat st;
+    if (!os_stat(val, &st)) {
         diag_io("cannot open the template directory '%s': %s", val, strerror(errno));
         return 2;
     }
-    if (!S_ISDIR(st.st_mode))
+    if (st.kind != OS_DIR)
         return usage_error("--templates takes a directory, and '%s' is none", val);
     o->templates_dir = val;
     return -1;
@@ -274,10 +274,20 @@ static int set_limit(Options *o, const OptDef *d, const char *word, const char *
     return -1;
 }
 
+/* Where --render's TEMPLATE:OUTPUT splits: at the first colon, except
+ * that a drive at the start ("C:\\" or "C:/") is part of the template's
+ * path, on every host (so one command line means the same on both). */
+static const char *render_colon(const char *val)
+{
+    bool drive = ((val[0] >= 'A' && val[0] <= 'Z') || (val[0] >= 'a' && val[0] <= 'z')) &&
+                 val[1] == ':' && (val[2] == '\\' || val[2] == '/');
+    return strchr(drive ? val + 2 : val, ':');
+}
+
 static int set_render(Options *o, const OptDef *d, const char *word, const char *val)
 {
     (void)d, (void)word;
-    const char *colon = strchr(val, ':');
+    const char *colon = render_colon(val);
     if (!colon || colon == val || !colon[1])
         return usage_error("--render takes TEMPLATE:OUTPUT, not '%s'", val);
     RenderJob job = {arena_strndup(&o->arena, val, (size_t)(colon - val)), colon + 1};
@@ -822,7 +832,7 @@ static char *join(const char *dir, const char *a, const char *b)
     Buf p = {0};
     if (dir && *dir) {
         buf_add(&p, dir, strlen(dir));
-        if (dir[strlen(dir) - 1] != '/')
+        if (!os_is_sep(dir[strlen(dir) - 1]))
             buf_add(&p, "/", 1);
     }
     buf_add(&p, a, strlen(a));

@@ -36,10 +36,10 @@
  * diag_write_json or diag_write_sarif.  The text path does not record.
  */
 #include "mcgen.h"
+#include "os.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 typedef struct Source {
     char *file;
@@ -238,7 +238,7 @@ static bool cache_load(const char *file)
             u = (const unsigned char *)sources.v[i].bytes, len = sources.v[i].len;
     bool cr = false;
     if (!u) {
-        FILE *f = fopen(file, "rb");
+        FILE *f = os_fopen(file, "rb");
         if (!f)
             return false;
         unsigned char head[3];
@@ -673,19 +673,22 @@ static void sarif_artifact(JsonW *j, const char *file)
 {
     Buf uri = {0};
     const char *rel = file;
-    bool absolute = file[0] == '/' || file[0] == '\\';
+    bool absolute = file[0] == '/' || file[0] == '\\' || os_root_len(file);
     if (absolute) {
-        char cwd[4096];
-        size_t n = getcwd(cwd, sizeof cwd) ? strlen(cwd) : 0;
-        if (n > 1 && strncmp(file, cwd, n) == 0 && file[n] == '/') {
+        char *cwd = os_getcwd();
+        size_t n = cwd ? strlen(cwd) : 0;
+        if (n > 1 && strncmp(file, cwd, n) == 0 && os_is_sep(file[n])) {
             rel = file + n + 1;
             absolute = false;
         }
+        free(cwd);
     }
     while (!absolute && rel[0] == '.' && (rel[1] == '/' || rel[1] == '\\'))
         rel += 2;
     if (absolute) {
         buf_adds(&uri, "file://");
+        if (!os_is_sep(file[0]))
+            buf_addc(&uri, '/'); /* file:///C:/x */
         uri_encode(&uri, file);
     } else {
         uri_encode(&uri, rel);

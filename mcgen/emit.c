@@ -13,6 +13,7 @@
  * Adding an output is a file with its build function and one row below.
  */
 #include "mcgen.h"
+#include "os.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -130,7 +131,7 @@ static bool rc_file(const EmitCtx *c, size_t part, const char *path, Out *out)
     /* a --wevt file is named by its own name in a --rc script */
     const char *wname = c->names.wevt_name;
     if (part == NAMED_PART) {
-        const char *w = c->o->wevt, *slash = w ? strrchr(w, '/') : NULL;
+        const char *w = c->o->wevt, *slash = w ? os_last_sep(w) : NULL;
         wname = w ? (slash ? slash + 1 : w) : NULL;
     }
     /* the tables: a .mc's languages in declaration order (mc up to 2020:
@@ -247,7 +248,7 @@ static bool dbg_file(const EmitCtx *c, size_t part, const char *path, Out *out)
 {
     (void)part;
     /* the array is named after the file: <base>SymbolicNames */
-    const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+    const char *slash = os_last_sep(path), *name = slash ? slash + 1 : path;
     char *base = xstrdup(name);
     char *dot = strrchr(base, '.');
     if (dot)

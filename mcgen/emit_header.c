@@ -13,6 +13,7 @@
  * than cut to 16 bits.
  */
 #include "mcgen.h"
+#include "os.h"
 #include "tmpl.h"
 
 #include <ctype.h>
@@ -701,7 +702,7 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
     tv_add(a, root, "any_traits", tv_bool(a, any_traits));
     tv_add(a, root, "write_prefix", tv_str(a, o->prefix ? o->prefix : "EventWrite"));
     tv_add(a, root, "activity", tv_bool(a, o->mode == HEADER_KM));
-    const char *base = m->file ? strrchr(m->file, '/') : NULL;
+    const char *base = m->file ? os_last_sep(m->file) : NULL;
     tv_add(a, root, "manifest", tv_str(a, base ? base + 1 : m->file ? m->file : ""));
     vec_free(&all);
     map_free(&seen);

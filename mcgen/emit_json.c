@@ -11,10 +11,10 @@
  * by two threads, in order (see "the document as parts").
  */
 #include "mcgen.h"
+#include "os.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
 
 /* ---- the walk ----
  * W carries the sink and the manifest (message texts are keyed by culture
@@ -683,40 +683,40 @@ typedef struct Render {
     size_t n;
     size_t next;    /* first part nobody has started */
     size_t written; /* parts before this are written and freed */
-    pthread_mutex_t lock;
-    pthread_cond_t changed;
+    OsMutex lock;
+    OsCond changed;
 } Render;
 
 /* Renders parts until none is left to start; the writer (`write` set)
  * also writes finished parts in order. */
 static void render_loop(Render *r, Out *write)
 {
-    pthread_mutex_lock(&r->lock);
+    os_mutex_lock(&r->lock);
     for (;;) {
         if (write && r->written < r->n && r->parts[r->written].done) {
             Part *p = &r->parts[r->written];
-            pthread_mutex_unlock(&r->lock);
+            os_mutex_unlock(&r->lock);
             out_put(write, p->out.s, p->out.len);
             buf_free(&p->out);
-            pthread_mutex_lock(&r->lock);
+            os_mutex_lock(&r->lock);
             r->written++;
-            pthread_cond_broadcast(&r->changed);
+            os_cond_broadcast(&r->changed);
             continue;
         }
         if (r->next < r->n && r->next < r->written + WINDOW) {
             Part *p = &r->parts[r->next++];
-            pthread_mutex_unlock(&r->lock);
+            os_mutex_unlock(&r->lock);
             render(r->m, p);
-            pthread_mutex_lock(&r->lock);
+            os_mutex_lock(&r->lock);
             p->done = true;
-            pthread_cond_broadcast(&r->changed);
+            os_cond_broadcast(&r->changed);
             continue;
         }
         if (write ? r->written == r->n : r->next == r->n)
             break;
-        pthread_cond_wait(&r->changed, &r->lock);
+        os_cond_wait(&r->changed, &r->lock);
     }
-    pthread_mutex_unlock(&r->lock);
+    os_mutex_unlock(&r->lock);
 }
 
 static void *render_thread(void *arg)
@@ -753,9 +753,9 @@ void json_write_model(const Manifest *m, Out *f)
     PartVec parts = {0};
     plan(m, &parts);
     Render r = {.m = m, .parts = parts.v, .n = parts.n};
-    bool sync = pthread_mutex_init(&r.lock, NULL) == 0 && pthread_cond_init(&r.changed, NULL) == 0;
-    pthread_t t;
-    bool threaded = sync && parts.n > 4 && pthread_create(&t, NULL, render_thread, &r) == 0;
+    bool sync = os_mutex_init(&r.lock) && os_cond_init(&r.changed);
+    OsThread t;
+    bool threaded = sync && parts.n > 4 && os_thread_start(&t, render_thread, &r);
     if (sync) {
         render_loop(&r, f);
     } else {
@@ -766,10 +766,10 @@ void json_write_model(const Manifest *m, Out *f)
         }
     }
     if (threaded)
-        pthread_join(t, NULL);
+        os_thread_join(&t);
     if (sync) {
-        pthread_mutex_destroy(&r.lock);
-        pthread_cond_destroy(&r.changed);
+        os_mutex_destroy(&r.lock);
+        os_cond_destroy(&r.changed);
     }
     vec_free(&parts);
 }

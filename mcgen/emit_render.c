@@ -9,6 +9,7 @@
  * docs/templates.md describes both.  Templates are found by finder.c.
  */
 #include "mcgen.h"
+#include "os.h"
 #include "tmpl.h"
 
 #include <errno.h>
@@ -106,7 +107,7 @@ bool render_user_template(const Manifest *m, const Facts *f, const Options *o, c
     buf_printf(&p, "%s", path);
     vec_push(&tf->read, p.s);
     Arena a = {0};
-    const char *slash = strrchr(path, '/');
+    const char *slash = os_last_sep(path);
     tf->first_dir = slash ? arena_strndup(&a, path, (size_t)(slash - path)) : ".";
     Buf err = {0};
     TValue *vars = render_values(m, f, o, &a);

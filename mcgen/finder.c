@@ -7,6 +7,7 @@
  * --depfile.
  */
 #include "mcgen.h"
+#include "os.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -27,7 +28,7 @@ const char *template_builtin(const char *name, size_t *len)
  * that is there but cannot be read is an I/O problem, not an absence. */
 static const char *from_dir(TemplateFinder *tf, const char *dir, const char *name, size_t *len)
 {
-    if (!dir || strchr(name, '/') || strcmp(name, "..") == 0)
+    if (!dir || os_last_sep(name) || strcmp(name, "..") == 0)
         return NULL;
     Buf path = {0};
     buf_printf(&path, "%s/%s", dir, name);

@@ -9,12 +9,11 @@
  * diagnostics document is written last, after any run.
  */
 #include "mcgen.h"
+#include "os.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #ifndef MCGEN_VERSION
 #define MCGEN_VERSION "0.1.0"
@@ -107,14 +106,15 @@ static bool ensure_dir(const char *dir, Dirs *made)
     Buf p = {0};
     buf_add(&p, dir, strlen(dir));
     bool ok = true;
-    for (size_t i = 1; ok && i <= p.len; i++) {
-        if (i < p.len && p.s[i] != '/')
+    size_t root = os_root_len(p.s);
+    for (size_t i = root ? root : 1; ok && i <= p.len; i++) {
+        if (i < p.len && !os_is_sep(p.s[i]))
             continue;
         char c = p.s[i];
         p.s[i] = '\0';
-        struct stat st;
-        if (stat(p.s, &st) != 0) {
-            if (mkdir(p.s, 0777) == 0)
+        OsStat st;
+        if (!os_stat(p.s, &st)) {
+            if (os_mkdir(p.s))
                 vec_push(made, xstrdup(p.s));
             else if (errno != EEXIST) {
                 diag_io("cannot create the directory '%s': %s", p.s, strerror(errno));
@@ -133,7 +133,7 @@ static void remove_dirs(Dirs *made, bool remove)
 {
     for (size_t i = made->n; i-- > 0;) {
         if (remove)
-            rmdir(made->v[i]);
+            os_rmdir(made->v[i]);
         free(made->v[i]);
     }
     vec_free(made);
@@ -445,6 +445,7 @@ static int write_diagnostics(const Options *o)
 
 int main(int argc, char **argv)
 {
+    os_init(&argc, &argv);
     if (argc < 2) {
         cli_usage(stderr);
         return 2;

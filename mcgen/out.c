@@ -32,8 +32,9 @@
  * before the renames leaves every old output byte-identical.
  *
  * A run that ends early takes its temporaries with it: SIGINT, SIGTERM and
- * SIGHUP remove them and then end the process by the same signal (the
- * shell sees 128+N), and so does running out of memory.  Both walk one
+ * SIGHUP (on Windows Ctrl-C, Ctrl-Break and the console closing; os.h)
+ * remove them and then end the process by the same signal (the shell sees
+ * 128+N), and so does running out of memory.  Both walk one
  * list, `temps`, which a signal handler may walk at any moment and on any
  * thread: nodes are only pushed (a compare-and-swap: two threads may
  * create temporaries), each with its path complete before it is
@@ -45,21 +46,19 @@
  *
  * out_check_paths refuses a run whose outputs name one of its inputs or
  * one another, before anything is read or written.
+ *
+ * Everything the host does (files, links, temporaries, the atomic
+ * replace, interrupts) goes through os.h; on Windows a target is replaced
+ * with MoveFileExW (os_win.c says why), `-`, NUL, CON and \\.\ devices are
+ * written in place, and a symbolic link is followed as on POSIX.
  */
-#define _XOPEN_SOURCE 700 /* realpath */
 #include "mcgen.h"
+#include "os.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 struct Out {
     OutSet *set;
@@ -69,7 +68,7 @@ struct Out {
     bool in_place; /* not a regular file: written in place at commit */
     int fd;        /* in place: a descriptor of this process to write, or -1 */
     bool existed;  /* a regular target existed: its mode is kept */
-    mode_t mode;
+    unsigned mode;
     FILE *old;        /* the existing file, while the content still matches it */
     uint64_t matched; /* bytes of `old` matched so far */
     FILE *tmp;        /* the temporary (in place: a tmpfile()) */
@@ -99,37 +98,33 @@ _Static_assert(ATOMIC_POINTER_LOCK_FREE == 2 && ATOMIC_BOOL_LOCK_FREE == 2 &&
                "the signal handler needs lock-free atomics");
 
 /* A file that is created, renamed or removed changes state in two steps
- * (mkstemp, then publish; claim, then rename), and a signal between the
+ * (create, then publish; claim, then rename), and an interrupt between the
  * two would leave a temporary behind.  Those steps run in a critical
- * section: the thread that runs them blocks the signals (so the handler
- * does not run on it in between), and a handler on any other thread waits
+ * section: the thread that runs them blocks interrupts (so a POSIX signal
+ * handler does not run on it in between), and a handler on any other
+ * thread (Windows runs its console handler on a thread of its own) waits
  * until `busy` is back to 0.  `dying`, set by the handler first, stops a
  * section from starting after the handler looked at `busy` (both are
  * sequentially consistent: one of the two sees the other). */
 static atomic_int busy;
 static atomic_bool dying;
-static const int caught[] = {SIGINT, SIGTERM, SIGHUP};
 
-/* false when a signal is ending the process: do nothing more then. */
-static bool section_enter(sigset_t *was)
+/* false when an interrupt is ending the process: do nothing more then. */
+static bool section_enter(void)
 {
-    sigset_t block;
-    sigemptyset(&block);
-    for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++)
-        sigaddset(&block, caught[i]);
-    pthread_sigmask(SIG_BLOCK, &block, was);
+    os_block_interrupts();
     atomic_fetch_add(&busy, 1);
     if (!atomic_load(&dying))
         return true;
     atomic_fetch_sub(&busy, 1);
-    pthread_sigmask(SIG_SETMASK, was, NULL);
+    os_unblock_interrupts();
     return false;
 }
 
-static void section_leave(const sigset_t *was)
+static void section_leave(void)
 {
     atomic_fetch_sub(&busy, 1);
-    pthread_sigmask(SIG_SETMASK, was, NULL);
+    os_unblock_interrupts();
 }
 
 static void temp_publish(Temp *t)
@@ -144,52 +139,43 @@ static void temp_publish(Temp *t)
  * signal handler has not removed it). */
 static bool temp_claim(Temp *t) { return atomic_exchange(&t->live, false); }
 
-/* Async-signal-safe: atomics and unlink only. */
+/* Async-signal-safe: atomics and os_remove only. */
 static void remove_temporaries(void)
 {
     for (Temp *t = atomic_load(&temps); t; t = t->next)
         if (temp_claim(t))
-            unlink(t->path);
+            os_remove(t->path);
 }
 
-static void on_signal(int sig)
+/* An interrupt: once the sections under way are over, the temporaries go
+ * (os.h then ends the process as the interrupt would). */
+static void on_interrupt(void)
 {
     atomic_store(&dying, true);
-    while (atomic_load(&busy)) {
-        struct timespec ms = {0, 1000000};
-        nanosleep(&ms, NULL);
-    }
+    while (atomic_load(&busy))
+        os_nap();
     remove_temporaries();
-    signal(sig, SIG_DFL);
-    raise(sig); /* blocked until the handler returns, then ends the process */
 }
 
-/* Once per process: the handlers of the signals that end a run from the
- * outside, unless the signal was ignored when mcgen started (nohup). */
-static void catch_signals(void)
+/* Once per process. */
+static void catch_interrupts(void)
 {
     static bool done;
     if (done)
         return;
     done = true;
-    for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++) {
-        struct sigaction sa = {.sa_handler = on_signal}, was;
-        sigfillset(&sa.sa_mask);
-        if (sigaction(caught[i], NULL, &was) == 0 && was.sa_handler != SIG_IGN)
-            sigaction(caught[i], &sa, NULL);
-    }
+    os_on_interrupt(on_interrupt);
     util_on_out_of_memory(remove_temporaries);
 }
 
 /* Removes a temporary that is still ours. */
 static void temp_remove(Temp *t)
 {
-    sigset_t was;
-    if (!section_enter(&was))
+    if (!section_enter())
         return;
     if (temp_claim(t))
-        unlink(t->path);
-    section_leave(&was);
+        os_remove(t->path);
+    section_leave();
 }
 
 static void fail(Out *o, const char *what, const char *path)
@@ -202,24 +188,27 @@ static void fail(Out *o, const char *what, const char *path)
 
 /* ---- where a path leads ---------------------------------------------- */
 
-/* The directory part of a path ("." for a bare name), heap. */
+/* The directory part of a path ("." for a bare name; its root, separator
+ * kept, for a name in a root: "/", "C:\\"), heap. */
 static char *dir_of(const char *path)
 {
-    const char *slash = strrchr(path, '/');
-    if (!slash)
+    const char *slash = os_last_sep(path);
+    size_t root = os_root_len(path);
+    size_t n = slash ? (size_t)(slash - path) : 0;
+    if (n < root || (slash && n == 0))
+        n = root ? root : 1;
+    if (!n)
         return xstrdup(".");
-    if (slash == path)
-        return xstrdup("/");
-    char *d = xmalloc((size_t)(slash - path) + 1);
-    memcpy(d, path, (size_t)(slash - path));
-    d[slash - path] = '\0';
+    char *d = xmalloc(n + 1);
+    memcpy(d, path, n);
+    d[n] = '\0';
     return d;
 }
 
 /* A link's text taken relative to the directory of the link, heap. */
 static char *link_target(const char *link, const char *text)
 {
-    if (text[0] == '/')
+    if (os_root_len(text))
         return xstrdup(text);
     char *d = dir_of(link);
     Buf b = {0};
@@ -228,90 +217,60 @@ static char *link_target(const char *link, const char *text)
     return b.s;
 }
 
-/* The descriptor a /proc link names when it is one of this process's
- * (/proc/self/fd/1, which /dev/stdout leads to), or -1. */
-static int own_fd(const char *link)
-{
-    char *d = dir_of(link);
-    char real[PATH_MAX], mine[64];
-    bool ok = realpath(d, real) != NULL;
-    free(d);
-    snprintf(mine, sizeof mine, "/proc/%ld/fd", (long)getpid());
-    if (!ok || strcmp(real, mine) != 0)
-        return -1;
-    const char *name = strrchr(link, '/') + 1;
-    char *end;
-    long fd = strtol(name, &end, 10);
-    return *name && !*end && fd >= 0 && fd <= INT_MAX ? (int)fd : -1;
-}
-
-/* A link in /proc names an open file of a process, not a place in the
- * file system: what it leads to is written in place. */
-static bool in_proc(const char *link)
-{
-    char *d = dir_of(link);
-    char real[PATH_MAX];
-    bool ok = realpath(d, real) != NULL && strncmp(real, "/proc/", 6) == 0;
-    free(d);
-    return ok;
-}
-
 typedef enum { LEADS_FILE, LEADS_IN_PLACE, LEADS_ERROR } Leads;
 
 /* Follows `path` through its symlinks: *final (heap) is the name written,
- * *st what is there (st_mode 0 when nothing is), *fd a descriptor of ours
+ * *st what is there (OS_NONE when nothing is), *fd a descriptor of ours
  * it names or -1.  LEADS_ERROR with errno set. */
-static Leads follow(const char *path, char **final, struct stat *st, int *fd)
+static Leads follow(const char *path, char **final, OsStat *st, int *fd)
 {
     *fd = -1;
     memset(st, 0, sizeof *st);
     if (strcmp(path, "-") == 0) {
         *final = xstrdup(path);
-        *fd = STDOUT_FILENO;
-        if (fstat(*fd, st) != 0)
+        *fd = OS_STDOUT;
+        if (!os_fstat(*fd, st))
             return LEADS_ERROR;
         return LEADS_IN_PLACE;
     }
     char *cur = xstrdup(path);
     *final = cur;
     for (int hops = 0; hops < 40; hops++) {
-        if (lstat(cur, st) != 0) {
+        if (!os_lstat(cur, st)) {
             memset(st, 0, sizeof *st);
             /* nothing there yet: a new regular file */
             return errno == ENOENT ? LEADS_FILE : LEADS_ERROR;
         }
-        if (!S_ISLNK(st->st_mode))
+        if (st->kind != OS_LINK)
             break;
-        if (in_proc(cur)) {
-            *fd = own_fd(cur);
-            if (stat(cur, st) != 0 || (*fd >= 0 && fstat(*fd, st) != 0))
+        if (os_names_descriptor(cur, fd)) {
+            if (!os_stat(cur, st) || (*fd >= 0 && !os_fstat(*fd, st)))
                 return LEADS_ERROR;
             return LEADS_IN_PLACE;
         }
-        char text[PATH_MAX];
-        ssize_t n = readlink(cur, text, sizeof text - 1);
-        if (n < 0)
+        char *text = os_readlink(cur);
+        if (!text)
             return LEADS_ERROR;
-        text[n] = '\0';
         char *next = link_target(cur, text);
+        free(text);
         free(cur);
         *final = cur = next;
     }
-    if (S_ISLNK(st->st_mode)) {
+    if (st->kind == OS_LINK) {
         errno = ELOOP;
         return LEADS_ERROR;
     }
-    if (S_ISDIR(st->st_mode)) {
+    if (st->kind == OS_DIR) {
         errno = EISDIR;
         return LEADS_ERROR;
     }
-    return S_ISREG(st->st_mode) ? LEADS_FILE : LEADS_IN_PLACE;
+    return st->kind == OS_FILE ? LEADS_FILE : LEADS_IN_PLACE;
 }
 
 bool out_is_file(const char *path)
 {
     char *final;
-    struct stat st;
+    OsStat st;
     int fd;
     Leads l = follow(path, &final, &st, &fd);
     free(final);
@@ -327,28 +286,21 @@ static void diverge(Out *o)
     size_t size = strlen(o->target) + sizeof ".mcgen-XXXXXX";
     Temp *t = xmalloc(sizeof *t + size);
     snprintf(t->path, size, "%s.mcgen-XXXXXX", o->target);
-    sigset_t was;
-    if (!section_enter(&was)) {
+    if (!section_enter()) {
         free(t);
         fail(o, "cannot create a temporary file for", o->path);
         return;
     }
-    int fd = mkstemp(t->path);
-    if (fd >= 0)
+    o->tmp = os_create_temp(t->path);
+    if (o->tmp)
         temp_publish(t);
-    section_leave(&was);
-    if (fd < 0) {
+    section_leave();
+    if (!o->tmp) {
         free(t);
         fail(o, "cannot create a temporary file for", o->path);
         return;
     }
     o->temp = t;
-    o->tmp = fdopen(fd, "wb");
-    if (!o->tmp) {
-        close(fd);
-        fail(o, "cannot write", o->path);
-        return;
-    }
     if (o->old) {
         char buf[65536];
         rewind(o->old);
@@ -369,7 +321,7 @@ static void diverge(Out *o)
 
 OutSet *outset_new(void)
 {
-    catch_signals();
+    catch_interrupts();
     OutSet *s = xcalloc(1, sizeof *s);
     s->last = &s->first;
     return s;
@@ -382,19 +334,19 @@ Out *outset_open(OutSet *s, const char *path)
     o->path = xstrdup(path);
     *s->last = o;
     s->last = &o->next;
-    struct stat st;
+    OsStat st;
     Leads leads = follow(path, &o->target, &st, &o->fd);
     if (leads == LEADS_ERROR) {
         fail(o, "cannot write", path);
     } else if (leads == LEADS_IN_PLACE) {
         o->in_place = true;
-        o->tmp = tmpfile();
+        o->tmp = os_tmpfile();
         if (!o->tmp)
             fail(o, "cannot create a temporary file for", path);
     } else {
-        o->existed = st.st_mode != 0;
-        o->mode = st.st_mode & 07777;
-        o->old = o->existed ? fopen(o->target, "rb") : NULL;
+        o->existed = st.kind != OS_NONE;
+        o->mode = st.mode;
+        o->old = o->existed ? os_fopen(o->target, "rb") : NULL;
         if (!o->old)
             diverge(o);
     }
@@ -451,34 +403,13 @@ static void finish(Out *o)
         rewind(o->tmp);
         return;
     }
-    /* mkstemp makes the file 0600: a replaced file keeps its mode, a new
-     * one gets 0666 & ~umask */
-    mode_t mode = o->mode;
-    if (!o->existed) {
-        mode_t mask = umask(0);
-        umask(mask);
-        mode = 0666 & ~mask;
-    }
-    fchmod(fileno(o->tmp), mode);
+    /* a temporary is made 0600: a replaced file keeps its mode, a new one
+     * gets 0666 & ~umask */
+    os_set_mode(o->tmp, o->existed, o->mode);
     int rc = fclose(o->tmp);
     o->tmp = NULL;
     if (rc != 0)
         fail(o, "cannot write", o->path);
-}
-
-/* Writes all of p to fd; false with errno set. */
-static bool write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t k = write(fd, p, n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return false;
-        p += k;
-        n -= (size_t)k;
-    }
-    return true;
 }
 
 /* Copies an in-place target's bytes from its tmpfile to it.  A reader
@@ -487,29 +418,9 @@ static bool write_all(int fd, const char *p, size_t n)
  * temporaries of the regular outputs instead of leaving them behind. */
 static void deliver(Out *o)
 {
-    int fd = o->fd;
-    if (fd == STDOUT_FILENO)
+    if (o->fd == OS_STDOUT)
         fflush(stdout); /* what mcgen printed before goes first */
-    if (fd < 0)
-        fd = open(o->target, O_WRONLY | O_NOCTTY);
-    if (fd < 0) {
-        fail(o, "cannot write", o->path);
-        return;
-    }
-    struct sigaction ignore = {.sa_handler = SIG_IGN}, was;
-    sigemptyset(&ignore.sa_mask);
-    sigaction(SIGPIPE, &ignore, &was);
-    char buf[65536];
-    size_t n;
-    bool ok = true;
-    while (ok && (n = fread(buf, 1, sizeof buf, o->tmp)) > 0)
-        ok = write_all(fd, buf, n);
-    sigaction(SIGPIPE, &was, NULL);
-    if (ok && ferror(o->tmp))
-        ok = false;
-    if (!ok)
-        fail(o, "cannot write", o->path);
-    if (fd != o->fd && close(fd) != 0 && ok)
+    if (!os_copy_to(o->fd, o->target, o->tmp))
         fail(o, "cannot write", o->path);
 }
 
@@ -548,22 +459,22 @@ bool outset_commit(OutSet *s, bool ok)
     for (Out *o = s->first; ok && o; o = o->next) {
         if (!o->temp)
             continue;
-        /* false: a signal is ending the run, and removes it */
-        sigset_t was;
-        if (!section_enter(&was)) {
+        /* false: an interrupt is ending the run, and removes it */
+        if (!section_enter()) {
             ok = false;
             break;
         }
-        int rc = 0, err = 0;
+        bool done = true;
+        int err = 0;
         if (temp_claim(o->temp)) {
-            rc = rename(o->temp->path, o->target);
+            done = os_replace(o->temp->path, o->target);
             err = errno;
-            if (rc != 0)
-                unlink(o->temp->path);
+            if (!done)
+                os_remove(o->temp->path);
         }
-        section_leave(&was);
+        section_leave();
         o->temp = NULL;
-        if (rc != 0) {
+        if (!done) {
             errno = err;
             fail(o, "cannot rename a temporary file to", o->path);
             ok = false;
@@ -575,23 +486,25 @@ bool outset_commit(OutSet *s, bool ok)
 
 /* ---- which files a run names ------------------------------------------- */
 
-/* A path made absolute and without "." and ".." parts, textually (heap). */
+/* A path made absolute and without "." and ".." parts, textually (heap):
+ * a key to compare, with '/' between its parts on every host. */
 static char *normalise(const char *path)
 {
     Buf in = {0};
-    if (path[0] != '/') {
-        char cwd[PATH_MAX];
-        if (getcwd(cwd, sizeof cwd))
+    if (!os_root_len(path)) {
+        char *cwd = os_getcwd();
+        if (cwd)
             buf_printf(&in, "%s/", cwd);
+        free(cwd);
     }
     buf_adds(&in, path);
     Buf out = {0};
     char *p = in.s;
     while (*p) {
-        while (*p == '/')
+        while (os_is_sep(*p))
             p++;
         char *e = p;
-        while (*e && *e != '/')
+        while (*e && !os_is_sep(*e))
             e++;
         size_t n = (size_t)(e - p);
         if (n == 2 && p[0] == '.' && p[1] == '.') {
@@ -619,8 +532,7 @@ static char *normalise(const char *path)
 typedef struct FileId {
     const char *path;
     bool inode;
-    dev_t dev;
-    ino_t ino;
+    uint64_t dev, ino;
     char *name; /* heap */
 } FileId;
 
@@ -628,11 +540,11 @@ static void file_id(const char *path, bool output, FileId *id)
 {
     memset(id, 0, sizeof *id);
     id->path = path;
-    struct stat st;
-    if (strcmp(path, "-") == 0 ? fstat(STDOUT_FILENO, &st) == 0 : stat(path, &st) == 0) {
+    OsStat st;
+    if (strcmp(path, "-") == 0 ? os_fstat(OS_STDOUT, &st) : os_stat(path, &st)) {
         id->inode = true;
-        id->dev = st.st_dev;
-        id->ino = st.st_ino;
+        id->dev = st.dev;
+        id->ino = st.ino;
         return;
     }
     if (strcmp(path, "-") == 0) {
@@ -647,13 +559,14 @@ static void file_id(const char *path, bool output, FileId *id)
         final = xstrdup(path);
     }
     char *d = dir_of(final);
-    char real[PATH_MAX];
-    if (realpath(d, real)) {
-        const char *slash = strrchr(final, '/');
+    char *real = os_realpath(d);
+    if (real) {
+        const char *slash = os_last_sep(final);
         Buf b = {0};
         buf_printf(&b, "%s/%s", real, slash ? slash + 1 : final);
         id->name = normalise(b.s);
         buf_free(&b);
+        free(real);
     } else {
         id->name = normalise(final);
     }

@@ -5,6 +5,7 @@
  * whatever the format was.
  */
 #include "mcgen.h"
+#include "os.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -60,7 +61,7 @@ Manifest *read_input(const char *path, const Options *o)
 {
     unsigned char head[64];
     size_t n = 0;
-    FILE *f = fopen(path, "rb");
+    FILE *f = os_fopen(path, "rb");
     if (f) {
         n = fread(head, 1, sizeof head, f);
         fclose(f);

@@ -29,13 +29,13 @@
  * the reader goes on after one where it can, so one run shows them all.
  */
 #include "mcgen.h"
+#include "os.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 /* ---- keywords ---- */
 
@@ -1017,15 +1017,15 @@ static void abandon(McReader *r)
  * their decoded text. */
 Manifest *read_mc_file(const char *path, bool utf16)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = os_fopen(path, "rb");
     if (!f) {
         diag_io("cannot open '%s': %s", path, strerror(errno));
         return NULL;
     }
     McReader *r = mc_reader_new(path, utf16);
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX / 2)
-        buf_grow(&r->src, (size_t)st.st_size + 1); /* the decoded text's usual size */
+    int64_t size = os_file_size(f);
+    if (size > 0 && (uint64_t)size < SIZE_MAX / 2)
+        buf_grow(&r->src, (size_t)size + 1); /* the decoded text's usual size */
     enum { CHUNK = 64 * 1024 };
     unsigned char *chunk = xmalloc(CHUNK);
     size_t n;

@@ -4,18 +4,14 @@
  * everything that lives as long as a run, a byte buffer, an open-addressing
  * hash map, and the UTF-8/UTF-16 conversions the XML and binary layers need.
  */
-#define _DEFAULT_SOURCE /* MADV_HUGEPAGE */
 #include "util.h"
+#include "os.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 void util_internal_error(const char *file, int line, const char *what)
 {
@@ -74,7 +70,7 @@ void util_out_of_memory(void)
     if (atomic_flag_test_and_set(&exiting)) {
         /* another thread is ending the process: wait for it */
         for (;;)
-            pause();
+            os_nap();
     }
     fputs("mcgen: error: out of memory\n", stderr);
     Cleanup cleanup = atomic_load(&oom_cleanup);
@@ -137,7 +133,8 @@ struct ArenaBlock {
 };
 
 /* Blocks start at 64 KiB and double up to 4 MiB.  Blocks of 2 MiB and more
- * are 2 MiB-aligned and, on Linux, marked for transparent huge pages: a
+ * are 2 MiB-aligned and, on Linux, marked for transparent huge pages
+ * (os_alloc_large; on Windows plain malloc): a
  * large manifest's model then costs a few hundred page faults instead of
  * tens of thousands. */
 #define HUGE_PAGE (2u * 1024 * 1024)
@@ -147,12 +144,9 @@ static ArenaBlock *arena_block(size_t cap)
     size_t size = sizeof(ArenaBlock) + cap;
     if (size >= HUGE_PAGE) {
         size = (size + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
-        void *p = NULL;
-        if (injected_failure() || posix_memalign(&p, HUGE_PAGE, size) != 0)
+        void *p = injected_failure() ? NULL : os_alloc_large(size);
+        if (!p)
             util_out_of_memory();
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-        madvise(p, size, MADV_HUGEPAGE);
-#endif
         memset(p, 0, sizeof(ArenaBlock));
         ((ArenaBlock *)p)->cap = size - sizeof(ArenaBlock);
         return p;
@@ -730,7 +724,7 @@ bool parse_bool(const char *s, bool *out)
 
 char *read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = os_fopen(path, "rb");
     if (!f)
         return NULL;
     Buf b = {0};

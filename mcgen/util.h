@@ -13,7 +13,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#if defined(__GNUC__)
+/* mingw-w64 builds use its C99 printf (__USE_MINGW_ANSI_STDIO), not
+ * msvcrt's: gnu_printf is the one that knows %zu and %llu. */
+#if defined(__MINGW32__)
+#define PRINTF_LIKE(f, a) __attribute__((format(gnu_printf, f, a)))
+#define NORETURN __attribute__((noreturn))
+#elif defined(__GNUC__)
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
 #define NORETURN __attribute__((noreturn))
 #else

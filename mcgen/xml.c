@@ -25,13 +25,13 @@
  * records too, so diagnostics come out in document order.
  */
 #include "mcgen.h"
+#include "os.h"
 
 #include <errno.h>
 #include <expat.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
 
 #define NS_SEP '\x01'
 static const XML_Char ns_sep[] = {NS_SEP, '\0'};
@@ -104,8 +104,8 @@ typedef struct Block {
 } Block;
 
 typedef struct Queue {
-    pthread_mutex_t lock;
-    pthread_cond_t changed;
+    OsMutex lock;
+    OsCond changed;
     Block *head, *tail; /* full blocks, in order */
     size_t count;
     Block *spare;       /* empty blocks to reuse */
@@ -126,9 +126,9 @@ static Block *block_new(size_t cap)
 /* Called by the reader thread. */
 static void queue_push(Queue *q, Block *b)
 {
-    pthread_mutex_lock(&q->lock);
+    os_mutex_lock(&q->lock);
     while (q->count >= QUEUE_BLOCKS && !q->unbounded && !atomic_load(&q->stop))
-        pthread_cond_wait(&q->changed, &q->lock);
+        os_cond_wait(&q->changed, &q->lock);
     b->next = NULL;
     if (q->tail)
         q->tail->next = b;
@@ -136,19 +136,19 @@ static void queue_push(Queue *q, Block *b)
         q->head = b;
     q->tail = b;
     q->count++;
-    pthread_cond_broadcast(&q->changed);
-    pthread_mutex_unlock(&q->lock);
+    os_cond_broadcast(&q->changed);
+    os_mutex_unlock(&q->lock);
 }
 
 static Block *queue_spare(Queue *q, size_t need)
 {
     Block *b = NULL;
     if (need <= BLOCK_SIZE) {
-        pthread_mutex_lock(&q->lock);
+        os_mutex_lock(&q->lock);
         b = q->spare;
         if (b)
             q->spare = b->next;
-        pthread_mutex_unlock(&q->lock);
+        os_mutex_unlock(&q->lock);
     }
     if (!b)
         b = block_new(need > BLOCK_SIZE ? need : BLOCK_SIZE);
@@ -159,18 +159,18 @@ static Block *queue_spare(Queue *q, size_t need)
 /* Called by the consumer: the next full block, or NULL at the end. */
 static Block *queue_pop(Queue *q)
 {
-    pthread_mutex_lock(&q->lock);
+    os_mutex_lock(&q->lock);
     while (!q->head && !q->done)
-        pthread_cond_wait(&q->changed, &q->lock);
+        os_cond_wait(&q->changed, &q->lock);
     Block *b = q->head;
     if (b) {
         q->head = b->next;
         if (!q->head)
             q->tail = NULL;
         q->count--;
-        pthread_cond_broadcast(&q->changed);
+        os_cond_broadcast(&q->changed);
     }
-    pthread_mutex_unlock(&q->lock);
+    os_mutex_unlock(&q->lock);
     return b;
 }
 
@@ -180,10 +180,10 @@ static void queue_recycle(Queue *q, Block *b)
         free(b);
         return;
     }
-    pthread_mutex_lock(&q->lock);
+    os_mutex_lock(&q->lock);
     b->next = q->spare;
     q->spare = b;
-    pthread_mutex_unlock(&q->lock);
+    os_mutex_unlock(&q->lock);
 }
 
 /* ======================================================================
@@ -529,10 +529,10 @@ static void *producer_main(void *arg)
     else if (pr->cur)
         queue_recycle(pr->q, pr->cur);
     pr->cur = NULL;
-    pthread_mutex_lock(&pr->q->lock);
+    os_mutex_lock(&pr->q->lock);
     pr->q->done = true;
-    pthread_cond_broadcast(&pr->q->changed);
-    pthread_mutex_unlock(&pr->q->lock);
+    os_cond_broadcast(&pr->q->changed);
+    os_mutex_unlock(&pr->q->lock);
     return NULL;
 }
 
@@ -587,9 +587,9 @@ void xml_stop(XmlReader *r)
         return;
     }
     atomic_store(&r->q->stop, true);
-    pthread_mutex_lock(&r->q->lock);
-    pthread_cond_broadcast(&r->q->changed);
-    pthread_mutex_unlock(&r->q->lock);
+    os_mutex_lock(&r->q->lock);
+    os_cond_broadcast(&r->q->changed);
+    os_mutex_unlock(&r->q->lock);
 }
 
 /* Interns the `n` bytes at s, of any length. */
@@ -1036,7 +1036,7 @@ const char *xml_attr(const XmlElem *e, const char *local)
 static bool run(const char *file, Arena *arena, const XmlHandler *h, Producer *pr)
 {
     Queue q = {0};
-    if (pthread_mutex_init(&q.lock, NULL) != 0 || pthread_cond_init(&q.changed, NULL) != 0) {
+    if (!os_mutex_init(&q.lock) || !os_cond_init(&q.changed)) {
         diag_io("cannot create a lock");
         return false;
     }
@@ -1051,8 +1051,8 @@ static bool run(const char *file, Arena *arena, const XmlHandler *h, Producer *p
     pr->file = file;
     pr->p = parser_new();
     if (!pr->p) {
-        pthread_mutex_destroy(&q.lock);
-        pthread_cond_destroy(&q.changed);
+        os_mutex_destroy(&q.lock);
+        os_cond_destroy(&q.changed);
         return false;
     }
     XML_SetUserData(pr->p, pr);
@@ -1063,8 +1063,8 @@ static bool run(const char *file, Arena *arena, const XmlHandler *h, Producer *p
     XML_SetEntityDeclHandler(pr->p, on_entity);
     XML_SetParamEntityParsing(pr->p, XML_PARAM_ENTITY_PARSING_NEVER);
 
-    pthread_t t;
-    bool threaded = pthread_create(&t, NULL, producer_main, pr) == 0;
+    OsThread t;
+    bool threaded = os_thread_start(&t, producer_main, pr);
     if (!threaded) {
         /* no thread to be had: read everything first, then replay */
         q.unbounded = true;
@@ -1076,7 +1076,7 @@ static bool run(const char *file, Arena *arena, const XmlHandler *h, Producer *p
         queue_recycle(&q, b);
     }
     if (threaded)
-        pthread_join(t, NULL);
+        os_thread_join(&t);
 
     bool ok = !r.failed && !pr->failed;
     XML_ParserFree(pr->p);
@@ -1087,8 +1087,8 @@ static bool run(const char *file, Arena *arena, const XmlHandler *h, Producer *p
         free(q.spare);
         q.spare = next;
     }
-    pthread_mutex_destroy(&q.lock);
-    pthread_cond_destroy(&q.changed);
+    os_mutex_destroy(&q.lock);
+    os_cond_destroy(&q.changed);
     reader_free(&r);
     return ok;
 }
@@ -1208,7 +1208,7 @@ bool xml_parse_embedded(const char *name, const void *bytes, size_t len, Arena *
 
 bool xml_parse_file(const char *path, Arena *arena, const XmlHandler *h)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = os_fopen(path, "rb");
     if (!f) {
         diag_io("cannot open '%s': %s", path, strerror(errno));
         return false;
