@@ -19,12 +19,17 @@ import winexe
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HELLO = os.path.join(ROOT, "examples", "hello", "hello.man")
-results = {"passed": 0, "failed": 0}
+results = {"passed": 0, "failed": 0, "skipped": 0}
 
 
 def check(ok, name, why=""):
     results["passed" if ok else "failed"] += 1
     print(("PASS " if ok else "FAIL ") + name + ("" if ok else ": " + why))
+
+
+def skip(name, why):
+    results["skipped"] += 1
+    print("SKIP %s: %s" % (name, why))
 
 
 def run(mcgen, *args, cwd=None):
@@ -262,8 +267,12 @@ def templates(mcgen, tmp):
     unreadable = os.path.join(work, "unreadable")
     os.makedirs(os.path.join(unreadable, "logging_functions.h.j2"))
     r, left = nothing_written("--templates=" + unreadable)
-    check(r.returncode == 2 and r.stderr == "mcgen: error: cannot read the template "
-          "'%s/logging_functions.h.j2': Is a directory\n1 error\n" % unreadable and left == [],
+    said = r.stderr == ("mcgen: error: cannot read the template '%s/logging_functions.h.j2': Is a "
+                        "directory\n1 error\n" % unreadable)
+    if winexe.running():
+        skip("--templates: a template that is a directory: the message", winexe.DIRECTORY_AS_FILE)
+        said = True
+    check(r.returncode == 2 and said and left == [],
           "--templates: a template that is there but cannot be read exits 2 (not the built-in "
           "one instead), nothing written", "exit %d %r %r" % (r.returncode, r.stderr, left))
     broken = os.path.join(work, "broken")
@@ -631,7 +640,8 @@ def main():
         selection(mcgen, tmp)
         docs_match_table(mcgen)
 
-    print("%d passed, %d failed" % (results["passed"], results["failed"]))
+    print("%d passed, %d failed, %d skipped" % (results["passed"], results["failed"],
+                                              results["skipped"]))
     return 1 if results["failed"] else 0
 
 

@@ -26,6 +26,21 @@ import subprocess
 import tempfile
 
 
+# A directory opened as a file: POSIX opens it and the read fails with
+# EISDIR; Windows refuses to open it (ERROR_ACCESS_DENIED), so the message
+# names "Permission denied" where the Linux build says "Is a directory".
+DIRECTORY_AS_FILE = ("a directory opened as a file: Windows refuses the open (Permission denied) "
+                     "where POSIX fails the read (Is a directory); exit status and nothing "
+                     "written checked")
+
+wrapped = []
+
+
+def running():
+    """Whether this layer runs the Windows build (wrap() wrapped it)."""
+    return bool(wrapped)
+
+
 def is_windows(mcgen):
     """Whether the binary a layer was given is the Windows one."""
     return mcgen.lower().endswith(".exe")
@@ -66,6 +81,7 @@ def wrap(mcgen):
         f.write("#!/bin/sh\nWINEDEBUG=-all WINEPREFIX=%s LC_ALL=C.UTF-8 exec wine %s \"$@\"\n"
                 % (shlex.quote(e["WINEPREFIX"]), shlex.quote(os.path.abspath(mcgen))))
     os.chmod(script, 0o755)
+    wrapped.append(mcgen)
     subprocess.run([script, "--version"], capture_output=True, env=e)
     return script
 
