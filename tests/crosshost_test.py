@@ -15,7 +15,9 @@ and with -c -d -o -n -x . -cp utf-8 (customer bit, decimal, OLE layout
 comment, no CRLF, the .dbg, a UTF-8 header).  Then a manifest and a .mc
 in a directory whose name has spaces and non-ASCII characters
 (`dir with spaces/ünïcødé ✓`), with -h and -r pointing there by absolute
-and by relative path.
+and by relative path, once with Windows paths for the .exe (Z:\\...\\inc ✓,
+..\\ünïcødé ✓\\rës, --render=Z:\\...\\events.md.j2:Z:\\...\\evënts.md) and the
+same paths with / for the Linux build.
 
 For each run: the exit statuses are equal, the lists of files written are
 equal, every file is byte-identical, and stdout and stderr are equal with
@@ -66,9 +68,9 @@ class Run:
     """One compilation: the input copied into `copy` of each run directory
     when the command names it relatively, else given by absolute path."""
 
-    def __init__(self, label, args, source=None, copy=None, subdir=""):
-        self.label, self.args, self.source, self.copy, self.subdir = \
-            label, args, source, copy, subdir
+    def __init__(self, label, args, source=None, copy=None, subdir="", winpaths=False):
+        self.label, self.args, self.source, self.copy, self.subdir, self.winpaths = \
+            label, args, source, copy, subdir, winpaths
 
     def prepare(self, work):
         os.makedirs(os.path.join(work, self.subdir), exist_ok=True)
@@ -178,6 +180,12 @@ def unicode_runs():
            Run("hello.man in '%s' (absolute -h, -r)" % UNICODE_DIR,
                ["-um", "-h", "{abs}/inc ✓", "-r", "{abs}", "--json={abs}/mödel.json",
                 "--mc-outputs", "hëllo.man"], hello, "hëllo.man", UNICODE_DIR)]
+    template = os.path.join(ROOT, "examples", "templates", "events.md.j2")
+    out.append(Run("hello.man in '%s', Windows paths for the .exe" % UNICODE_DIR,
+                   ["-km", "-h", "{abs}{/}inc ✓", "-r", "..{/}ünïcødé ✓{/}rës",
+                    "--render={root}{/}%s:{abs}{/}evënts.md" % os.path.relpath(template, ROOT)
+                    .replace(os.sep, "{/}"), "--mc-outputs", "hëllo.man"],
+                   hello, "hëllo.man", UNICODE_DIR, winpaths=True))
     if os.path.exists(mc):
         out.append(Run("serlog.mc in '%s'" % UNICODE_DIR,
                        ["-h", UNICODE_DIR, "-r", UNICODE_DIR + "/rës", "-x", UNICODE_DIR,
@@ -185,10 +193,17 @@ def unicode_runs():
     return out
 
 
-def execute(mcgen, run, work):
-    """Runs with {abs} in the options standing for the run's directory."""
-    real = Run(run.label, [a.replace("{abs}", os.path.join(work, run.subdir)) for a in run.args],
-               run.source, run.copy, run.subdir)
+def execute(mcgen, run, work, windows):
+    """Runs with {abs} in the options standing for the run's directory,
+    {root} for the repository's and {/} for the separator: for the .exe
+    of a `winpaths` run, Z:\\ and backslashes (wine's drive Z: is /)."""
+    def host(a):
+        a = a.replace("{abs}", os.path.join(work, run.subdir)).replace("{root}", ROOT)
+        a = a.replace("{/}", "/")
+        if windows and run.winpaths:
+            a = a.replace(work, "Z:" + work).replace(ROOT, "Z:" + ROOT).replace("/", "\\")
+        return a
+    real = Run(run.label, [host(a) for a in run.args], run.source, run.copy, run.subdir)
     return real.execute(mcgen, work)
 
 
@@ -214,7 +229,7 @@ def main():
         def both(i):
             run = todo[i]
             dl, dw = os.path.join(tmp, "%d-linux" % i), os.path.join(tmp, "%d-windows" % i)
-            return dl, dw, execute(linux, run, dl), execute(exe, run, dw)
+            return dl, dw, execute(linux, run, dl, False), execute(exe, run, dw, winexe.running())
         with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
             for i, (dl, dw, rl, rw) in enumerate(pool.map(both, range(len(todo)))):
                 compare(todo[i], dl, dw, rl, rw)
