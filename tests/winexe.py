@@ -6,17 +6,17 @@ wine on the .exe and the layer calls that script wherever it called
 build/mcgen, so not one call site changes and the expected texts stay
 those of the Linux run.  wine passes the exit status through and maps / to
 drive Z:, so the absolute Linux paths the layers pass name the same files;
-stdout and stderr are read in text mode by the layers, so a CRLF line end
-is a line end as on the console.  WINEDEBUG=-all keeps wine's own messages
+mcgen.exe writes stdout and stderr with LF line ends, as the Linux build
+(tests/crosshost_test.py compares their bytes).  WINEDEBUG=-all keeps wine's own messages
 out of the stderr the layers compare, and the prefix is the one the other
 wine tests share ($TMPDIR/mcgen-wine unless WINEPREFIX is set), created
 once.  The locale is C.UTF-8 so that wine decodes the arguments (file
 names with non-ASCII characters) and the file names it meets as UTF-8,
 as a Windows program sees them in UTF-16.
 
-What cannot be the same on Windows (a POSIX file mode, a symbolic link,
-/dev/stdout) a layer skips by name, with the reason; everything else must
-pass as it does on Linux.
+What cannot be the same on Windows a layer skips by name, with the reason
+(DIRECTORY_AS_FILE below is the one case in the layers run under wine);
+everything else must pass as it does on Linux.
 """
 import atexit
 import os
