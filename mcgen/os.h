@@ -57,7 +57,8 @@ typedef enum { OS_NONE, OS_FILE, OS_DIR, OS_LINK, OS_OTHER } OsKind;
 
 /* What is at a path.  dev and ino together name a file (Windows: the
  * volume serial number and the file index), so two spellings of one file
- * compare equal; mode is the permission bits (Windows: 0444 read-only,
+ * compare equal; both are 0 for what has no such identity (Windows: a
+ * device, a console, a pipe); mode is the permission bits (Windows: 0444 read-only,
  * else 0666). */
 typedef struct OsStat {
     OsKind kind; /* OS_OTHER: a device, FIFO, socket, console or pipe */

@@ -118,11 +118,29 @@ static char *narrow(const wchar_t *w)
     return s;
 }
 
+/* The console's output code page when mcgen started, put back at exit:
+ * while mcgen runs it is UTF-8, the encoding of everything mcgen prints
+ * (a file name in a diagnostic), so a console shows it as written. */
+static UINT console_cp;
+static BOOL WINAPI on_console_event(DWORD event);
+
+static void restore_console(void)
+{
+    if (console_cp)
+        SetConsoleOutputCP(console_cp);
+}
+
 void os_init(int *argc, char ***argv)
 {
     _setmode(0, _O_BINARY);
     _setmode(1, _O_BINARY);
     _setmode(2, _O_BINARY);
+    UINT cp = GetConsoleOutputCP(); /* 0: no console */
+    if (cp && cp != CP_UTF8 && SetConsoleOutputCP(CP_UTF8)) {
+        console_cp = cp;
+        atexit(restore_console);
+        SetConsoleCtrlHandler(on_console_event, TRUE); /* restores it on Ctrl-C too */
+    }
     int n;
     wchar_t **wargv = CommandLineToArgvW(GetCommandLineW(), &n);
     if (!wargv)
@@ -472,20 +490,25 @@ bool os_copy_to(int fd, const char *path, FILE *from)
 
 static void (*on_interrupt)(void);
 
-/* Runs on a thread of its own that Windows starts for the event; FALSE
- * passes the event on to the default handler, which ends the process
- * with STATUS_CONTROL_C_EXIT. */
+/* Runs on a thread of its own that Windows starts for the event, and
+ * ends the process as the default handler would, with
+ * STATUS_CONTROL_C_EXIT (itself: under wine, passing the event on ends a
+ * process without a console with status 0, which a build would take for
+ * success). */
 static BOOL WINAPI on_console_event(DWORD event)
 {
     (void)event;
-    on_interrupt();
-    return FALSE;
+    if (on_interrupt)
+        on_interrupt();
+    restore_console();
+    ExitProcess(STATUS_CONTROL_C_EXIT);
 }
 
 void os_on_interrupt(void (*cleanup)(void))
 {
     on_interrupt = cleanup;
-    SetConsoleCtrlHandler(on_console_event, TRUE);
+    if (!console_cp) /* os_init installed it already */
+        SetConsoleCtrlHandler(on_console_event, TRUE);
 }
 
 void os_block_interrupts(void) {}

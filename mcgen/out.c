@@ -541,7 +541,8 @@ static void file_id(const char *path, bool output, FileId *id)
     memset(id, 0, sizeof *id);
     id->path = path;
     OsStat st;
-    if (strcmp(path, "-") == 0 ? os_fstat(OS_STDOUT, &st) : os_stat(path, &st)) {
+    bool there = strcmp(path, "-") == 0 ? os_fstat(OS_STDOUT, &st) : os_stat(path, &st);
+    if (there && (st.dev || st.ino)) { /* else a device without an identity: by name */
         id->inode = true;
         id->dev = st.dev;
         id->ino = st.ino;

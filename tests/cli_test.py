@@ -462,6 +462,16 @@ def selection(mcgen, tmp):
     check(r.returncode == 0 and not r.stderr
           and open(os.path.join(work, "r.txt")).read() == "true\n",
           "-um with --render is used (the template's header values)", repr(r.stderr))
+    # a drive at the start of the template's path is part of it, on every
+    # host (docs/templates.md); here such names are file names with a colon
+    shutil.copy(os.path.join(work, "t.j2"), os.path.join(work, "C:\\t.j2"))
+    r = run(mcgen, "--render=C:\\t.j2:d.txt", "--render=t.j2:D:\\e.txt", "-um", "hello.man",
+            cwd=work)
+    texts = [open(os.path.join(work, n)).read() if os.path.exists(os.path.join(work, n)) else None
+             for n in ("d.txt", "D:\\e.txt")]
+    check(r.returncode == 0 and texts == ["true\n", "true\n"],
+          "--render=C:\\t.j2:d.txt and --render=t.j2:D:\\e.txt split after the drive",
+          "%r %r" % (r.stderr, listing(work)))
 
 
 def main():
