@@ -464,6 +464,11 @@ def selection(mcgen, tmp):
           "-um with --render is used (the template's header values)", repr(r.stderr))
     # a drive at the start of the template's path is part of it, on every
     # host (docs/templates.md); here such names are file names with a colon
+    if winexe.running():
+        skip("--render=C:\\t.j2:d.txt and --render=t.j2:D:\\e.txt split after the drive",
+             "C:\\t.j2 is a drive path on Windows, not a file of the working directory "
+             "(tests/win64_test.py renders with drives under wine)")
+        return
     shutil.copy(os.path.join(work, "t.j2"), os.path.join(work, "C:\\t.j2"))
     r = run(mcgen, "--render=C:\\t.j2:d.txt", "--render=t.j2:D:\\e.txt", "-um", "hello.man",
             cwd=work)
