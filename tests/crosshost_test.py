@@ -80,8 +80,16 @@ class Run:
 
     def execute(self, mcgen, work):
         self.prepare(work)
-        return subprocess.run([mcgen, *self.args], cwd=os.path.join(work, self.subdir),
-                              capture_output=True)
+        r = subprocess.run([mcgen, *self.args], cwd=os.path.join(work, self.subdir),
+                           capture_output=True)
+        if r.returncode != 0 and not r.stdout and not r.stderr:
+            # mcgen never fails without a message; wine's start can, on a
+            # loaded machine (winexe.wrap): run once more, and say so
+            print("NOTE %s %s: exit %d with no message, run again"
+                  % (self.label, " ".join(self.args), r.returncode))
+            r = subprocess.run([mcgen, *self.args], cwd=os.path.join(work, self.subdir),
+                               capture_output=True)
+        return r
 
 
 def aside(text, work):

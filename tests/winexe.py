@@ -70,7 +70,11 @@ def wrap(mcgen):
     """A command that runs mcgen: itself for the Linux build; for the .exe,
     a script that execs wine on it (removed when the layer exits).  The
     first wine start in a fresh prefix creates it (several seconds), so it
-    happens here rather than inside the first timed test."""
+    happens here rather than inside the first timed test; the wineserver
+    then stays up for a minute after its last client (-p60) instead of 3
+    seconds, so that a loaded machine's pause between two runs does not
+    make two runs start a server at once (a start that fails, exit 1 with
+    no message, once under load)."""
     if not is_windows(mcgen):
         return mcgen
     d = tempfile.mkdtemp(prefix="mcgen-wine-run-")
@@ -83,6 +87,7 @@ def wrap(mcgen):
     os.chmod(script, 0o755)
     wrapped.append(mcgen)
     subprocess.run([script, "--version"], capture_output=True, env=e)
+    subprocess.run(["wineserver", "-p60"], capture_output=True, env=e)
     return script
 
 
