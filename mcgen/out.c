@@ -34,7 +34,8 @@
  * A run that ends early takes its temporaries with it: SIGINT, SIGTERM and
  * SIGHUP (on Windows Ctrl-C, Ctrl-Break and the console closing; os.h)
  * remove them and then end the process by the same signal (the shell sees
- * 128+N), and so does running out of memory.  Both walk one
+ * 128+N; Windows: STATUS_CONTROL_C_EXIT), and so does running out of
+ * memory.  Both walk one
  * list, `temps`, which a signal handler may walk at any moment and on any
  * thread: nodes are only pushed (a compare-and-swap: two threads may
  * create temporaries), each with its path complete before it is
