@@ -15,14 +15,21 @@ import sys
 import tempfile
 import time
 
+import winexe
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HELLO = os.path.join(ROOT, "examples", "hello", "hello.man")
-results = {"passed": 0, "failed": 0}
+results = {"passed": 0, "failed": 0, "skipped": 0}
 
 
 def check(ok, name, why=""):
     results["passed" if ok else "failed"] += 1
     print(("PASS " if ok else "FAIL ") + name + ("" if ok else ": " + why))
+
+
+def skip(name, why):
+    results["skipped"] += 1
+    print("SKIP %s: %s" % (name, why))
 
 
 def run(mcgen, *args, cwd=None):
@@ -260,8 +267,12 @@ def templates(mcgen, tmp):
     unreadable = os.path.join(work, "unreadable")
     os.makedirs(os.path.join(unreadable, "logging_functions.h.j2"))
     r, left = nothing_written("--templates=" + unreadable)
-    check(r.returncode == 2 and r.stderr == "mcgen: error: cannot read the template "
-          "'%s/logging_functions.h.j2': Is a directory\n1 error\n" % unreadable and left == [],
+    said = r.stderr == ("mcgen: error: cannot read the template '%s/logging_functions.h.j2': Is a "
+                        "directory\n1 error\n" % unreadable)
+    if winexe.running():
+        skip("--templates: a template that is a directory: the message", winexe.DIRECTORY_AS_FILE)
+        said = True
+    check(r.returncode == 2 and said and left == [],
           "--templates: a template that is there but cannot be read exits 2 (not the built-in "
           "one instead), nothing written", "exit %d %r %r" % (r.returncode, r.stderr, left))
     broken = os.path.join(work, "broken")
@@ -453,6 +464,11 @@ def selection(mcgen, tmp):
           "-um with --render is used (the template's header values)", repr(r.stderr))
     # a drive at the start of the template's path is part of it, on every
     # host (docs/templates.md); here such names are file names with a colon
+    if winexe.running():
+        skip("--render=C:\\t.j2:d.txt and --render=t.j2:D:\\e.txt split after the drive",
+             "C:\\t.j2 is a drive path on Windows, not a file of the working directory "
+             "(tests/win64_test.py renders with drives under wine)")
+        return
     shutil.copy(os.path.join(work, "t.j2"), os.path.join(work, "C:\\t.j2"))
     r = run(mcgen, "--render=C:\\t.j2:d.txt", "--render=t.j2:D:\\e.txt", "-um", "hello.man",
             cwd=work)
@@ -466,7 +482,9 @@ def selection(mcgen, tmp):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mcgen", required=True)
-    mcgen = os.path.abspath(ap.parse_args().mcgen)
+    mcgen = winexe.command_or_skip(os.path.abspath(ap.parse_args().mcgen))
+    if mcgen is None:
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         for name, (content, want) in sorted(BAD.items()):
             path = os.path.join(tmp, name)
@@ -637,7 +655,8 @@ def main():
         selection(mcgen, tmp)
         docs_match_table(mcgen)
 
-    print("%d passed, %d failed" % (results["passed"], results["failed"]))
+    print("%d passed, %d failed, %d skipped" % (results["passed"], results["failed"],
+                                              results["skipped"]))
     return 1 if results["failed"] else 0
 
 

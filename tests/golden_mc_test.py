@@ -32,6 +32,8 @@ import subprocess
 import sys
 import tempfile
 
+import winexe
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(os.path.dirname(ROOT), "shared", "corpus", "golden-mc")
 HELLO = os.path.join(ROOT, "examples", "hello", "hello.man")
@@ -302,8 +304,11 @@ def rules(mcgen, tmp):
     # a .mc that cannot be read to its end: exit 2, nothing written
     os.mkdir(os.path.join(work, "dir.mc"))
     r = run(mcgen, "-h", "d", "-r", "d", "dir.mc", cwd=work)
-    check(r.returncode == 2 and r.stderr.startswith("mcgen: error: cannot read 'dir.mc': Is a directory")
-          and not os.path.exists(os.path.join(work, "d")),
+    said = r.stderr.startswith("mcgen: error: cannot read 'dir.mc': Is a directory")
+    if winexe.running():
+        skip("an unreadable .mc (a directory): the message", winexe.DIRECTORY_AS_FILE)
+        said = True
+    check(r.returncode == 2 and said and not os.path.exists(os.path.join(work, "d")),
           "an unreadable .mc (a directory): exit 2, nothing written", r.stderr)
     r = run(mcgen, "--mc-compat=2020", "-h", "old", "-r", "old", "app.mc", cwd=work)
     rc = open(os.path.join(work, "old", "app.rc"), "rb").read()
@@ -362,7 +367,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mcgen", required=True)
     a = ap.parse_args()
-    mcgen = os.path.abspath(a.mcgen)
+    mcgen = winexe.command_or_skip(os.path.abspath(a.mcgen))
+    if mcgen is None:
+        return 0
     tmp = tempfile.mkdtemp(prefix="mcgen-goldenmc-")
     try:
         if os.path.isdir(CORPUS):

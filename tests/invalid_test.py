@@ -35,6 +35,8 @@ import subprocess
 import sys
 import tempfile
 
+import winexe
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CASES = os.path.join(ROOT, "tests", "invalid")
 
@@ -71,7 +73,9 @@ def main():
     ap.add_argument("--mcgen", required=True)
     ap.add_argument("--update", action="store_true")
     args = ap.parse_args()
-    mcgen = os.path.abspath(args.mcgen)
+    mcgen = winexe.command_or_skip(os.path.abspath(args.mcgen))
+    if mcgen is None:
+        return 0
     names = cases()
     shown = set()
     tmp = tempfile.TemporaryDirectory()
