@@ -77,6 +77,9 @@ char *os_readlink(const char *path);
  * descriptor of this process it names or -1.  false elsewhere. */
 bool os_names_descriptor(const char *link, int *fd);
 
+/* fopen with a UTF-8 path.  A directory is refused with EISDIR on every
+ * host (POSIX opens one and fails the first read; Windows refuses the open
+ * with EACCES), so the two builds say the same thing of it. */
 FILE *os_fopen(const char *path, const char *mode);
 /* The size of an open file, or -1. */
 int64_t os_file_size(FILE *f);

@@ -151,7 +151,17 @@ bool os_names_descriptor(const char *link, int *fd)
 }
 #endif
 
-FILE *os_fopen(const char *path, const char *mode) { return fopen(path, mode); }
+FILE *os_fopen(const char *path, const char *mode)
+{
+    FILE *f = fopen(path, mode);
+    struct stat s;
+    if (f && fstat(fileno(f), &s) == 0 && S_ISDIR(s.st_mode)) {
+        fclose(f);
+        errno = EISDIR;
+        return NULL;
+    }
+    return f;
+}
 
 int64_t os_file_size(FILE *f)
 {

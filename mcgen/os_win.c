@@ -317,6 +317,11 @@ FILE *os_fopen(const char *path, const char *mode)
 {
     wchar_t *w = wide(path), *m = wide(mode);
     FILE *f = w && m ? _wfopen(w, m) : NULL;
+    if (!f && w) {
+        DWORD a = GetFileAttributesW(w);
+        if (a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_DIRECTORY))
+            errno = EISDIR;
+    }
     free(w);
     free(m);
     return f;

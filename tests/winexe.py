@@ -14,8 +14,7 @@ once.  The locale is C.UTF-8 so that wine decodes the arguments (file
 names with non-ASCII characters) and the file names it meets as UTF-8,
 as a Windows program sees them in UTF-16.
 
-What cannot be the same on Windows a layer skips by name, with the reason
-(DIRECTORY_AS_FILE below is the one case in the layers run under wine);
+What cannot be the same on Windows a layer skips by name, with the reason;
 everything else must pass as it does on Linux.
 """
 import atexit
@@ -25,13 +24,6 @@ import shutil
 import subprocess
 import tempfile
 
-
-# A directory opened as a file: POSIX opens it and the read fails with
-# EISDIR; Windows refuses to open it (ERROR_ACCESS_DENIED), so the message
-# names "Permission denied" where the Linux build says "Is a directory".
-DIRECTORY_AS_FILE = ("a directory opened as a file: Windows refuses the open (Permission denied) "
-                     "where POSIX fails the read (Is a directory); exit status and nothing "
-                     "written checked")
 
 wrapped = []
 
@@ -86,8 +78,13 @@ def wrap(mcgen):
                 % (shlex.quote(e["WINEPREFIX"]), shlex.quote(os.path.abspath(mcgen))))
     os.chmod(script, 0o755)
     wrapped.append(mcgen)
+    # the server's persistence first, then a run: a server started by
+    # `wineserver -p60` itself, with no client yet, would wait for one
+    # forever; and wineserver daemonizes, so its output must not be a pipe
+    # that run() reads to its end
+    subprocess.run(["wineserver", "-p60"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, env=e)
     subprocess.run([script, "--version"], capture_output=True, env=e)
-    subprocess.run(["wineserver", "-p60"], capture_output=True, env=e)
     return script
 
 
