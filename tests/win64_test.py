@@ -34,6 +34,8 @@ import sys
 import tempfile
 import time
 
+import winexe
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(ROOT, "..", "shared", "corpus")
 EXE = os.path.join(ROOT, "build", "win64", "mcgen.exe")
@@ -51,14 +53,8 @@ def report(ok, what, why=""):
     print(("PASS " if ok else "FAIL ") + what + ("" if ok else ": " + why))
 
 
-def wine_env():
-    env = dict(os.environ, WINEDEBUG="-all", LC_ALL="C.UTF-8")
-    env.setdefault("WINEPREFIX", os.path.join(tempfile.gettempdir(), "mcgen-wine"))
-    return env
-
-
 def run_exe(args, cwd):
-    return subprocess.run(["wine", EXE] + args, cwd=cwd, env=wine_env(), capture_output=True,
+    return subprocess.run(["wine", EXE] + args, cwd=cwd, env=winexe.env(), capture_output=True,
                           timeout=120)
 
 
@@ -144,7 +140,7 @@ def render(mcgen, tmp):
     want = run_linux(mcgen, ["--render=t.j2:-", "a.man"], d)
     # a template on C:, the prefix's drive_c
     cdir = "mcgen-win64-test-%d" % os.getpid()
-    drive_c = os.path.join(wine_env()["WINEPREFIX"], "drive_c", cdir)
+    drive_c = os.path.join(winexe.env()["WINEPREFIX"], "drive_c", cdir)
     os.makedirs(drive_c, exist_ok=True)
     shutil.copy(os.path.join(d, "t.j2"), drive_c)
     try:
@@ -249,7 +245,7 @@ def interrupted(mcgen, tmp):
         f.write(b"an older header\r\n")
     before = files_under(d)
     p = subprocess.Popen(["wine", EXE, "-um", "-z", "x", "-Wno-unused-string", "big.man"], cwd=d,
-                         env=wine_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                         env=winexe.env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     seen = False
     while p.poll() is None and not seen:
         seen = any(".mcgen-" in n for n in os.listdir(d))
