@@ -135,12 +135,17 @@ def local_run(steps, mcgen, quick, tmp):
     runner = os.path.join(tmp, "runner")
     os.makedirs(runner)
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
-                          text=True).stdout.strip()
+                          text=True).stdout.strip() \
+        if os.path.exists(os.path.join(ROOT, ".git")) else ""
     env = dict(os.environ, RUNNER_TEMP=runner, GITHUB_OUTPUT=os.path.join(runner, "output"),
                GITHUB_PATH=os.path.join(runner, "path"), MCGEN_REPO=ROOT, MCGEN_REF=head,
                SETUP_DRY_RUN="1")
+    # a source tarball (ninja dist's) has no git history to clone from
+    if not head:
+        quick = True
     if quick:
-        skip("workflow: the build step clones mcgen and builds build/mcgen", "--quick")
+        skip("workflow: the build step clones mcgen and builds build/mcgen",
+             "--quick" if head else "%s is not a git checkout (a source tarball)" % ROOT)
         tool_dir = os.path.dirname(mcgen)
     else:
         r = run_step(steps[1], env, user, {})
