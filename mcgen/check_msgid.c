@@ -10,7 +10,17 @@
  * a provider: the provider, channels, levels, tasks, opcodes, keywords,
  * events, map items, filters) fixes it and later references reuse it.
  * <messageTable> entries give ids explicitly and win over the formula.
- * Built-in (win:) items keep winmeta's ids, computed as for position 0.
+ *
+ * A built-in (win:) item's message is winmeta's string (level.Error,
+ * channel.System), keyed by that string id like any manifest string: so a
+ * winmeta channel imported by several providers has one id, the first
+ * import's, as mc gives it (issue 15; each import still takes a value of
+ * its provider's counter, as any channel whose string already has an id
+ * does: the golden cases have no two imports of one winmeta channel to say
+ * otherwise).  Levels, tasks, opcodes and keywords get the formula for
+ * position 0, the same in every provider.  The header names such a
+ * string (MSG_level_Error) only when the manifest's own string table
+ * defines that id, as mc does (StringMsgId.in_header).
  */
 #include "mcgen.h"
 
@@ -33,21 +43,48 @@ static uint32_t make(uint32_t tag, int provider, uint32_t value)
     return tag << 28 | (uint32_t)(provider & 0xF) << 24 | (value & 0xFFFFFF);
 }
 
+/* The id of string `key`, given `id` if it has none yet. */
+static StringMsgId *string_id(Manifest *m, const char *key, uint32_t id)
+{
+    StringMsgId *known = map_get(&m->msgid_by_string, key);
+    if (!known) {
+        known = arena_alloc(&m->arena, sizeof *known);
+        known->id = id;
+        known->in_header = false;
+        map_put(&m->msgid_by_string, key, known, false);
+    }
+    return known;
+}
+
 /* Gives `r` the id of its string if the string has one, else `id`. */
 static void give(Manifest *m, MsgRef *r, uint32_t id)
 {
-    if (!r->id) {
-        r->msgid = id;
-        r->has_msgid = true;
-        return;
+    if (r->id) {
+        StringMsgId *s = string_id(m, r->id, id);
+        s->in_header = true;
+        id = s->id;
     }
-    uint32_t *known = map_get(&m->msgid_by_string, r->id);
-    if (!known) {
-        known = arena_alloc(&m->arena, sizeof *known);
-        *known = id;
-        map_put(&m->msgid_by_string, r->id, known, false);
-    }
-    r->msgid = *known;
+    r->msgid = id;
+    r->has_msgid = true;
+}
+
+/* Does some culture of the manifest define string `id`? */
+static bool defined_here(const Manifest *m, const char *id)
+{
+    for (size_t i = 0; i < m->cultures.n; i++)
+        if (manifest_string(m, m->cultures.v[i], id))
+            return true;
+    return false;
+}
+
+/* Gives `r`, the message of a built-in item whose winmeta string id is
+ * `key`, that string's id, or `id` if it has none yet. */
+static void give_builtin(Manifest *m, MsgRef *r, const char *key, uint32_t id)
+{
+    StringMsgId *s = string_id(m, key, id);
+    if (defined_here(m, key))
+        s->in_header = true;
+    r->msgid = s->id;
     r->has_msgid = true;
 }
 
@@ -66,7 +103,7 @@ static uint32_t bit_length(uint64_t mask)
 static void builtin(Manifest *m, Named *n, uint32_t tag, uint32_t value)
 {
     if (n->builtin && !n->msg.has_msgid)
-        give(m, &n->msg, make(tag, 0, value));
+        give_builtin(m, &n->msg, n->builtin_msgid, make(tag, 0, value));
 }
 
 /* An event on an imported System, Application or Security channel uses
@@ -88,7 +125,9 @@ static void assign_provider(Manifest *m, Provider *pv)
         /* imports of winmeta channels carry winmeta's message; imports of
          * other channels carry none */
         bool winmeta = c->imported && c->import_of && c->import_of->builtin;
-        if (c->msg.id || winmeta)
+        if (winmeta)
+            give_builtin(m, &c->msg, c->import_of->builtin_msgid, make(TAG_PROVIDER, p, counter++));
+        else if (c->msg.id)
             give(m, &c->msg, make(TAG_PROVIDER, p, counter++));
     }
     for (size_t i = 0; i < pv->levels.n; i++)
@@ -157,11 +196,6 @@ void msgid_assign(Manifest *m)
     /* explicit ids first: they win over every formula */
     for (size_t i = 0; i < m->message_table.n; i++) {
         MessageEntry *e = m->message_table.v[i];
-        if (e->msg.id && !map_get(&m->msgid_by_string, e->msg.id)) {
-            uint32_t *id = arena_alloc(&m->arena, sizeof *id);
-            *id = e->value;
-            map_put(&m->msgid_by_string, e->msg.id, id, false);
-        }
         give(m, &e->msg, e->value);
     }
     for (size_t i = 0; i < m->providers.n; i++)

@@ -580,14 +580,17 @@ static int by_id_then_name(const void *x, const void *y)
     return strcmp(a->name, b->name);
 }
 
-/* The message ids of the manifest's strings, by id: MSG_<string id>. */
+/* The message ids of the manifest's strings, by id: MSG_<string id>.
+ * Built-in items' winmeta strings are among them when the manifest's own
+ * string table defines them (check_msgid.c). */
 static TValue *messages(Arena *a, const Manifest *m)
 {
     VEC(Msg) v = {0};
     for (size_t i = 0; i < m->msgid_by_string.cap; i++) {
         const MapEntry *e = &m->msgid_by_string.e[i];
-        if (e->key) {
-            Msg x = {e->key, *(const uint32_t *)e->val};
+        const StringMsgId *s = e->val;
+        if (e->key && s->in_header) {
+            Msg x = {e->key, s->id};
             vec_push(&v, x);
         }
     }

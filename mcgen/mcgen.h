@@ -598,6 +598,14 @@ typedef struct McFile {
     bool damaged; /* the reader reported errors: checked, never compiled */
 } McFile;
 
+/* The message id of a string (check_msgid.c): a manifest string's, or a
+ * built-in item's winmeta string's (level.Error). */
+typedef struct StringMsgId {
+    uint32_t id;
+    bool in_header; /* gets a MSG_ define: referenced by the manifest, or a
+                     * built-in's string that the manifest also defines */
+} StringMsgId;
+
 typedef struct Manifest {
     const char *file;
     Arena arena;
@@ -607,7 +615,7 @@ typedef struct Manifest {
     VEC(Culture *) cultures;
     Map culture_by_name;
     Map provider_by_name; /* for importChannel across providers */
-    Map msgid_by_string; /* string id -> uint32_t* (check_msgid.c) */
+    Map msgid_by_string; /* string id -> StringMsgId* (check_msgid.c) */
     size_t skipped_counter_sections;
     int warned_no_localization;
     McFile *mc; /* a message-text file (read_mc.c): no providers then */
