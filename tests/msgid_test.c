@@ -105,6 +105,46 @@ START_TEST(test_msgid_formula_for_every_kind)
 }
 END_TEST
 
+/* A built-in's message is winmeta's string (issue 15): a winmeta channel
+ * imported by two providers has the first import's id in both (the second
+ * import still advances its provider's counter: B's own channel gets 3);
+ * the header names a built-in's string only when the manifest defines it
+ * (channel.System here, not channel.Application nor level.Error). */
+START_TEST(test_msgid_winmeta_string_shared)
+{
+    static const char man[] =
+        "<instrumentationManifest " NS "><instrumentation><events>\n"
+        "<provider name='A' guid='{00000000-0000-0000-0000-000000000001}' symbol='A'>\n"
+        " <channels><importChannel name='System'/></channels>\n"
+        " <events><event value='1' channel='System' level='win:Error' message='$(string.e)'/></events>\n"
+        "</provider>\n"
+        "<provider name='B' guid='{00000000-0000-0000-0000-000000000002}' symbol='B'>\n"
+        " <channels><importChannel name='Application'/><importChannel name='System' chid='S'/>\n"
+        "  <channel name='B/Op' type='Operational' message='$(string.c)'/></channels>\n"
+        " <events><event value='1' channel='B/Op' level='win:Error'/></events>\n"
+        "</provider></events></instrumentation>\n"
+        "<localization><resources culture='en-US'><stringTable>\n"
+        " <string id='e' value='x'/><string id='c' value='x'/>\n"
+        " <string id='channel.System' value='System'/>\n"
+        "</stringTable></resources></localization></instrumentationManifest>\n";
+    Manifest *m = unit_load("t.man", man, strlen(man), 0, NULL);
+    ck_assert_ptr_nonnull(m);
+    Provider *a = m->providers.v[0], *b = m->providers.v[1];
+    ck_assert_uint_eq(id_of(&a->channels.v[0]->msg), 0x90000001);
+    ck_assert_uint_eq(id_of(&b->channels.v[0]->msg), 0x91000001); /* Application */
+    ck_assert_uint_eq(id_of(&b->channels.v[1]->msg), 0x90000001); /* System: A's */
+    ck_assert_uint_eq(id_of(&b->channels.v[2]->msg), 0x91000003);
+    const StringMsgId *sys = map_get(&m->msgid_by_string, "channel.System");
+    const StringMsgId *app = map_get(&m->msgid_by_string, "channel.Application");
+    const StringMsgId *err = map_get(&m->msgid_by_string, "level.Error");
+    ck_assert(sys && sys->id == 0x90000001 && sys->in_header);
+    ck_assert(app && app->id == 0x91000001 && !app->in_header);
+    ck_assert(err && err->id == 0x50000002 && !err->in_header);
+    manifest_free(m);
+    diag_reset();
+}
+END_TEST
+
 /* The worked example of ../shared/docs/msgtable.md section 5 (mc's
  * EventAttributes.msg.bin, 168 bytes), rebuilt from an equivalent manifest. */
 static void worked_example_table(Buf *b)
@@ -228,6 +268,7 @@ Suite *msgid_suite(void)
     /* the sanitizer builds run several times slower on a busy machine */
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_msgid_formula_for_every_kind);
+    tcase_add_test(tc, test_msgid_winmeta_string_shared);
     tcase_add_test(tc, test_msgtable_worked_example);
     tcase_add_test(tc, test_msgtable_read_round_trip);
     tcase_add_test(tc, test_msgtable_read_exact_errors);
