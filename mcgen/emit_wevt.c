@@ -1,7 +1,7 @@
 /*
  * emit_wevt.c - the WEVT_TEMPLATE resource (<base>TEMP.BIN) as mc.exe writes it:
- * CRIM 5.1 like mc 10.0.18362 by default, CRIM 3.1 like mc 10.0.15063 on
- * request.  Layout, orders and quirks: ../shared/docs/wevt-template.md
+ * CRIM 5.1 like mc 10.0.18362 by default, CRIM 3.1 like mc 10.0.15063 or
+ * mc 8.1 on request (mc81_pads_end).  Layout, orders and quirks: ../shared/docs/wevt-template.md
  * (section numbers below refer to it).
  *
  * The file is built in one buffer; every offset is absolute (from the CRIM
@@ -1025,9 +1025,7 @@ static void write_provider(W *w, Provider *pv, Arena *ar, bool followed) /* ar: 
 void wevt_build(const Manifest *m, WevtFormat format, Buf *out)
 {
     int major = format == WEVT_V5 ? 5 : 3;
-    W w = {.m = m,
-           .major = major,
-           .mc81 = format == WEVT_V3_MC81};
+    W w = {.m = m, .major = major, .mc81 = format == WEVT_V3_MC81};
     sig(&w, "CRIM");
     size_t size_at = placeholder(&w);
     buf_u16le(&w.b, (uint16_t)major);
