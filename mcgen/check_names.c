@@ -103,14 +103,22 @@ static void name_events(Manifest *m, Facts *f)
                     renamed = arena_printf(a, "%s_%s_%d", s, ps, k);
                 /* in one provider, one symbol= twice is MCG2020 (check_rules.c)
                  * and one made name twice is one event value twice (MCG2010) */
-                bool same = map_get(&owner, s) == pv;
+                const Provider *fp = map_get(&owner, s);
+                bool same = fp == pv;
                 bool wrote = e->symbol && *e->symbol, first_wrote = first->symbol && *first->symbol;
                 if (!repeats &&
                     (!same || wrote != first_wrote || (wrote && strcmp(e->symbol, first->symbol))))
-                    diag_c(D_SYMBOL_RENAMED, e->loc,
-                            "event symbol '%s' names an event of %s provider already (line %u); "
-                            "the header calls this one %s",
-                            s, same ? "this" : "another", first->loc.line, renamed);
+                    diag_ex(D_SYMBOL_RENAMED, e->loc, first->loc, "first defined",
+                            "%s '%s' %s event %s is also %s event %s of %s; the header "
+                            "calls this event's descriptor and macros %s (EventWrite%s, "
+                            "EventEnabled%s)",
+                            wrote ? "symbol" : "the name", s,
+                            wrote ? "of" : "the header makes for", event_label(a, e),
+                            first_wrote ? "the symbol of" : "the name the header makes for",
+                            event_label(a, first),
+                            same ? "the same provider"
+                                 : arena_printf(a, "provider '%s'", fp->name),
+                            renamed, renamed, renamed);
                 s = renamed;
             }
             ptrmap_put(&f->names, e, (void *)s);

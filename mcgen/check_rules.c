@@ -103,6 +103,12 @@ static int popcount64(uint64_t v)
  * 2010-2099: names and duplicates
  * ==================================================================== */
 
+const char *event_label(Arena *a, const Event *e)
+{
+    return e->version ? arena_printf(a, "%u version %u", e->value, e->version)
+                      : arena_printf(a, "%u", e->value);
+}
+
 /* EventDefinitionType value: "The identifier must be unique within the
  * list of events that you define"; versions of one event share the id, so
  * the pair (value, version) is what must be unique.  symbol: mc "uses the
@@ -113,9 +119,8 @@ static int popcount64(uint64_t v)
  * logged have no descriptor. */
 static void rule_event_unique(Manifest *m, Provider *pv)
 {
-    (void)m;
     IntSeen seen = {0};
-    Map symbols = {0};
+    Map symbols = {0}; /* symbol -> its first Event */
     for (size_t i = 0; i < pv->events.n; i++) {
         Event *e = pv->events.v[i];
         const Loc *first = int_seen_at(&seen, (uint32_t)e->value << 8 | e->version, &e->loc);
@@ -123,10 +128,13 @@ static void rule_event_unique(Manifest *m, Provider *pv)
             diag_ex(D_DUP_EVENT, e->loc, *first, "first defined",
                     "duplicate event value %u version %u in provider '%s'", e->value, e->version,
                     pv->name);
+        const Event *had;
         if (e->symbol && e->symbol[0] && !e->not_logged &&
-            (first = seen_at(&symbols, e->symbol, &e->loc)))
-            diag_ex(D_DUP_EVENT_SYMBOL, e->loc, *first, "first defined",
-                    "duplicate event symbol '%s' in provider '%s'", e->symbol, pv->name);
+            (had = map_put(&symbols, e->symbol, e, true)))
+            diag_ex(D_DUP_EVENT_SYMBOL, e->loc, had->loc, "first defined",
+                    "symbol '%s' of event %s is also the symbol of event %s of the same "
+                    "provider '%s': the header can define it once",
+                    e->symbol, event_label(&m->arena, e), event_label(&m->arena, had), pv->name);
     }
     int_seen_free(&seen);
     map_free(&symbols);
@@ -959,30 +967,51 @@ static void rule_channel_access(Manifest *m, Provider *pv)
  * variable or type (provider GUID, event descriptor, map enum). */
 typedef struct Defined {
     const char *kind; /* "level", "event", ... */
+    const char *name; /* the item's name (an event's value) */
+    const Provider *pv;
     bool is_define, is_event;
     Loc loc;
 } Defined;
 
-static void claim_symbol(Manifest *m, Map *taken, const char *sym, const char *kind, Loc loc)
+/* name: the item's, for a diagnostic */
+static void claim_symbol(Manifest *m, Map *taken, const Provider *pv, const char *sym,
+                         const char *kind, const char *name, Loc loc)
 {
     if (!sym || !sym[0])
         return;
     static const char *const defines[] = {"channel", "level", "task", "opcode", "keyword", NULL};
     Defined *d = arena_alloc(&m->arena, sizeof *d);
-    *d = (Defined){kind, in_list(kind, strlen(kind), defines), strcmp(kind, "event") == 0, loc};
+    *d = (Defined){kind, name, pv, in_list(kind, strlen(kind), defines),
+                   strcmp(kind, "event") == 0, loc};
     const Defined *first = map_put(taken, sym, d, true);
     if (!first)
         return;
     /* two events, or two #defines: emit_header.c renames the second when it
      * writes the header (MCG8001), unless the #define repeats its value;
-     * two providers: MCG2017 */
+     * two events of one provider: MCG2020; two providers: MCG2017 */
     if ((first->is_event && d->is_event) || (first->is_define && d->is_define))
         return;
     if (strcmp(first->kind, "provider") == 0 && strcmp(kind, "provider") == 0)
         return;
-    diag_ex(D_SYMBOL_CLASH, loc, first->loc, "first defined",
-            "symbol '%s' of this %s names an earlier %s too: the header would define it twice",
-            sym, kind, first->kind);
+    /* an event's descriptor named like its own provider's GUID or one of
+     * its #defines: a mistake in one provider, as two events of one symbol
+     * are (MCG2020), and a header that cannot compile (the #define makes
+     * the descriptor's name a number).  A map's enum is written only when
+     * an item has a symbol, so a map stays MCG8011.  Events come last in
+     * a provider: the event is the second claim. */
+    if (d->is_event && first->pv == pv && strcmp(first->kind, "map") != 0)
+        diag_ex(D_EVENT_SYMBOL_CLASH, loc, first->loc, "first defined",
+                "symbol '%s' of event %s is also the symbol of %s: the header cannot define both",
+                sym, name,
+                strcmp(first->kind, "provider") == 0
+                    ? arena_printf(&m->arena, "its provider '%s' (the GUID)", pv->name)
+                    : arena_printf(&m->arena, "%s '%s' of the same provider '%s'", first->kind,
+                                   first->name, pv->name));
+    else
+        diag_ex(D_SYMBOL_CLASH, loc, first->loc, "first defined",
+                "symbol '%s' of this %s names an earlier %s too: the header would define it "
+                "twice",
+                sym, kind, first->kind);
 }
 
 /* CSymbolType: mc.exe "uses the symbol to create a constant ... in the
@@ -996,34 +1025,36 @@ static void rule_symbol_unique(Manifest *m)
     Map taken = {0};
     for (size_t i = 0; i < m->providers.n; i++) {
         Provider *pv = m->providers.v[i];
-        claim_symbol(m, &taken, pv->symbol, "provider", pv->loc);
+        claim_symbol(m, &taken, pv, pv->symbol, "provider", pv->name, pv->loc);
         for (size_t j = 0; j < pv->channels.n; j++) {
             Channel *c = pv->channels.v[j];
             if (written_channel(c))
-                claim_symbol(m, &taken, c->symbol, "channel", c->loc);
+                claim_symbol(m, &taken, pv, c->symbol, "channel", c->name, c->loc);
         }
         for (size_t j = 0; j < pv->levels.n; j++)
-            claim_symbol(m, &taken, pv->levels.v[j]->n.symbol, "level", pv->levels.v[j]->n.loc);
+            claim_symbol(m, &taken, pv, pv->levels.v[j]->n.symbol, "level",
+                         pv->levels.v[j]->n.written, pv->levels.v[j]->n.loc);
         for (size_t j = 0; j < pv->opcodes.n; j++)
-            claim_symbol(m, &taken, pv->opcodes.v[j]->n.symbol, "opcode",
-                         pv->opcodes.v[j]->n.loc);
+            claim_symbol(m, &taken, pv, pv->opcodes.v[j]->n.symbol, "opcode",
+                         pv->opcodes.v[j]->n.written, pv->opcodes.v[j]->n.loc);
         for (size_t j = 0; j < pv->tasks.n; j++) {
             Task *t = pv->tasks.v[j];
-            claim_symbol(m, &taken, t->n.symbol, "task", t->n.loc);
+            claim_symbol(m, &taken, pv, t->n.symbol, "task", t->n.written, t->n.loc);
             for (size_t k = 0; k < t->opcodes.n; k++)
-                claim_symbol(m, &taken, t->opcodes.v[k]->n.symbol, "opcode",
-                             t->opcodes.v[k]->n.loc);
+                claim_symbol(m, &taken, pv, t->opcodes.v[k]->n.symbol, "opcode",
+                             t->opcodes.v[k]->n.written, t->opcodes.v[k]->n.loc);
         }
         for (size_t j = 0; j < pv->keywords.n; j++)
-            claim_symbol(m, &taken, pv->keywords.v[j]->n.symbol, "keyword",
-                         pv->keywords.v[j]->n.loc);
+            claim_symbol(m, &taken, pv, pv->keywords.v[j]->n.symbol, "keyword",
+                         pv->keywords.v[j]->n.written, pv->keywords.v[j]->n.loc);
         for (size_t j = 0; j < pv->maps.n; j++)
             if (pv->maps.v[j]->kind != MAP_PATTERN)
-                claim_symbol(m, &taken, pv->maps.v[j]->symbol, "map", pv->maps.v[j]->loc);
+                claim_symbol(m, &taken, pv, pv->maps.v[j]->symbol, "map", pv->maps.v[j]->name,
+                             pv->maps.v[j]->loc);
         for (size_t j = 0; j < pv->events.n; j++) {
             Event *e = pv->events.v[j];
             if (!e->not_logged)
-                claim_symbol(m, &taken, e->symbol, "event", e->loc);
+                claim_symbol(m, &taken, pv, e->symbol, "event", event_label(&m->arena, e), e->loc);
         }
     }
     map_free(&taken);

@@ -1,7 +1,7 @@
 /*
  * emit_wevt.c - the WEVT_TEMPLATE resource (<base>TEMP.BIN) as mc.exe writes it:
- * CRIM 5.1 like mc 10.0.18362 by default, CRIM 3.1 like mc 10.0.15063 on
- * request.  Layout, orders and quirks: ../shared/docs/wevt-template.md
+ * CRIM 5.1 like mc 10.0.18362 by default, CRIM 3.1 like mc 10.0.15063 or
+ * mc 8.1 on request (mc81_pads_end).  Layout, orders and quirks: ../shared/docs/wevt-template.md
  * (section numbers below refer to it).
  *
  * The file is built in one buffer; every offset is absolute (from the CRIM
@@ -23,7 +23,7 @@ typedef struct W {
     Buf b;
     const Manifest *m;
     int major;       /* 5 or 3 */
-    bool md5_ids;    /* mc 8.1: template ids by MD5 */
+    bool mc81;       /* mc 8.1: template ids by MD5, mc81_pads_end */
     PtrMap at;       /* channel, level, task, opcode, keyword, map, layout ->
                       * the offset of its entry (this provider's) */
 } W;
@@ -570,7 +570,7 @@ static void template_id(const W *w, const Buf *xml, const Layout *l, unsigned ch
     Buf in = {0}, types = {0};
     for (size_t i = 0; i < l->fields.n; i++)
         buf_u32le(&types, subst_type(l->fields.v[i]));
-    if (w->md5_ids) {
+    if (w->mc81) {
         utf8_to_utf16le(&in, xml->s ? xml->s : "", xml->len);
         unsigned char s[16];
         md5(in.s ? in.s : "", in.len, s);
@@ -872,7 +872,36 @@ static void write_fltr(W *w, Provider *pv)
 enum { L_LEVL = 0, L_TASK = 1, L_OPCO = 2, L_KEYW = 3, L_EVNT = 4, L_CHAN = 5, L_MAPS = 6,
        L_TTBL = 7, L_QTAB = 8, L_FLTR = 9, L_EVTA = 12, L_PRVA = 13 };
 
-static void write_provider(W *w, Provider *pv, Arena *ar)  /* ar: wevt_build's own */
+/*
+ * mc 8.1 (6.3) ends some provider blocks 8-aligned where 10.0.15063 does
+ * not.  Evidence: its CRIM 3.1 output of a manifest of two providers with
+ * channels and nothing else (issue 15) has the first block 800 bytes where
+ * 10.0.15063's layout gives 796: 4 zero bytes after its empty KEYW list,
+ * counted in the WEVT size, so the second WEVT starts at 0x358, not 0x354.
+ * The one shared 8.1 file (etk-wpf-etw, one provider with events) ends its
+ * block at 0xdd98, aligned already, and lays out everything else as
+ * 10.0.15063 does.  Explanations that fit both: mc 8.1 rounds a block's end
+ * up to 8, or only before the next provider, or aligns the place EVNT
+ * would start (absolute, as EVNT is: 0x97c0 in a block at 0x24) also when
+ * there is no EVNT, or writes an empty KEYW as 16 bytes.  They disagree on
+ * the last provider, on a block with events or filters, on a non-empty
+ * KEYW and on a block starting at 4 mod 8 (absolute and relative alignment
+ * differ there), so the padding is written only where they all agree: a
+ * block that starts 8-aligned, ends with an empty KEYW at 4 mod 8, and is
+ * followed by another provider.  Elsewhere the layout stays 10.0.15063's.
+ * 10.0.15063 and 10.0.18362: every non-last block of their multi-provider
+ * files (ImportChannelFromProvider, ReferenceChannels, ProviderTraits,
+ * Large) ends 8-aligned with EVNT or FLTR last; none is a block such as
+ * this, so nothing says they pad it, and they are left as they are.
+ */
+static bool mc81_pads_end(const W *w, size_t at, int last_list, size_t keywords, bool followed)
+{
+    return w->mc81 && followed && at % 8 == 0 && last_list == L_KEYW && keywords == 0 &&
+           w->b.len % 8 == 4;
+}
+
+/* followed: another provider's block comes after this one */
+static void write_provider(W *w, Provider *pv, Arena *ar, bool followed) /* ar: wevt_build's own */
 {
     /* the lists' contents */
     VEC(Opcode *) opcodes = {0};
@@ -980,6 +1009,8 @@ static void write_provider(W *w, Provider *pv, Arena *ar)  /* ar: wevt_build's o
         case L_FLTR: write_fltr(w, pv); break;
         }
     }
+    if (mc81_pads_end(w, at, lists[nl - 1], keywords.n, followed))
+        buf_u32le(&w->b, 0);
     patch32(w, size_at, (uint32_t)(pos(w) - at));
     free(events);
     vec_free(&maps);
@@ -994,7 +1025,7 @@ static void write_provider(W *w, Provider *pv, Arena *ar)  /* ar: wevt_build's o
 void wevt_build(const Manifest *m, WevtFormat format, Buf *out)
 {
     int major = format == WEVT_V5 ? 5 : 3;
-    W w = {.m = m, .major = major, .md5_ids = format == WEVT_V3_MC81};
+    W w = {.m = m, .major = major, .mc81 = format == WEVT_V3_MC81};
     sig(&w, "CRIM");
     size_t size_at = placeholder(&w);
     buf_u16le(&w.b, (uint16_t)major);
@@ -1011,7 +1042,7 @@ void wevt_build(const Manifest *m, WevtFormat format, Buf *out)
     Arena scratch = {0};
     for (size_t i = 0; i < m->providers.n; i++) {
         patch32(&w, table + 20 * i + 16, (uint32_t)pos(&w));
-        write_provider(&w, m->providers.v[i], &scratch);
+        write_provider(&w, m->providers.v[i], &scratch, i + 1 < m->providers.n);
     }
     arena_free(&scratch);
     /* every offset and size is below the end, so all of them fit */

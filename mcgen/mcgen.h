@@ -1053,6 +1053,8 @@ void cli_output_names_free(OutputNames *n);
 /* The semantic rules, on a resolved model with a valid structure (called
  * by the manifest loaders): errors and warnings through diag_c/diag_ex. */
 void check_rules(Manifest *m);
+/* "12", or "12 version 1": an event as a diagnostic names it. */
+const char *event_label(Arena *a, const Event *e);
 void check_payload(Manifest *m);
 /* mc's -A (ANSI message tables): every text a message table holds must be
  * written in Windows-1252; MCG5018 at each string that cannot.  Run by

@@ -525,7 +525,7 @@ def main():
         wdir = os.path.join(tmp, "werror")
         os.makedirs(wdir)
         r = run(mcgen, "-um", dup, cwd=wdir)
-        check(r.returncode == 0 and "warning: [MCG8001, -Wsymbol-renamed] event symbol" in r.stderr
+        check(r.returncode == 0 and "warning: [MCG8001, -Wsymbol-renamed] symbol 'Started' of event 1" in r.stderr
               and r.stderr.endswith("  ^\n1 warning\n") and "MCG8001-symbol-renamed.h" in os.listdir(wdir),
               "a warning: exit 0, outputs written, its option named, '1 warning' at the end",
               r.stderr)
@@ -533,7 +533,7 @@ def main():
         os.makedirs(wdir)
         for flags in (["-Werror"], ["-Werror=symbol-renamed"], ["-Werror=MCG8001"]):
             r = run(mcgen, "-um", *flags, dup, cwd=wdir)
-            check(r.returncode == 1 and "error: [MCG8001, -Werror=symbol-renamed] event symbol"
+            check(r.returncode == 1 and "error: [MCG8001, -Werror=symbol-renamed] symbol 'Started' of event 1"
                   in r.stderr and r.stderr.endswith("  ^\n1 error\n") and not os.listdir(wdir),
                   "%s: the warning is an error named as gcc names it, exit 1, nothing written"
                   % flags[0], "exit %d %r %r" % (r.returncode, r.stderr, os.listdir(wdir)))

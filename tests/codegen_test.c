@@ -190,8 +190,10 @@ START_TEST(test_codegen_enable_bits_symbols_traits)
     /* controlGuid: channel 0xc in the header's descriptor and name */
     ck_assert_str_eq(str(item(p2, "events", 2), "symbol"), "P2_EVENT_0x3_0_c_0_0_0_0");
     ck_assert_msg(strstr(diags.s, "codegen.man:48:10: warning: [MCG8001, -Wsymbol-renamed] "
-                                  "event symbol 'Dup' names an event of another provider "
-                                  "already (line 41); the header calls this one Dup_P2") != NULL,
+                                  "symbol 'Dup' of event 1 is also the symbol of event 6 of "
+                                  "provider 'Prov-One'; the header calls this event's "
+                                  "descriptor and macros Dup_P2 (EventWriteDup_P2, "
+                                  "EventEnabledDup_P2) (first defined at codegen.man:41:3)") != NULL,
                   "%s", diags.s);
     /* traits: size 2 + "Two\0" + group GUID + decode GUID = 44 */
     ck_assert_int_eq(tv_get(p2, "traits_size")->i, 44);

@@ -147,7 +147,8 @@ def compare_with_mc(name, header, warnings):
         return None  # descriptors only, or a newer mc's layout
     # the names mcgen changed, with a warning, because mc's would not compile
     ours = open(header, encoding="latin-1").read()
-    for old, new in re.findall(r"'(\w+)' names .*? the header calls this one (\w+)", warnings):
+    renamed = r"'(\w+)' .*? the header calls this (?:one|event's descriptor and macros) (\w+)"
+    for old, new in re.findall(renamed, warnings):
         ours = ours.replace(new, old)
     a, b = mc_shape(ours), mc_shape(theirs)
     for what, x, y in zip(("template functions", "EventWrite parameters", "enable bits"), a, b):
