@@ -149,6 +149,9 @@ void diag_write_sarif(Buf *b, const char *tool_version);
 /* Namespace URIs the compiler knows. */
 #define NS_EVENTS "http://schemas.microsoft.com/win/2004/08/events"
 #define NS_WIN "http://manifests.microsoft.com/win/2004/08/windows/events"
+/* the root of a Windows component manifest, <assembly>, which may carry an
+ * <instrumentation> (read_man.c) */
+#define NS_ASM_V3 "urn:schemas-microsoft-com:asm.v3"
 #define NS_XS "http://www.w3.org/2001/XMLSchema"
 #define NS_ASM "urn:schemas-microsoft-com:asm.v3"
 #define NS_WINMETA "urn:mcgen:winmeta"
@@ -648,6 +651,11 @@ typedef struct SchemaCheck SchemaCheck;
 SchemaCheck *schema_check_new(void);
 bool schema_start(SchemaCheck *sc, XmlReader *r, const XmlElem *e);
 bool schema_end(SchemaCheck *sc, const XmlElem *e, const char *text, size_t len);
+/* the same for an <instrumentation>, <localization> or <metadata> of a
+ * Windows component manifest (<assembly> root): checked as the only child
+ * of an <instrumentationManifest> */
+bool schema_start_part(SchemaCheck *sc, XmlReader *r, const XmlElem *e);
+bool schema_end_part(SchemaCheck *sc, const XmlElem *e, const char *text, size_t len);
 int schema_check_errors(const SchemaCheck *sc);
 void schema_check_free(SchemaCheck *sc);
 
