@@ -13,6 +13,7 @@
  *     read.c          the reader table: which reader takes an input
  *     read_man.c      the .man reader: XML events -> model
  *     xml.c           expat with namespaces, positions, a reader thread
+ *     codepages.c     windows-874 and windows-1250..1258 for expat (generated)
  *     schema.c        the structural check: schema/eventman.xsd, interpreted
  *     winmeta.c       the built-in win: definitions (schema/winmeta.xml)
  *     read_wevt.c     a TEMP.BIN read back strictly (--check-wevt)
@@ -208,6 +209,15 @@ const char *xml_intern(XmlReader *r, const char *s);
 void xml_stop(XmlReader *r);
 const char *xml_attr(const XmlElem *e, const char *local);
 const XmlAttr *xml_attr_full(const XmlElem *e, const char *local);
+
+/* ======================================================================
+ * codepages.c (written by tools/codepages)
+ * ==================================================================== */
+
+/* The characters of the bytes 0x80..0xFF in the single-byte Windows code
+ * page an XML declaration names (windows-874, windows-1250 ... -1258, any
+ * case), 0 for a byte it leaves undefined; NULL for any other name. */
+const uint16_t *codepage_high(const char *name);
 
 /* ======================================================================
  * model
