@@ -664,6 +664,9 @@ bool schema_end(SchemaCheck *sc, const XmlElem *e, const char *text, size_t len)
 /* the same for an <instrumentation>, <localization> or <metadata> of a
  * Windows component manifest (<assembly> root): checked as the only child
  * of an <instrumentationManifest> */
+/* an element the parent allows once, met again where read_man.c accepts
+ * it: checked as the first one was, the parent's content model unmoved */
+bool schema_start_again(SchemaCheck *sc, XmlReader *r, const XmlElem *e);
 bool schema_start_part(SchemaCheck *sc, XmlReader *r, const XmlElem *e);
 bool schema_end_part(SchemaCheck *sc, const XmlElem *e, const char *text, size_t len);
 int schema_check_errors(const SchemaCheck *sc);

@@ -56,6 +56,7 @@ typedef struct Parser {
      * 0 outside one, and whether an <instrumentation> was seen */
     size_t part_depth;
     bool saw_instrumentation;
+    Loc channels_at; /* the current provider's first <channels>; line 0: none yet */
 } Parser;
 
 /* ---- helpers ---- */
@@ -870,7 +871,17 @@ static void on_start(void *ctx, XmlReader *r, const XmlElem *e)
         p->saw_instrumentation |= is(e, "instrumentation");
     }
     e = part_elem(p, e, &alias);
-    if (p->sc && !(part ? schema_start_part : schema_start)(p->sc, r, e)) {
+    /* A second <channels> in a provider: eventman.xsd allows one, but mc
+     * accepts more (tpn/perfecthash's manifest ends its provider with an
+     * empty <channels/>), so it is checked as the first and its channels
+     * join the first's, with a warning. */
+    bool again = k == K_PROVIDER && p->channels_at.line && is(e, "channels") &&
+                 strcmp(e->ns, NS_EVENTS) == 0;
+    if (again)
+        diag_ex(D_SCHEMA_CHANNELS_AGAIN, e->loc, p->channels_at, "the first",
+                "a second <channels> in <provider>: eventman.xsd allows one, mc accepts more; "
+                "their channels are read as one list");
+    if (p->sc && !(part ? schema_start_part : again ? schema_start_again : schema_start)(p->sc, r, e)) {
         p->failed = true;
         if (k == K_DOC)
             p->saw_root = true;
@@ -930,7 +941,7 @@ static void on_start(void *ctx, XmlReader *r, const XmlElem *e)
         break;
     case K_EVENTS:
         if (is(e, "provider"))
-            nk = K_PROVIDER, obj = p->prov = read_provider(p, e);
+            nk = K_PROVIDER, obj = p->prov = read_provider(p, e), p->channels_at = (Loc){0};
         else if (is(e, "messageTable"))
             nk = K_MSGTABLE;
         break;
@@ -938,7 +949,7 @@ static void on_start(void *ctx, XmlReader *r, const XmlElem *e)
         if (is(e, "events"))
             nk = K_PEVENTS;
         else if (is(e, "channels"))
-            nk = K_CHANNELS;
+            nk = K_CHANNELS, p->channels_at = p->channels_at.line ? p->channels_at : e->loc;
         else if (is(e, "levels"))
             nk = K_LEVELS;
         else if (is(e, "tasks"))

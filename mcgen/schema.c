@@ -1826,6 +1826,26 @@ bool schema_start(SchemaCheck *sc, XmlReader *r, const XmlElem *e)
     return check_attrs(sc, leaf->type, e);
 }
 
+/* An element its parent's content model allows once, met again, which
+ * read_man.c accepts (a second <channels> in a <provider>, as mc does):
+ * checked against the declaration it matched the first time, the parent's
+ * state left as it was. */
+bool schema_start_again(SchemaCheck *sc, XmlReader *r, const XmlElem *e)
+{
+    SFrame *pf = sc->stack.n ? &sc->stack.v[sc->stack.n - 1] : NULL;
+    const Particle *leaf = NULL;
+    if (pf && pf->type && pf->type->content == CT_ELEMENTS)
+        for (size_t i = 0; i < pf->type->leaves.n && !leaf; i++)
+            if (pf->type->leaves.v[i]->kind == P_ELEM && leaf_matches(sc, pf->type->leaves.v[i], e))
+                leaf = pf->type->leaves.v[i];
+    if (!leaf)
+        return schema_start(sc, r, e);
+    sc->ck.r = r;
+    SFrame nf = {e->local, leaf->type, 0, true};
+    vec_push(&sc->stack, nf);
+    return !leaf->type || check_attrs(sc, leaf->type, e);
+}
+
 /* A part of a Windows component manifest (an <instrumentation>,
  * <localization> or <metadata> under an <assembly> root, read_man.c):
  * checked as the one child of an <instrumentationManifest> of its own, the

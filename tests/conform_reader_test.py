@@ -13,6 +13,9 @@ The component's own elements (<assemblyIdentity> with $(build.x)
 placeholders, <registryKeys>) are read past; the parts are checked against
 the schema as an <instrumentationManifest>'s.
 
+A provider with a second <channels> element (eventman.xsd allows one; mc
+accepts more) compiles as if it had one holding both lists, with a warning.
+
 Encodings: a manifest written in windows-1252 with non-ASCII characters,
 and in UTF-16LE/BE without a byte-order mark but with an XML declaration
 (as xmllint reads them: XML 1.0 appendix F), must give the outputs of the
@@ -178,9 +181,10 @@ def compile_in(mcgen, tmp, name, data, extra=()):
     return r, outputs(d)
 
 
-def same_outputs(name, ref, got, r, want_err=b""):
+def same_outputs(name, ref, got, r, want_err=b"", least=4):
+    """least: header, .rc, TEMP.BIN and a message table at least"""
     bad = [f for f in sorted(set(ref) | set(got)) if ref.get(f) != got.get(f)]
-    report(r.returncode == 0 and not bad and r.stderr == want_err and len(ref) >= 4,
+    report(r.returncode == 0 and not bad and r.stderr == want_err and len(ref) >= least,
            "%s: %d outputs byte-identical (%s)" % (name, len(got), ", ".join(sorted(got))),
            "exit %d, stderr %r, differing %s" % (r.returncode, r.stderr[:400], bad))
 
@@ -252,6 +256,56 @@ def test_component(mcgen, tmp):
     report(r.returncode == 1 and err.startswith(want),
            "component manifest: its asm.v3 <localization> is checked as the events "
            "namespace's (%s)" % want.strip(), "exit %d %r" % (r.returncode, err[:400]))
+
+
+# ---- a provider with two <channels> (mc accepts it; the schema does not) ----
+
+CHANNELS_DOC = """<?xml version="1.0" encoding="UTF-8"?>
+<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events"
+    xmlns:win="http://manifests.microsoft.com/win/2004/08/windows/events">
+  <instrumentation>
+    <events>
+      <provider name="Contoso-Channels" guid="{0B3E5C71-2D4F-4A86-9C1B-7E2F3A4D5B69}"
+          symbol="CONTOSO_CHANNELS" resourceFileName="c.dll" messageFileName="c.dll">
+        <channels>
+          <channel chid="op" name="Contoso-Channels/Operational" type="Operational" symbol="CH_OP"/>
+%(first)s        </channels>
+        <events>
+          <event value="1" symbol="Hello" level="win:Informational" channel="op"/>
+          <event value="2" symbol="Detail" level="win:Verbose" channel="an"/>
+        </events>
+%(second)s      </provider>
+    </events>
+  </instrumentation>
+</instrumentationManifest>
+"""
+ANALYTIC = ('          <channel chid="an" name="Contoso-Channels/Analytic" type="Analytic" '
+            'symbol="CH_AN"/>\n')
+
+
+def test_channels(mcgen, tmp):
+    """The reference: one <channels> holding both channels.  The same
+    channels split over two <channels> elements, and the one list followed
+    by an empty <channels/> (tpn/perfecthash's form), give its outputs byte
+    for byte, with MCG1105 naming the first <channels> (line 8, column 9)."""
+    r0, ref = compile_in(mcgen, tmp, "channels-one", (CHANNELS_DOC % {
+        "first": ANALYTIC, "second": ""}).encode())
+    report(r0.returncode == 0 and not r0.stderr, "one <channels> with two channels compiles",
+           "exit %d %r" % (r0.returncode, r0.stderr[:300]))
+    for name, first, second in (
+            ("split over two <channels>", "",
+             "        <channels>\n" + ANALYTIC + "        </channels>\n"),
+            ("followed by an empty <channels/>", ANALYTIC, "        <channels/>\n")):
+        doc = CHANNELS_DOC % {"first": first, "second": second}
+        lines = doc.split("\n")
+        line = max(i for i, t in enumerate(lines) if t.strip().startswith("<channels")) + 1
+        want = ("x.man:%d:9: warning: [MCG1105, -Wchannels-again] a second <channels> in "
+                "<provider>: eventman.xsd allows one, mc accepts more; their channels are read "
+                "as one list (the first at x.man:8:9)\n%s\n          ^\n1 warning\n"
+                % (line, "  " + lines[line - 1])).encode()
+        r, got = compile_in(mcgen, tmp, "channels-" + name.split()[0], doc.encode())
+        # no strings: no message table
+        same_outputs("two <channels>, %s, vs one" % name, ref, got, r, want, least=3)
 
 
 # ---- item 6: encodings ----
@@ -446,6 +500,7 @@ def main():
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         test_component(mcgen, tmp)
+        test_channels(mcgen, tmp)
         test_encodings(mcgen, tmp, "")
         test_pages(mcgen, tmp, "", True)
         if not winexe.is_windows(args.mcgen):
