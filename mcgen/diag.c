@@ -414,6 +414,17 @@ static void report(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const cha
      * (UTF-16 without a byte-order mark shows up as NULs). */
     if (loc.file && loc.line && source_line(loc.file, loc.line, &line) && line.len &&
         !memchr(line.s, '\0', line.len)) {
+        /* shown as UTF-8: a line in a single-byte encoding (windows-1252,
+         * ISO-8859-1) is not, and each byte of it that is not UTF-8
+         * becomes U+FFFD, one column as in the file */
+        Buf text = {0};
+        for (size_t i = 0; i < line.len;) {
+            uint32_t c;
+            i += utf8_get(line.s + i, line.len - i, &c);
+            utf8_put(&text, c);
+        }
+        buf_free(&line);
+        line = text;
         /* The caret goes under column `col`, counted in characters; tabs in
          * the prefix are kept so the caret lines up in a terminal. */
         buf_printf(&b, "  %s\n  ", line.s ? line.s : "");

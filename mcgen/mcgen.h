@@ -13,6 +13,7 @@
  *     read.c          the reader table: which reader takes an input
  *     read_man.c      the .man reader: XML events -> model
  *     xml.c           expat with namespaces, positions, a reader thread
+ *     codepages.c     windows-874 and windows-1250..1258 for expat (generated)
  *     schema.c        the structural check: schema/eventman.xsd, interpreted
  *     winmeta.c       the built-in win: definitions (schema/winmeta.xml)
  *     read_wevt.c     a TEMP.BIN read back strictly (--check-wevt)
@@ -149,6 +150,9 @@ void diag_write_sarif(Buf *b, const char *tool_version);
 /* Namespace URIs the compiler knows. */
 #define NS_EVENTS "http://schemas.microsoft.com/win/2004/08/events"
 #define NS_WIN "http://manifests.microsoft.com/win/2004/08/windows/events"
+/* the root of a Windows component manifest, <assembly>, which may carry an
+ * <instrumentation> (read_man.c) */
+#define NS_ASM_V3 "urn:schemas-microsoft-com:asm.v3"
 #define NS_XS "http://www.w3.org/2001/XMLSchema"
 #define NS_ASM "urn:schemas-microsoft-com:asm.v3"
 #define NS_WINMETA "urn:mcgen:winmeta"
@@ -205,6 +209,15 @@ const char *xml_intern(XmlReader *r, const char *s);
 void xml_stop(XmlReader *r);
 const char *xml_attr(const XmlElem *e, const char *local);
 const XmlAttr *xml_attr_full(const XmlElem *e, const char *local);
+
+/* ======================================================================
+ * codepages.c (written by tools/codepages)
+ * ==================================================================== */
+
+/* The characters of the bytes 0x80..0xFF in the single-byte Windows code
+ * page an XML declaration names (windows-874, windows-1250 ... -1258, any
+ * case), 0 for a byte it leaves undefined; NULL for any other name. */
+const uint16_t *codepage_high(const char *name);
 
 /* ======================================================================
  * model
@@ -656,6 +669,14 @@ typedef struct SchemaCheck SchemaCheck;
 SchemaCheck *schema_check_new(void);
 bool schema_start(SchemaCheck *sc, XmlReader *r, const XmlElem *e);
 bool schema_end(SchemaCheck *sc, const XmlElem *e, const char *text, size_t len);
+/* the same for an <instrumentation>, <localization> or <metadata> of a
+ * Windows component manifest (<assembly> root): checked as the only child
+ * of an <instrumentationManifest> */
+/* an element the parent allows once, met again where read_man.c accepts
+ * it: checked as the first one was, the parent's content model unmoved */
+bool schema_start_again(SchemaCheck *sc, XmlReader *r, const XmlElem *e);
+bool schema_start_part(SchemaCheck *sc, XmlReader *r, const XmlElem *e);
+bool schema_end_part(SchemaCheck *sc, const XmlElem *e, const char *text, size_t len);
 int schema_check_errors(const SchemaCheck *sc);
 void schema_check_free(SchemaCheck *sc);
 

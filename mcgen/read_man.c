@@ -7,6 +7,16 @@
  * skipped with their whole subtree (the schema check of the validation
  * stage reports them); <counters> and <perftrack> are skipped with a note.
  *
+ * A Windows component manifest (root <assembly> in namespace asm.v3, as
+ * PowerShell's instrumentation manifest is written) carries the manifest's
+ * parts as children: <instrumentation> and <localization>, written in the
+ * asm.v3 namespace with the <events> inside in the events namespace.  mc
+ * compiles them; here each part is read as the same element of an
+ * <instrumentationManifest> (asm.v3 names inside a part stand for the
+ * events namespace's) and checked as the only child of one (schema.c); the
+ * component's own elements (<assemblyIdentity> with its $(build.x)
+ * placeholders, <registryKeys>, ...) are read past unchecked.
+ *
  * Attribute values that the schema types as QNames (level, task, opcode,
  * keyword names and references, inType/outType) are resolved through the
  * namespace declarations in scope at the element, when the element is
@@ -21,7 +31,7 @@
 #include <string.h>
 
 typedef enum {
-    K_DOC, K_SKIP, K_MANIFEST, K_INSTRUMENTATION, K_EVENTS, K_PROVIDER, K_PEVENTS, K_EVENT,
+    K_DOC, K_SKIP, K_ASSEMBLY, K_COMPONENT, K_MANIFEST, K_INSTRUMENTATION, K_EVENTS, K_PROVIDER, K_PEVENTS, K_EVENT,
     K_CHANNELS, K_CHANNEL, K_LOGGING, K_PUBLISHING, K_LEAF, K_LEVELS, K_LEVEL, K_TASKS, K_TASK,
     K_OPCODES, K_OPCODE, K_KEYWORDS, K_KEYWORD, K_MAPS, K_MAP, K_MAPITEM, K_TEMPLATES,
     K_TEMPLATE, K_DATA, K_STRUCT, K_USERDATA_ROOT, K_USERDATA, K_FILTERS, K_FILTER, K_TRAITS, K_NAMEDQUERIES,
@@ -41,6 +51,12 @@ typedef struct Parser {
     SchemaCheck *sc; /* the structural check (schema.c) */
     bool saw_root;
     bool failed;
+    /* a Windows component manifest (<assembly> root): the depth of the
+     * frame of the part being read (<instrumentation>, <localization>),
+     * 0 outside one, and whether an <instrumentation> was seen */
+    size_t part_depth;
+    bool saw_instrumentation;
+    Loc channels_at; /* the current provider's first <channels>; line 0: none yet */
 } Parser;
 
 /* ---- helpers ---- */
@@ -815,12 +831,57 @@ static XmlNode *read_xml_node(Parser *p, const XmlElem *e, XmlNode *parent, Layo
 
 static bool is(const XmlElem *e, const char *local) { return strcmp(e->local, local) == 0; }
 
+/* Inside a part of a component manifest an element in the asm.v3
+ * namespace is read as the events namespace's: `alias` gets the copy. */
+static const XmlElem *part_elem(const Parser *p, const XmlElem *e, XmlElem *alias)
+{
+    if (!p->part_depth || strcmp(e->ns, NS_ASM_V3) != 0)
+        return e;
+    *alias = *e;
+    alias->ns = NS_EVENTS;
+    return alias;
+}
+
+/* A child of <assembly> that is one of an instrumentation manifest's parts
+ * (the choice of the schema's InstrumentationManifestType). */
+static bool is_part(const XmlElem *e)
+{
+    return (strcmp(e->ns, NS_ASM_V3) == 0 || strcmp(e->ns, NS_EVENTS) == 0) &&
+           (is(e, "instrumentation") || is(e, "localization") || is(e, "metadata"));
+}
+
 static void on_start(void *ctx, XmlReader *r, const XmlElem *e)
 {
     Parser *p = ctx;
     PFrame *f = top(p);
     Kind k = f->kind;
-    if (p->sc && !schema_start(p->sc, r, e)) {
+    XmlElem alias;
+    bool part = false;
+    if (k == K_COMPONENT || (k == K_ASSEMBLY && !is_part(e))) {
+        /* the component's own elements: neither read nor checked (the
+         * schema check sees an element outside its schema, unchecked) */
+        if (p->sc)
+            schema_start(p->sc, r, e);
+        push(p, K_COMPONENT, NULL);
+        return;
+    }
+    if (k == K_ASSEMBLY) {
+        part = true, k = K_MANIFEST;
+        p->part_depth = p->stack.n + 1; /* the frame pushed below */
+        p->saw_instrumentation |= is(e, "instrumentation");
+    }
+    e = part_elem(p, e, &alias);
+    /* A second <channels> in a provider: eventman.xsd allows one, but mc
+     * accepts more (tpn/perfecthash's manifest ends its provider with an
+     * empty <channels/>), so it is checked as the first and its channels
+     * join the first's, with a warning. */
+    bool again = k == K_PROVIDER && p->channels_at.line && is(e, "channels") &&
+                 strcmp(e->ns, NS_EVENTS) == 0;
+    if (again)
+        diag_ex(D_SCHEMA_CHANNELS_AGAIN, e->loc, p->channels_at, "the first",
+                "a second <channels> in <provider>: eventman.xsd allows one, mc accepts more; "
+                "their channels are read as one list");
+    if (p->sc && !(part ? schema_start_part : again ? schema_start_again : schema_start)(p->sc, r, e)) {
         p->failed = true;
         if (k == K_DOC)
             p->saw_root = true;
@@ -841,6 +902,8 @@ static void on_start(void *ctx, XmlReader *r, const XmlElem *e)
         p->saw_root = true;
         if (is(e, "instrumentationManifest") && strcmp(e->ns, NS_EVENTS) == 0) {
             push(p, K_MANIFEST, NULL);
+        } else if (is(e, "assembly") && strcmp(e->ns, NS_ASM_V3) == 0) {
+            push(p, K_ASSEMBLY, NULL);
         } else {
             error_c(p, D_XML_ROOT, e->loc,
                      "not an instrumentation manifest: the root element is <%s>%s%s%s, expected "
@@ -878,7 +941,7 @@ static void on_start(void *ctx, XmlReader *r, const XmlElem *e)
         break;
     case K_EVENTS:
         if (is(e, "provider"))
-            nk = K_PROVIDER, obj = p->prov = read_provider(p, e);
+            nk = K_PROVIDER, obj = p->prov = read_provider(p, e), p->channels_at = (Loc){0};
         else if (is(e, "messageTable"))
             nk = K_MSGTABLE;
         break;
@@ -886,7 +949,7 @@ static void on_start(void *ctx, XmlReader *r, const XmlElem *e)
         if (is(e, "events"))
             nk = K_PEVENTS;
         else if (is(e, "channels"))
-            nk = K_CHANNELS;
+            nk = K_CHANNELS, p->channels_at = p->channels_at.line ? p->channels_at : e->loc;
         else if (is(e, "levels"))
             nk = K_LEVELS;
         else if (is(e, "tasks"))
@@ -1079,9 +1142,18 @@ static void on_end(void *ctx, XmlReader *r, const XmlElem *e, const char *text, 
 {
     (void)r;
     Parser *p = ctx;
-    bool valid = !p->sc || schema_end(p->sc, e, text, len);
+    bool part = p->part_depth && p->part_depth == p->stack.n;
+    XmlElem alias;
+    e = part_elem(p, e, &alias);
+    bool valid = !p->sc || (part ? schema_end_part : schema_end)(p->sc, e, text, len);
     PFrame f = *top(p);
     p->stack.n--;
+    if (part)
+        p->part_depth = 0;
+    if (f.kind == K_ASSEMBLY && !p->saw_instrumentation)
+        error_c(p, D_XML_ROOT, e->loc,
+                "not an instrumentation manifest: this Windows component manifest (<assembly>) "
+                "has no <instrumentation> element");
     PFrame *parent = top(p);
     if (!valid) {
         p->failed = true;

@@ -1826,6 +1826,47 @@ bool schema_start(SchemaCheck *sc, XmlReader *r, const XmlElem *e)
     return check_attrs(sc, leaf->type, e);
 }
 
+/* An element its parent's content model allows once, met again, which
+ * read_man.c accepts (a second <channels> in a <provider>, as mc does):
+ * checked against the declaration it matched the first time, the parent's
+ * state left as it was. */
+bool schema_start_again(SchemaCheck *sc, XmlReader *r, const XmlElem *e)
+{
+    SFrame *pf = sc->stack.n ? &sc->stack.v[sc->stack.n - 1] : NULL;
+    const Particle *leaf = NULL;
+    if (pf && pf->type && pf->type->content == CT_ELEMENTS)
+        for (size_t i = 0; i < pf->type->leaves.n && !leaf; i++)
+            if (pf->type->leaves.v[i]->kind == P_ELEM && leaf_matches(sc, pf->type->leaves.v[i], e))
+                leaf = pf->type->leaves.v[i];
+    if (!leaf)
+        return schema_start(sc, r, e);
+    sc->ck.r = r;
+    SFrame nf = {e->local, leaf->type, 0, true};
+    vec_push(&sc->stack, nf);
+    return !leaf->type || check_attrs(sc, leaf->type, e);
+}
+
+/* A part of a Windows component manifest (an <instrumentation>,
+ * <localization> or <metadata> under an <assembly> root, read_man.c):
+ * checked as the one child of an <instrumentationManifest> of its own, the
+ * document `xmllint --schema` validates when the part is cut out
+ * (tests/corpus_test.py).  The component's other elements are not the
+ * schema's business and are never passed here. */
+bool schema_start_part(SchemaCheck *sc, XmlReader *r, const XmlElem *e)
+{
+    SFrame root = {"instrumentationManifest", sc->s->root, 0, true};
+    vec_push(&sc->stack, root);
+    return schema_start(sc, r, e);
+}
+
+bool schema_end_part(SchemaCheck *sc, const XmlElem *e, const char *text, size_t len)
+{
+    bool ok = schema_end(sc, e, text, len);
+    if (sc->stack.n)
+        sc->stack.n--; /* the part's own root: one child, complete */
+    return ok;
+}
+
 static bool blank(const char *t, size_t n)
 {
     for (size_t i = 0; i < n; i++)

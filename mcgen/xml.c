@@ -16,7 +16,12 @@
  * expat reports the position of a start tag only, so the record carries
  * the raw bytes of the tag and attribute positions are found by scanning
  * them; the scan knows the input's code-unit width (UTF-8 or UTF-16) from
- * the byte-order mark.  Namespace declarations are replayed into a stack
+ * the byte-order mark, or from an XML declaration's first bytes (UTF-16
+ * without a mark, read with a warning as xmllint and MSXML read it), and
+ * the single-byte encodings from the declaration's name.  expat knows
+ * UTF-8, UTF-16, ISO-8859-1 and US-ASCII; the single-byte Windows code
+ * pages real manifests declare (windows-1252, ...) come from codepages.c
+ * through expat's unknown-encoding handler.  Namespace declarations are replayed into a stack
  * so that attribute values which are QNames (level="win:Informational")
  * resolve through the declarations in scope, as the schema defines them,
  * not by their prefix text.  Document type declarations are refused
@@ -32,13 +37,17 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define NS_SEP '\x01'
 static const XML_Char ns_sep[] = {NS_SEP, '\0'};
 #define BLOCK_SIZE (64 * 1024)
 #define QUEUE_BLOCKS 64
 
-typedef enum { ENC_8BIT, ENC_UTF16LE, ENC_UTF16BE } Encoding;
+/* How the raw bytes of a tag count columns: UTF-8 (continuation bytes take
+ * none), another single-byte encoding (ISO-8859-1, windows-1252, ...: every
+ * byte is a character), UTF-16. */
+typedef enum { ENC_8BIT, ENC_UTF16LE, ENC_UTF16BE, ENC_SINGLE } Encoding;
 
 /* expat allocates through mcgen's choke point (util.h), so the counter
  * that fails the N-th allocation in tests counts expat's too.  A failure
@@ -92,7 +101,10 @@ typedef enum {
     R_XML_ERROR, /* u32 line, col, expat error code */
     R_DOCTYPE,   /* u32 line, col: a document type declaration (refused) */
     R_ENTITY,    /* u32 line, col: an entity declaration (refused) */
-    R_NO_BOM,    /* UTF-16 without a byte-order mark */
+    R_NO_BOM,    /* UTF-16 without a byte-order mark or XML declaration */
+    R_NO_BOM_DECL, /* u32 Encoding: UTF-16 without a byte-order mark, read from its declaration */
+    R_BAD_ENCODING, /* u32 line, col; name: an encoding mcgen does not know */
+    R_BAD_BYTE,  /* u32 line, col, byte; name: a byte the declared code page leaves undefined */
     R_IO_ERROR,  /* u32 errno */
     R_ENCODING,  /* u32 Encoding, sent once the encoding is known */
 } RecType;
@@ -204,6 +216,8 @@ typedef struct Producer {
     unsigned char head[4];
     size_t nhead;
     bool failed;
+    char declared[40];     /* the XML declaration's encoding name, cut short */
+    const uint16_t *page;  /* its code page (codepages.c), when it is one */
 } Producer;
 
 static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
@@ -353,7 +367,7 @@ static void doctype_pos(Producer *pr, uint32_t *line, uint32_t *col)
     const char *ctx = XML_GetInputContext(pr->p, &off, &size);
     if (!ctx || off < 0 || off > size)
         return;
-    size_t w = pr->enc == ENC_8BIT ? 1 : 2;
+    size_t w = pr->enc == ENC_8BIT || pr->enc == ENC_SINGLE ? 1 : 2;
     const unsigned char *p = (const unsigned char *)ctx;
     /* the code unit at byte i, as an ASCII character or 0 */
 #define UNIT(i) (w == 1 ? p[i] : pr->enc == ENC_UTF16LE ? (p[(i) + 1] ? 0 : p[i]) \
@@ -376,7 +390,7 @@ static void doctype_pos(Producer *pr, uint32_t *line, uint32_t *col)
     if (newlines == 0) {
         uint32_t chars = 0;
         for (size_t i = start; i < cur; i += w)
-            if (!(w == 1 && (p[i] & 0xC0) == 0x80))
+            if (!(pr->enc == ENC_8BIT && (p[i] & 0xC0) == 0x80))
                 chars++;
         *col = *col > chars ? *col - chars : 1;
         return;
@@ -387,7 +401,7 @@ static void doctype_pos(Producer *pr, uint32_t *line, uint32_t *col)
         bol -= w;
     *col = 1;
     for (size_t i = bol; i < start; i += w)
-        if (!(w == 1 && (p[i] & 0xC0) == 0x80))
+        if (!(pr->enc == ENC_8BIT && (p[i] & 0xC0) == 0x80))
             (*col)++;
 #undef UNIT
 }
@@ -422,9 +436,12 @@ static void XMLCALL on_entity(void *ud, const XML_Char *name, int is_param, cons
 }
 
 /* Decides the code-unit width from the first bytes.  UTF-16 must carry a
- * byte-order mark (XML 1.0 section 4.3.3); a document that starts with
- * "<\0" or "\0<" is UTF-16 without one, which expat would guess at and mc
- * rejects, so it is refused with a clear message. */
+ * byte-order mark (XML 1.0 section 4.3.3).  Without one, an XML
+ * declaration's "<?" (3C 00 3F 00 or 00 3C 00 3F, XML 1.0 appendix F)
+ * still says which UTF-16 it is: xmllint and MSXML (so mc) read such a
+ * file, and so does mcgen, with a warning.  A document that starts with
+ * "<\0" or "\0<" and no declaration is refused with a clear message, as
+ * xmllint refuses it (expat alone would guess). */
 static bool sniff(Producer *pr)
 {
     const unsigned char *h = pr->head;
@@ -434,6 +451,12 @@ static bool sniff(Producer *pr)
         pr->enc = ENC_UTF16LE;
     } else if (n >= 2 && h[0] == 0xFE && h[1] == 0xFF) {
         pr->enc = ENC_UTF16BE;
+    } else if (n >= 4 && !memcmp(h, "<\0?\0", 4)) {
+        pr->enc = ENC_UTF16LE;
+        put_u32(rec_begin(pr, R_NO_BOM_DECL, 4), (uint32_t)pr->enc);
+    } else if (n >= 4 && !memcmp(h, "\0<\0?", 4)) {
+        pr->enc = ENC_UTF16BE;
+        put_u32(rec_begin(pr, R_NO_BOM_DECL, 4), (uint32_t)pr->enc);
     } else if (n >= 2 && ((h[0] == '<' && h[1] == 0) || (h[0] == 0 && h[1] == '<'))) {
         rec_begin(pr, R_NO_BOM, 0);
         pr->failed = true;
@@ -445,13 +468,70 @@ static bool sniff(Producer *pr)
     return true;
 }
 
+/* The XML declaration: an encoding other than UTF-8 and UTF-16 in a file
+ * without UTF-16's bytes is a single-byte one, which changes how columns
+ * are counted in a tag's raw bytes. */
+static void XMLCALL on_xml_decl(void *ud, const XML_Char *version, const XML_Char *encoding,
+                                int standalone)
+{
+    (void)version, (void)standalone;
+    Producer *pr = ud;
+    if (!encoding || stopped(pr))
+        return;
+    snprintf(pr->declared, sizeof pr->declared, "%s", encoding);
+    if (pr->enc == ENC_8BIT && strcasecmp(encoding, "utf-8") != 0 &&
+        strcasecmp(encoding, "utf-16") != 0) {
+        pr->enc = ENC_SINGLE;
+        put_u32(rec_begin(pr, R_ENCODING, 4), (uint32_t)pr->enc);
+    }
+}
+
+/* expat's handler for an encoding it does not know: the single-byte
+ * Windows code pages of codepages.c; a byte a page leaves undefined maps
+ * to -1, which expat reports as an invalid token where the byte stands. */
+static int XMLCALL on_unknown_encoding(void *ud, const XML_Char *name, XML_Encoding *info)
+{
+    Producer *pr = ud;
+    const uint16_t *high = codepage_high(name);
+    if (!high)
+        return XML_STATUS_ERROR;
+    pr->page = high;
+    for (int b = 0; b < 0x80; b++)
+        info->map[b] = b;
+    for (int b = 0x80; b < 0x100; b++)
+        info->map[b] = high[b - 0x80] ? high[b - 0x80] : -1;
+    info->data = NULL;
+    info->convert = NULL;
+    info->release = NULL;
+    return XML_STATUS_OK;
+}
+
+/* A record of an error with a name after its position. */
+static void rec_named(Producer *pr, RecType type, uint32_t line, uint32_t col, uint32_t extra)
+{
+    size_t n = strlen(pr->declared);
+    unsigned char *p = rec_begin(pr, type, 12 + n + 1);
+    p = put_u32(p, line);
+    p = put_u32(p, col);
+    p = put_u32(p, extra);
+    put_str(p, pr->declared, n);
+}
+
 static bool parse_error(Producer *pr)
 {
     if (!pr->failed) {
         enum XML_Error e = expat_ran_out ? XML_ERROR_NO_MEMORY : XML_GetErrorCode(pr->p);
-        if (e != XML_ERROR_ABORTED)
-            rec_pos(pr, R_XML_ERROR, (uint32_t)XML_GetErrorLineNumber(pr->p),
-                    (uint32_t)XML_GetErrorColumnNumber(pr->p) + 1, (uint32_t)e);
+        uint32_t line = (uint32_t)XML_GetErrorLineNumber(pr->p);
+        uint32_t col = (uint32_t)XML_GetErrorColumnNumber(pr->p) + 1;
+        int off = 0, size = 0;
+        const char *ctx = XML_GetInputContext(pr->p, &off, &size);
+        unsigned char at = ctx && off >= 0 && off < size ? (unsigned char)ctx[off] : 0;
+        if (e == XML_ERROR_UNKNOWN_ENCODING)
+            rec_named(pr, R_BAD_ENCODING, line, col, 0);
+        else if (e == XML_ERROR_INVALID_TOKEN && pr->page && at >= 0x80 && !pr->page[at - 0x80])
+            rec_named(pr, R_BAD_BYTE, line, col, at);
+        else if (e != XML_ERROR_ABORTED)
+            rec_pos(pr, R_XML_ERROR, line, col, (uint32_t)e);
     }
     pr->failed = true;
     return false;
@@ -689,8 +769,9 @@ static bool word_plain(uint64_t w)
 
 /* Advances over p[i..end) updating line and column as expat counts them:
  * \n, \r\n and a lone \r end a line; UTF-8 continuation bytes take no
- * column.  Plain ASCII is skipped 8 bytes at a time. */
-static void advance_8bit(const unsigned char *p, size_t i, size_t end, size_t len,
+ * column (in a single-byte encoding, `!utf8`, every byte takes one).
+ * Plain ASCII is skipped 8 bytes at a time. */
+static void advance_8bit(const unsigned char *p, size_t i, size_t end, size_t len, bool utf8,
                          uint32_t *line, uint32_t *col)
 {
     while (i < end) {
@@ -716,26 +797,27 @@ static void advance_8bit(const unsigned char *p, size_t i, size_t end, size_t le
         unsigned char c = p[i++];
         if (c == '\n' || (c == '\r' && !(i < len && p[i] == '\n')))
             (*line)++, *col = 1;
-        else if (c != '\r' && (c & 0xC0) != 0x80)
+        else if (c != '\r' && (!utf8 || (c & 0xC0) != 0x80))
             (*col)++;
     }
 }
 
-/* The 8-bit case (UTF-8 and other single-byte encodings) is the common
+/* The 8-bit case (UTF-8 and the single-byte encodings) is the common
  * one and has its own loop; UTF-16 goes through scan_peek/next. */
 static void locate_attrs_8bit(XmlReader *r, const unsigned char *p, size_t len, XmlAttr *attrs,
                               size_t nattrs, Loc start)
 {
     uint32_t line = start.line, col = start.col;
+    bool utf8 = r->enc == ENC_8BIT;
     size_t i = 1, k = 0;
     while (i < len && !scan_space(p[i]) && p[i] != '/' && p[i] != '>')
         i++;
-    advance_8bit(p, 0, i, len, &line, &col);
+    advance_8bit(p, 0, i, len, utf8, &line, &col);
     while (k < nattrs && i < len) {
         size_t j = i;
         while (j < len && scan_space(p[j]))
             j++;
-        advance_8bit(p, i, j, len, &line, &col);
+        advance_8bit(p, i, j, len, utf8, &line, &col);
         i = j;
         if (i >= len || p[i] == '/' || p[i] == '>')
             break;
@@ -750,7 +832,7 @@ static void locate_attrs_8bit(XmlReader *r, const unsigned char *p, size_t len, 
             break;
         const unsigned char *close = memchr(p + i + 1, p[i], len - i - 1);
         size_t end = close ? (size_t)(close - p) + 1 : len;
-        advance_8bit(p, name, end, len, &line, &col);
+        advance_8bit(p, name, end, len, utf8, &line, &col);
         i = end;
         if (!is_xmlns((const char *)p + name, nl))
             attrs[k++].loc = at;
@@ -774,7 +856,7 @@ static void locate_attrs(XmlReader *r, Frame *f, size_t nattrs, const unsigned c
         attrs[k].loc = f->elem.loc;
     if (nattrs == 0 || rawlen == 0)
         return;
-    if (r->enc == ENC_8BIT) {
+    if (r->enc == ENC_8BIT || r->enc == ENC_SINGLE) {
         locate_attrs_8bit(r, raw, rawlen, attrs, nattrs, f->elem.loc);
         return;
     }
@@ -900,14 +982,37 @@ static void replay_error(XmlReader *r, RecType type, const unsigned char *p)
 {
     Loc loc = {r->file, 1, 1};
     uint32_t extra = 0;
-    if (type == R_XML_ERROR || type == R_DOCTYPE || type == R_ENTITY) {
+    const char *name = "";
+    if (type == R_XML_ERROR || type == R_DOCTYPE || type == R_ENTITY || type == R_BAD_ENCODING ||
+        type == R_BAD_BYTE) {
         loc.line = get_u32(&p);
         loc.col = get_u32(&p);
         extra = get_u32(&p);
-    } else if (type == R_IO_ERROR) {
+        if (type == R_BAD_ENCODING || type == R_BAD_BYTE)
+            name = get_str(&p);
+    } else if (type == R_IO_ERROR || type == R_NO_BOM_DECL) {
         extra = get_u32(&p);
     }
     switch (type) {
+    case R_NO_BOM_DECL:
+        /* a warning: the parse goes on */
+        diag_c(D_XML_UTF16_NO_BOM, loc,
+               "UTF-16 input without a byte-order mark, read as UTF-16%s from its XML "
+               "declaration (XML requires a BOM for UTF-16; save the file with one)",
+               extra == ENC_UTF16LE ? "LE" : "BE");
+        return;
+    case R_BAD_ENCODING:
+        diag_c(D_XML_ENCODING, loc,
+               "unsupported encoding '%s' in the XML declaration: mcgen reads UTF-8, UTF-16, "
+               "ISO-8859-1, US-ASCII, windows-874 and windows-1250 to windows-1258",
+               name);
+        break;
+    case R_BAD_BYTE:
+        diag_c(D_XML_SYNTAX, loc,
+               "malformed XML: the byte 0x%02X is not a character in %s (the encoding the XML "
+               "declaration names)",
+               (unsigned)extra, name);
+        break;
     case R_XML_ERROR:
         if (extra == XML_ERROR_NO_MEMORY)
             diag_io("out of memory");
@@ -925,8 +1030,8 @@ static void replay_error(XmlReader *r, RecType type, const unsigned char *p)
         break;
     case R_NO_BOM:
         diag_c(D_XML_ENCODING, loc,
-                "UTF-16 input without a byte-order mark (XML requires a BOM for UTF-16; "
-                "save the file with one)");
+                "UTF-16 input without a byte-order mark or XML declaration (XML requires a "
+                "BOM for UTF-16; save the file with one)");
         break;
     case R_IO_ERROR:
         diag_io("cannot read '%s': %s", r->file, strerror((int)extra));
@@ -1062,6 +1167,8 @@ static bool run(const char *file, Arena *arena, const XmlHandler *h, Producer *p
     XML_SetStartDoctypeDeclHandler(pr->p, on_doctype);
     XML_SetEntityDeclHandler(pr->p, on_entity);
     XML_SetParamEntityParsing(pr->p, XML_PARAM_ENTITY_PARSING_NEVER);
+    XML_SetXmlDeclHandler(pr->p, on_xml_decl);
+    XML_SetUnknownEncodingHandler(pr->p, on_unknown_encoding, pr);
 
     OsThread t;
     bool threaded = os_thread_start(&t, producer_main, pr);

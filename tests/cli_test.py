@@ -62,8 +62,8 @@ BAD = {
                            "<events><event value='1'")),
     "utf16-nobom.man": ((MANIFEST_HEAD + MANIFEST_TAIL).encode("utf-16-le"),
                         diag("utf16-nobom.man:1:1",
-                             "error: [MCG1004] UTF-16 input without a byte-order mark (XML requires a "
-                             "BOM for UTF-16; save the file with one)")),
+                             "error: [MCG1004] UTF-16 input without a byte-order mark or XML "
+                             "declaration (XML requires a BOM for UTF-16; save the file with one)")),
     "laughs.man": ("<?xml version='1.0'?>\n" + LAUGHS_LINE + "\n<x>&b;</x>\n",
                    diag("laughs.man:2:1",
                         "error: [MCG1002] document type declarations are not allowed in a manifest "

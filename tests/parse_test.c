@@ -702,15 +702,26 @@ static const char assembly_doc[] =
     "  </instrumentation>\n"
     "</assembly>\n";
 
-/* A Windows component manifest wraps its instrumentation in <assembly>;
- * the schema's only root is <instrumentationManifest>, so it is refused,
- * as xmllint --schema schema/eventman.xsd refuses it. */
+static void check_assembly(Manifest *m)
+{
+    ck_assert_uint_eq(m->providers.n, 1);
+    Provider *p = prov0(m);
+    ck_assert_uint_eq(p->events.n, 1);
+    ck_assert_uint_eq(p->events.v[0]->level->value, 5); /* win:Verbose */
+}
+
+/* A Windows component manifest wraps its instrumentation in <assembly>
+ * (asm.v3), which mc compiles: the <instrumentation> is read as an
+ * instrumentationManifest's, <assemblyIdentity> is read past.  One
+ * without <instrumentation> is no manifest. */
 START_TEST(test_parse_assembly_root)
 {
-    load_fails(assembly_doc,
-               "t.man:1:1: error: [MCG1003] not an instrumentation manifest: the root element is "
-               "<assembly> (namespace 'urn:schemas-microsoft-com:asm.v3'), expected "
-               "<instrumentationManifest> in namespace '" NS_EVENTS "'\n"
+    load_all(assembly_doc, check_assembly);
+    load_fails("<assembly xmlns='urn:schemas-microsoft-com:asm.v3' manifestVersion='1.0'>\n"
+               "  <assemblyIdentity name='x' version='$(build.version)'/>\n"
+               "</assembly>\n",
+               "t.man:1:1: error: [MCG1003] not an instrumentation manifest: this Windows "
+               "component manifest (<assembly>) has no <instrumentation> element\n"
                "  <assembly xmlns='urn:schemas-microsoft-com:asm.v3' manifestVersion='1.0'>\n"
                "  ^\n");
 }
@@ -758,19 +769,46 @@ START_TEST(test_parse_truncated_xml)
 }
 END_TEST
 
+/* UTF-16 without a byte-order mark: an XML declaration first ("<\0?\0")
+ * says which UTF-16 it is (XML 1.0 appendix F), and xmllint and MSXML read
+ * it; so does mcgen, with a warning (MCG1005).  Without the declaration
+ * it is refused (MCG1004), as xmllint refuses it. */
 START_TEST(test_parse_utf16_without_bom)
 {
-    Buf b = {0};
-    utf8_to_utf16le(&b, provider_doc, strlen(provider_doc));
-    Buf diag = {0};
-    diag_set_capture(&diag);
-    Manifest *m = unit_load("t.man", b.s, b.len, 0, NULL);
-    diag_set_capture(NULL);
-    ck_assert_ptr_null(m);
-    ck_assert_str_eq(diag.s, "t.man:1:1: error: [MCG1004] UTF-16 input without a byte-order mark (XML "
-                             "requires a BOM for UTF-16; save the file with one)\n");
-    buf_free(&diag);
-    buf_free(&b);
+    const char *decl = "<?xml version='1.0' encoding='UTF-8'?>\n";
+    ck_assert_int_eq(strncmp(provider_doc, decl, strlen(decl)), 0);
+    Buf doc = {0};
+    buf_adds(&doc, "<?xml version='1.0' encoding='UTF-16'?>\n");
+    buf_adds(&doc, provider_doc + strlen(decl));
+    for (int pass = 0; pass < 2; pass++) {
+        Buf b = {0};
+        const char *text = pass ? doc.s + strlen("<?xml version='1.0' encoding='UTF-16'?>\n") : doc.s;
+        utf8_to_utf16le(&b, text, strlen(text));
+        Buf diag = {0};
+        diag_set_capture(&diag);
+        Manifest *m = unit_load("t.man", b.s, b.len, 0, NULL);
+        diag_set_capture(NULL);
+        if (pass == 0) {
+            ck_assert_ptr_nonnull(m);
+            ck_assert_uint_eq(m->providers.n, 2); /* provider_doc's two */
+            ck_assert_str_eq(diag.s, "t.man:1:1: warning: [MCG1005, -Wutf16-no-bom] UTF-16 input "
+                                     "without a byte-order mark, read as UTF-16LE from its XML "
+                                     "declaration (XML requires a BOM for UTF-16; save the file "
+                                     "with one)\n"
+                                     "t.man:9:1: warning: [MCG7010, -Wno-resource-file] provider "
+                                     "'Second' has no resourceFileName: consumers will not find "
+                                     "its metadata\n");
+        } else {
+            ck_assert_ptr_null(m);
+            ck_assert_str_eq(diag.s, "t.man:1:1: error: [MCG1004] UTF-16 input without a "
+                                     "byte-order mark or XML declaration (XML requires a BOM for "
+                                     "UTF-16; save the file with one)\n");
+        }
+        manifest_free(m);
+        buf_free(&diag);
+        buf_free(&b);
+    }
+    buf_free(&doc);
     diag_reset();
 }
 END_TEST

@@ -149,8 +149,8 @@ START_TEST(test_xml_utf16_without_bom_is_refused)
     Buf b = {0};
     to_utf16(&b, "<root/>", false);
     expect_error(b.s + 2, b.len - 2,
-                 "t.xml:1:1: error: [MCG1004] UTF-16 input without a byte-order mark (XML requires a "
-                 "BOM for UTF-16; save the file with one)\n");
+                 "t.xml:1:1: error: [MCG1004] UTF-16 input without a byte-order mark or XML "
+                 "declaration (XML requires a BOM for UTF-16; save the file with one)\n");
     buf_free(&b);
 }
 END_TEST
