@@ -786,6 +786,9 @@ typedef struct MsgTableOptions {
  * (mc's defaults).  With -A every text must have passed
  * check_ansi_tables. */
 void msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *opt, Buf *out);
+/* Appends a manifest string's text as the message tables hold it: each
+ * line feed as CR LF (a CR already before it kept as that pair's CR). */
+void msgtable_manifest_text(Buf *out, const char *s);
 /* How many messages that table holds (0: mc writes no file). */
 size_t msgtable_count(const Manifest *m, size_t culture);
 /* The message table of a .mc language: its messages' texts, plus, when a
