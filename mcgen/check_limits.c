@@ -40,10 +40,11 @@
 typedef struct MsgLimit {
     const Options *o;
     PtrMap done; /* String -> itself, once reported or measured */
+    Buf text;    /* scratch: a string's text as the table holds it */
 } MsgLimit;
 
-/* A message-table entry is {u16 length, u16 flags} + text + "\r\n" (not
- * with -n) + NUL, zero-padded to 4 bytes (msgtable.md section 2): in
+/* A message-table entry is {u16 length, u16 flags} + text (a line feed
+ * as CR LF, emit_msgtable.c) + "\r\n" (not with -n) + NUL, zero-padded to 4 bytes (msgtable.md section 2): in
  * UTF-16, 4 + 2 * (units + 3) <= 65532, so at most 32,761 units (32,763
  * with -n); with -A, 4 + bytes + 3 rounded up to 4 <= 65532, so at most
  * 65,525 bytes (65,527 with -n). */
@@ -60,9 +61,13 @@ static void check_entry(Manifest *m, MsgRef *r, void *arg)
         if (!s || ptrmap_get(&ml->done, s))
             continue;
         ptrmap_put(&ml->done, s, (void *)s);
-        /* in Windows-1252 (-A) a character is a byte (MCG5018 refuses those
-         * it cannot hold) */
-        size_t n = ansi ? utf8_chars(s->value, strlen(s->value)) : utf8_utf16_units(s->value);
+        /* the text as the table holds it (a line feed as CR LF); in
+         * Windows-1252 (-A) a character is a byte (MCG5018 refuses those it
+         * cannot hold) */
+        buf_reset(&ml->text);
+        msgtable_manifest_text(&ml->text, s->value);
+        const char *t = ml->text.s ? ml->text.s : "";
+        size_t n = ansi ? utf8_chars(t, ml->text.len) : utf8_utf16_units(t);
         if (n <= most)
             continue;
         size_t len = 4 + unit * (n + tail);
@@ -212,9 +217,10 @@ static void check_event_code(Manifest *m, const Event *ev, const Options *o)
 
 void check_limits(Manifest *m, const Options *o)
 {
-    MsgLimit ml = {o, {0}};
+    MsgLimit ml = {o, {0}, {0}};
     manifest_each_msgref(m, check_entry, &ml);
     ptrmap_free(&ml.done);
+    buf_free(&ml.text);
     for (size_t i = 0; i < m->providers.n; i++) {
         const Provider *pv = m->providers.v[i];
         for (size_t j = 0; j < pv->layouts.n; j++)

@@ -14,7 +14,9 @@
  *
  * Texts: inserts are %1 to %99, optionally followed by a printf format
  * between '!'s (%1!-20s!); every other '%' sequence is FormatMessage's to
- * read at run time (%n, %t, %0, ...) and is kept as written.
+ * read at run time (%n, %t, %0, ...) and is kept as written; the text is
+ * checked as FormatMessage reads it by the reader manifest strings share
+ * (insert_next, check_payload.c).
  */
 #include "mcgen.h"
 
@@ -95,43 +97,6 @@ static void check_languages(const McFile *f)
     free(used);
 }
 
-/* A printf format between '!'s after an insert, as FormatMessage passes
- * it to its printf: flags, width, precision, a size prefix, a conversion
- * (perfecthash's %1!wZ! a UNICODE_STRING).
- * Returns its length (up to the closing '!'), or 0 when it is none. */
-/* A width or a precision at s[i]: '*' or digits; returns where it ends. */
-static size_t printf_count(const char *s, size_t n, size_t i)
-{
-    if (i < n && s[i] == '*')
-        return i + 1;
-    while (i < n && s[i] >= '0' && s[i] <= '9')
-        i++;
-    return i;
-}
-
-static size_t printf_format(const char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n && strchr("-+ #0", s[i]))
-        i++;
-    i = printf_count(s, n, i);
-    if (i < n && s[i] == '.')
-        i = printf_count(s, n, i + 1);
-    static const char *const sizes[] = {"I64", "I32", "ll", "hh", "h", "l", "L", "w", "I", "z", "j", "t"};
-    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
-        size_t len = strlen(sizes[k]);
-        if (i + len <= n && strncmp(s + i, sizes[k], len) == 0) {
-            i += len;
-            break;
-        }
-    }
-    /* Microsoft's printf: Z an ANSI_STRING, wZ a UNICODE_STRING */
-    if (i >= n || !strchr("cCdiouxXeEfgGaAnpsSZ", s[i]))
-        return 0;
-    i++;
-    return i < n && s[i] == '!' ? i : 0;
-}
-
 /* The position of byte `at` of a text whose first line starts at
  * `start` (lines joined with "\r\n"). */
 static Loc text_loc(const McText *t, size_t at)
@@ -145,53 +110,59 @@ static Loc text_loc(const McText *t, size_t at)
     return loc;
 }
 
-/* Inserts: %1 to %99, each optionally with a !printf format!. */
+/* FormatMessage's reading of the text (insert_next, shared with manifest
+ * strings): inserts %1 to %99, each optionally with a !printf format!, a
+ * '%' at the end of a line, text after %0.  An insert followed by a '!'
+ * with no closing '!' on its line is a warning (nssm's "in %2!": mc takes
+ * it, FormatMessage fails on it); a format that is no printf format, or
+ * one FormatMessage does not support, an error. */
 static void check_inserts(const McText *t)
 {
     const char *s = t->text;
-    size_t n = strlen(s);
-    for (size_t i = 0; i + 1 < n; i++) {
-        if (s[i] != '%')
-            continue;
-        if (s[i + 1] == '%' || s[i + 1] == '!') { /* %% and %! are characters */
-            i++;
+    size_t pos = 0;
+    Insert in;
+    while (insert_next(s, &pos, &in)) {
+        size_t i = (size_t)(in.at - s);
+        if (in.kind == INS_LONE) {
+            diag_c(D_MC_LONE_PERCENT, text_loc(t, i),
+                   "'%%' at the end of %s: FormatMessage fails on a '%%' that ends the text, "
+                   "and writes a bare CR for one before a line break (write %%%% for a percent "
+                   "sign)",
+                   in.at[1] ? "a line" : "the text");
             continue;
         }
-        if (!(s[i + 1] >= '1' && s[i + 1] <= '9'))
-            continue; /* %0 %n %t %r %b %. and the rest: FormatMessage's */
-        size_t j = i + 1;
-        while (j < n && s[j] >= '0' && s[j] <= '9')
-            j++;
-        if (j - i - 1 > 2) {
+        if (in.kind == INS_STOP) {
+            if (in.at[2])
+                diag_c(D_MC_TEXT_AFTER_STOP, text_loc(t, i),
+                       "text after %%0, which FormatMessage never writes: it stops at %%0");
+            break; /* FormatMessage reads no further */
+        }
+        if (in.third_digit) {
             diag_c(D_MC_INSERT_NUMBER, text_loc(t, i),
-                   "insert %%%.*s: FormatMessage's inserts are %%1 to %%99", (int)(j - i - 1),
-                   s + i + 1);
-            i = j - 1;
+                   "insert %%%.*s: FormatMessage's inserts are %%1 to %%99", (int)(in.len - 1),
+                   in.at + 1);
             continue;
         }
-        if (j < n && s[j] == '!') {
-            size_t len = printf_format(s + j + 1, n - j - 1);
-            if (!len) {
-                const char *close = memchr(s + j + 1, '!', n - j - 1);
-                const char *eol = memchr(s + j + 1, '\r', n - j - 1);
-                /* mc takes it (nssm's "in %2!"); FormatMessage does not */
-                if (!close || (eol && eol < close))
-                    diag_c(D_MC_INSERT_BANG, text_loc(t, j),
-                           "insert %%%.*s is followed by '!' and no closing '!' on its line: "
-                           "FormatMessage reads a format there and fails; %%%.*s%%! writes "
-                           "the '!'",
-                           (int)(j - i - 1), s + i + 1, (int)(j - i - 1), s + i + 1);
-                else
-                    diag_c(D_MC_INSERT_FORMAT, text_loc(t, j),
-                           "insert %%%.*s's format !%.*s! is not a printf format (such as "
-                           "!d!, !-20s!, !08lX!)",
-                           (int)(j - i - 1), s + i + 1, (int)(close - s - j - 1), s + j + 1);
-                i = j;
-                continue;
-            }
-            j += len + 2;
-        }
-        i = j - 1;
+        int digits = in.n > 9 ? 2 : 1;
+        size_t bang = i + 1 + (size_t)digits;
+        bool other_line = in.format == FMT_BAD && memchr(in.fmt, '\r', in.fmt_len);
+        if (in.format == FMT_UNCLOSED || other_line)
+            diag_c(D_MC_INSERT_BANG, text_loc(t, bang),
+                   "insert %%%.*s is followed by '!' and no closing '!' on its line: "
+                   "FormatMessage reads a format there and fails; %%%.*s%%! writes the '!'",
+                   digits, in.at + 1, digits, in.at + 1);
+        else if (in.format == FMT_BAD)
+            diag_c(D_MC_INSERT_FORMAT, text_loc(t, bang),
+                   "insert %%%.*s's format !%.*s! is not a printf format (such as !d!, "
+                   "!-20s!, !08lX!)",
+                   digits, in.at + 1, (int)in.fmt_len, in.fmt);
+        else if (in.format == FMT_UNSUPPORTED)
+            diag_c(D_MC_INSERT_UNSUPPORTED, text_loc(t, bang),
+                   "insert %%%.*s's format !%.*s!: FormatMessage does not support the "
+                   "conversion '%c' (%s)",
+                   digits, in.at + 1, (int)in.fmt_len, in.fmt, in.fmt[in.fmt_len - 1],
+                   in.fmt[in.fmt_len - 1] == 'n' ? "it writes through its argument"
+                                                 : "no floating-point formats");
     }
 }
 

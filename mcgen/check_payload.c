@@ -55,55 +55,120 @@ static void collect_ref(Manifest *m, MsgRef *r, void *arg)
 
 /* ---- messages and their inserts --------------------------------------- */
 
-/* One insert of a message text: '%', one or two digits (not starting
- * with 0), optionally !format!.  FormatMessage reads at most two digits,
- * so "%100" is insert 10 followed by "0".  Anything else after a '%' is an
- * escape (%%, %n, %r, %t, %b, %0, %., %!, "% "), not an insert. */
-typedef struct Insert {
-    uint32_t n;         /* 1..99 */
-    bool third_digit;   /* a digit follows the two FormatMessage reads */
-    bool unterminated;  /* %N!fmt without the closing '!' */
-    const char *at;     /* the '%' */
-    size_t len;         /* of the insert as written (to the end when unterminated) */
-} Insert;
+/* FormatMessage's escapes, as it reads a message text at run time (its
+ * documentation, "FormatMessage function", and Wine's FormatMessage tests,
+ * which pass on Windows): '%' then
+ *
+ *   1..9, and a second digit    insert %1..%99, then optionally !format!
+ *                               up to the next '!' (default !s!); a third
+ *                               digit is text ("%100" is %10 and "0")
+ *   0                           the end: nothing after it is written
+ *   % n r t . ! space ...       a character (any other character is
+ *                               written without its '%')
+ *   nothing                     FormatMessage fails (ERROR_INVALID_PARAMETER)
+ *
+ * The format is a printf format (printf_format below).  One reader for
+ * manifest strings (the rules below) and .mc texts (check_mc.c), so the two
+ * agree on what an insert is.  A '%' at the end of a line is reported as if
+ * it ended the text: in a table the line's CR follows it, which FormatMessage
+ * writes as a bare CR instead of the '%' meant. */
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-/* Finds the next insert of `s` from *pos; false at the end. */
-static bool next_insert(const char *s, size_t *pos, Insert *out)
+/* A width or a precision at s[i]: '*' (taken from the next insert number)
+ * or digits; returns where it ends. */
+static size_t printf_count(const char *s, size_t n, size_t i)
+{
+    if (i < n && s[i] == '*')
+        return i + 1;
+    while (i < n && is_digit(s[i]))
+        i++;
+    return i;
+}
+
+/* The format between an insert's '!'s (s, n bytes): flags "-+ #0", a
+ * width, a precision, a size prefix (I64 I32 ll hh h l L w I z j t), one
+ * conversion, and nothing after it.  FormatMessage hands it to its printf:
+ * c C d i o u x X p s S, and Microsoft's Z (an ANSI_STRING, wZ a
+ * UNICODE_STRING: perfecthash's %1!wZ!) are FMT_OK; the floating-point
+ * conversions e E f g G a A, which FormatMessage's documentation says it
+ * does not support (Wine's writes the letter), and n, which writes through
+ * its argument (Wine's FormatMessage crashes on it), are FMT_UNSUPPORTED;
+ * anything else is FMT_BAD. */
+static FormatState printf_format(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && strchr("-+ #0", s[i]))
+        i++;
+    i = printf_count(s, n, i);
+    if (i < n && s[i] == '.')
+        i = printf_count(s, n, i + 1);
+    static const char *const sizes[] = {"I64", "I32", "ll", "hh", "h", "l", "L", "w", "I", "z", "j", "t"};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        size_t len = strlen(sizes[k]);
+        if (i + len <= n && strncmp(s + i, sizes[k], len) == 0) {
+            i += len;
+            break;
+        }
+    }
+    if (i + 1 != n)
+        return FMT_BAD;
+    if (strchr("cCdiouxXpsSZ", s[i]))
+        return FMT_OK;
+    return strchr("eEfgGaAn", s[i]) ? FMT_UNSUPPORTED : FMT_BAD;
+}
+
+bool insert_next(const char *s, size_t *pos, Insert *out)
 {
     size_t i = *pos;
-    while (s[i]) {
-        if (s[i] != '%') {
-            i++;
+    for (; s[i]; i++) {
+        if (s[i] != '%')
             continue;
+        memset(out, 0, sizeof *out);
+        out->at = s + i;
+        char c = s[i + 1];
+        if (c == '\0' || c == '\r' || c == '\n') {
+            out->kind = INS_LONE;
+            out->len = 1;
+            *pos = i + 1;
+            return true;
         }
-        if (!s[i + 1])
-            break;
-        if (s[i + 1] < '1' || s[i + 1] > '9') {
-            i += 2; /* an escape ("%0" included), never an insert */
+        if (c == '0') {
+            out->kind = INS_STOP;
+            out->len = 2;
+            *pos = i + 2;
+            return true;
+        }
+        if (!is_digit(c)) {
+            i++; /* an escape: %%, %n, %!, ... */
             continue;
         }
         size_t j = i + 1;
-        uint32_t n = (uint32_t)(s[j++] - '0');
+        out->kind = INS_ARG;
+        out->n = (uint32_t)(s[j++] - '0');
         if (is_digit(s[j]))
-            n = n * 10 + (uint32_t)(s[j++] - '0');
-        out->n = n;
+            out->n = out->n * 10 + (uint32_t)(s[j++] - '0');
         out->third_digit = is_digit(s[j]);
-        out->unterminated = false;
-        out->at = s + i;
         if (s[j] == '!') {
-            const char *end = strchr(s + j + 1, '!');
+            out->fmt = s + j + 1;
+            const char *end = strchr(out->fmt, '!');
             if (!end) {
-                out->unterminated = true;
-                j = strlen(s);
-            } else {
-                j = (size_t)(end - s) + 1;
+                out->format = FMT_UNCLOSED;
+                out->len = strlen(out->at);
+                *pos = j + 1;
+                return true;
             }
-        } else if (out->third_digit) {
+            out->fmt_len = (size_t)(end - out->fmt);
+            out->format = printf_format(out->fmt, out->fmt_len);
+            out->len = (size_t)(end + 1 - out->at);
+            /* a bad format: read on after its first '!', so that what it
+             * swallows is checked too */
+            *pos = out->format == FMT_OK ? (size_t)(end + 1 - s) : j + 1;
+            return true;
+        }
+        if (out->third_digit)
             while (is_digit(s[j]))
                 j++; /* shown whole in the message */
-        }
         out->len = j - i;
         *pos = j;
         return true;
@@ -120,26 +185,59 @@ static const char *insert_text(Arena *a, const Insert *in)
     return arena_printf(a, "%.*s%s", len, in->at, in->len > 40 ? "..." : "");
 }
 
-/* FormatMessage's insert syntax ("%n[!format string!]", n from 1 to 99):
- * checked once in every string an event message uses, in each culture.
- * Both are warnings: FormatMessage still renders something (%100 as %10
- * and "0"; an unclosed format swallows the rest of the text), and mc's
- * verdict on them is not known. */
+/* FormatMessage's reading of a text (insert_next), checked once in every
+ * string an event message uses, in each culture.  Errors where
+ * FormatMessage fails or writes something other than the value: a '%'
+ * that ends the text or a line (MCG5021), a !format! that is no printf
+ * format (MCG5020) or one FormatMessage does not support (MCG5023).
+ * Warnings where it still writes what was probably meant, or mc's verdict
+ * is not known: %100 (%10 and "0", MCG5011), an unclosed !format! (kept a
+ * warning as it always was: mc accepts it, MCG5012), text after %0, which
+ * is never written (MCG5022). */
 static void check_insert_syntax(Manifest *m, const String *s)
 {
     size_t pos = 0;
     Insert in;
-    while (next_insert(s->value, &pos, &in)) {
+    while (insert_next(s->value, &pos, &in)) {
+        if (in.kind == INS_LONE) {
+            diag_c(D_MSG_LONE_PERCENT, s->loc,
+                   "string '%s' has a '%%' at the end of %s: FormatMessage fails on a '%%' "
+                   "that ends the text, and writes a bare CR for one before a line break "
+                   "(write %%%% for a percent sign)",
+                   s->id, in.at[1] ? "a line" : "the text");
+            continue;
+        }
+        if (in.kind == INS_STOP) {
+            if (in.at[2])
+                diag_c(D_MSG_TEXT_AFTER_STOP, s->loc,
+                       "string '%s' has text after %%0, which FormatMessage never writes: it "
+                       "stops at %%0 ('%s')",
+                       s->id, arena_printf(&m->arena, "%.20s%s", in.at + 2,
+                                           strlen(in.at + 2) > 20 ? "..." : ""));
+            break; /* FormatMessage reads no further */
+        }
         if (in.third_digit)
             diag_c(D_MSG_INSERT_NUMBER, s->loc,
                    "string '%s' has '%s': insert numbers go from 1 to 99 (FormatMessage reads "
                    "%%%u, then the text '%.*s')",
                    s->id, insert_text(&m->arena, &in), in.n, (int)(in.len - 3), in.at + 3);
-        if (in.unterminated)
+        if (in.format == FMT_UNCLOSED)
             diag_c(D_MSG_INSERT_FORMAT, s->loc,
                    "string '%s' has the insert '%s' with no closing '!' after its format "
                    "(write %%N!format!)",
                    s->id, insert_text(&m->arena, &in));
+        else if (in.format == FMT_BAD)
+            diag_c(D_MSG_INSERT_FORMAT_BAD, s->loc,
+                   "string '%s' has the insert '%s': its format !%.*s! is not a printf format "
+                   "(such as !d!, !-20s!, !08lX!)",
+                   s->id, insert_text(&m->arena, &in), (int)in.fmt_len, in.fmt);
+        else if (in.format == FMT_UNSUPPORTED)
+            diag_c(D_MSG_INSERT_UNSUPPORTED, s->loc,
+                   "string '%s' has the insert '%s': FormatMessage does not support the "
+                   "conversion '%c' (%s)",
+                   s->id, insert_text(&m->arena, &in), in.fmt[in.fmt_len - 1],
+                   in.fmt[in.fmt_len - 1] == 'n' ? "it writes through its argument"
+                                                 : "no floating-point formats");
     }
 }
 
@@ -180,8 +278,8 @@ static void rule_insert_range(Manifest *m)
                 bool seen[100] = {0};
                 size_t pos = 0;
                 Insert in;
-                while (next_insert(s->value, &pos, &in)) {
-                    if (in.n <= nfields || seen[in.n])
+                while (insert_next(s->value, &pos, &in)) {
+                    if (in.kind != INS_ARG || in.n <= nfields || seen[in.n])
                         continue;
                     seen[in.n] = true;
                     const char *has =

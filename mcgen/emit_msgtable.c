@@ -20,8 +20,11 @@
  *
  * Every message that received an id (check_msgid.c) contributes its text in the
  * culture once; built-in items and imported winmeta channels contribute
- * winmeta's text.  Texts are stored as written: insert sequences (%1 ...)
- * are for FormatMessage to interpret at run time.
+ * winmeta's text.  Texts are stored as written (insert sequences, %1 ...,
+ * are for FormatMessage to interpret at run time), but for one thing: a
+ * line feed in a manifest's string (value="a&#xA;b") is written as CR LF,
+ * as mc writes it ("a\r\nb\r\n" in its tables; issue 15).  A .mc text
+ * already has CR LF between its lines (read_mc.c) and is left alone.
  */
 #include "mcgen.h"
 
@@ -31,7 +34,29 @@
 typedef struct Entry {
     uint32_t id;
     const char *text;
+    bool manifest; /* a manifest's string or winmeta's: LF becomes CR LF */
 } Entry;
+
+/* A line feed becomes CR LF, as mc writes a manifest string's line feeds.
+ * A CR already before it is kept as that pair's CR: no mc output shows
+ * what mc writes for value="a&#xD;&#xA;b", and "a\r\nb" is the text
+ * FormatMessage renders with one line break, as its author wrote it
+ * ("\r\r\n" renders two: FormatMessage makes a lone CR a line break too,
+ * as Wine's FormatMessage tests, which pass on Windows, show).  A lone CR
+ * is kept as written.  -A changes nothing (CR is in Windows-1252); nor
+ * does -n, which mc documents as leaving out the CR LF after each text
+ * (no mc output shows -n with a line feed inside one either). */
+void msgtable_manifest_text(Buf *out, const char *s)
+{
+    const char *p = s;
+    for (const char *lf; (lf = strchr(p, '\n')); p = lf + 1) {
+        buf_add(out, p, (size_t)(lf - p));
+        if (lf == s || lf[-1] != '\r')
+            buf_addc(out, '\r');
+        buf_addc(out, '\n');
+    }
+    buf_adds(out, p);
+}
 
 typedef struct Collect {
     VEC(Entry) v;
@@ -52,7 +77,7 @@ static void add(Collect *c, const MsgRef *r, const char *builtin)
     }
     if (!text)
         return;
-    Entry e = {r->msgid, text};
+    Entry e = {r->msgid, text, true};
     vec_push(&c->v, e);
 }
 
@@ -140,7 +165,7 @@ static void write_table(const Collect *c, const MsgTableOptions *opt, Buf *out)
     for (size_t i = 0; i < c->v.n; i++)
         if (i == 0 || c->v.v[i].id != c->v.v[i - 1].id + 1)
             nblocks++;
-    Buf entries = {0}, text = {0};
+    Buf entries = {0}, text = {0}, crlf = {0};
     buf_u32le(out, (uint32_t)nblocks);
     size_t first_entry = 4 + 12 * nblocks;
     for (size_t i = 0; i < c->v.n;) {
@@ -154,16 +179,22 @@ static void write_table(const Collect *c, const MsgTableOptions *opt, Buf *out)
         for (; i < j; i++) {
             buf_reset(&text);
             const Entry *e = &c->v.v[i];
-            size_t n = strlen(e->text);
+            const char *s = e->text;
+            if (e->manifest) {
+                buf_reset(&crlf);
+                msgtable_manifest_text(&crlf, s);
+                s = crlf.s ? crlf.s : "";
+            }
+            size_t n = strlen(s);
             if (!opt->ansi) {
-                utf8_to_utf16le(&text, e->text, n);
+                utf8_to_utf16le(&text, s, n);
                 buf_add(&text, "\r\0\n\0", opt->no_crlf ? 0 : 4);
                 buf_add(&text, "\0\0", 2);
             } else {
                 /* check_ansi_tables and check_mc have refused every text
                  * Windows-1252 cannot hold (MCG5018); winmeta's texts are
                  * ASCII */
-                if (utf8_to_cp1252(&text, e->text, n) != SIZE_MAX)
+                if (utf8_to_cp1252(&text, s, n) != SIZE_MAX)
                     unreachable_here();
                 buf_add(&text, "\r\n", opt->no_crlf ? 0 : 2);
                 buf_u8(&text, 0);
@@ -181,6 +212,7 @@ static void write_table(const Collect *c, const MsgTableOptions *opt, Buf *out)
     buf_add(out, entries.s, entries.len);
     buf_free(&entries);
     buf_free(&text);
+    buf_free(&crlf);
 }
 
 void msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *opt, Buf *out)
@@ -202,7 +234,7 @@ void msgtable_build_mc(const Manifest *mc, const McLanguage *lang, const Manifes
         const McMessage *msg = f->items.v[i].msg;
         for (size_t k = 0; msg && k < msg->texts.n; k++)
             if (msg->texts.v[k].lang == lang) {
-                Entry e = {msg->id, msg->texts.v[k].text};
+                Entry e = {msg->id, msg->texts.v[k].text, false};
                 vec_push(&c.v, e);
             }
     }

@@ -815,6 +815,9 @@ typedef struct MsgTableOptions {
  * (mc's defaults).  With -A every text must have passed
  * check_ansi_tables. */
 void msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *opt, Buf *out);
+/* Appends a manifest string's text as the message tables hold it: each
+ * line feed as CR LF (a CR already before it kept as that pair's CR). */
+void msgtable_manifest_text(Buf *out, const char *s);
 /* How many messages that table holds (0: mc writes no file). */
 size_t msgtable_count(const Manifest *m, size_t culture);
 /* The message table of a .mc language: its messages' texts, plus, when a
@@ -1077,6 +1080,35 @@ void check_rules(Manifest *m);
 /* "12", or "12 version 1": an event as a diagnostic names it. */
 const char *event_label(Arena *a, const Event *e);
 void check_payload(Manifest *m);
+
+/* One '%' sequence of a message text that FormatMessage reads as more than
+ * a character (check_payload.c has its grammar): an insert, %0, or a '%'
+ * that ends the text or a line.  Shared by manifest strings and .mc texts. */
+typedef enum InsertKind {
+    INS_ARG,  /* %1 .. %99, optionally !format! */
+    INS_STOP, /* %0: FormatMessage writes nothing after it */
+    INS_LONE, /* '%' before the end of the text, a CR or an LF */
+} InsertKind;
+typedef enum FormatState {
+    FMT_NONE,        /* no !format! (FormatMessage's default, !s!) */
+    FMT_OK,          /* a printf format FormatMessage takes */
+    FMT_UNCLOSED,    /* '!' and no '!' after it: FormatMessage fails */
+    FMT_BAD,         /* up to the next '!' is no printf format */
+    FMT_UNSUPPORTED, /* a printf conversion FormatMessage does not take */
+} FormatState;
+typedef struct Insert {
+    InsertKind kind;
+    uint32_t n;         /* INS_ARG: 1..99 */
+    bool third_digit;   /* INS_ARG: a digit follows the two FormatMessage reads */
+    FormatState format; /* INS_ARG */
+    const char *at;     /* the '%' */
+    size_t len;         /* as written (to the end of the text when unclosed) */
+    const char *fmt;    /* after the first '!' (format != FMT_NONE) */
+    size_t fmt_len;     /* up to the next '!' (not FMT_UNCLOSED) */
+} Insert;
+/* The next such sequence of `s` from *pos (a byte offset, 0 at first),
+ * *pos moved past it; false at the end. */
+bool insert_next(const char *s, size_t *pos, Insert *out);
 /* mc's -A (ANSI message tables): every text a message table holds must be
  * written in Windows-1252; MCG5018 at each string that cannot.  Run by
  * check_manifest when -A is given, in a compile and in --validate alike. */
