@@ -124,8 +124,16 @@ def test_arithmetic(b):
 
 def test_run(mcgen, tmp):
     out = os.path.join(tmp, "bench")
+    baseline = os.path.join(tmp, "before.json")
+    with open(baseline, "w") as f:
+        json.dump({"info": {"mcgen_version": "mcgen before"},
+                   "targets": [{"what": "gen-0.4mb -um CPU / xmlwf", "value": 8.3,
+                                "target": 3.0, "pass": False},
+                               {"what": "growth --json: ms/MB vs gen-0.2mb", "value": 0.271,
+                                "target": 0.15, "pass": False}]}, f)
     r = subprocess.run([sys.executable, BENCH, "--mcgen", mcgen, "--outdir", out,
-                        "--sizes", "0.2,0.4", "--pairs", "1", "--warmup", "0"],
+                        "--sizes", "0.2,0.4", "--pairs", "1", "--warmup", "0",
+                        "--baseline", baseline],
                        capture_output=True, text=True)
     check(r.returncode == 0, "run: exit status 0", r.stdout[-2000:] + r.stderr[-2000:])
     try:
@@ -150,13 +158,24 @@ def test_run(mcgen, tmp):
     check(len(targets) == want and all(isinstance(t["pass"], bool) for t in targets),
           "run: a verdict for each of %d targets" % want, len(targets))
     lines = r.stdout.splitlines()
-    shown = sum(len(re.findall(r"\b(?:PASS|MISSED)\b", x)) for x in lines
+    # the verdicts of today's tables, above --baseline's
+    tables = lines[:next((i for i, x in enumerate(lines) if x.startswith("before:")),
+                         len(lines))]
+    shown = sum(len(re.findall(r"\b(?:PASS|MISSED)\b", x)) for x in tables
                 if not x.startswith("bench:"))
     listed = sum(1 for x in lines if x.startswith("bench: MISSED "))
     missed = sum(1 for t in targets if not t["pass"])
     check(shown == len(targets) and listed == missed,
           "run: each verdict in the tables, each MISSED listed once more",
           (shown, listed, len(targets), missed))
+    then = [re.sub(r"  +", "  ", x) for x in lines
+            if x.startswith(("before:", "gen-0.4mb -um CPU", "growth --json: ms/MB"))]
+    want = [re.escape("before: mcgen before (%s)" % baseline) + "$",
+            r"gen-0\.4mb -um CPU / xmlwf  <= 3\.00  8\.30  MISSED  \d+\.\d\d  (PASS|MISSED)$",
+            r"growth --json: ms/MB vs gen-0\.2mb  \+-15%  \+27\.1%  MISSED  [-+]\d+\.\d%  "
+            r"(PASS|MISSED)$"]
+    check(len(then) == 3 and all(re.match(w, x) for w, x in zip(want, then)),
+          "run: --baseline shows each target's earlier value and verdict beside today's", then)
     check("bench: %d targets: %d PASS, %d MISSED" % (len(targets), len(targets) - missed,
                                                    missed) in r.stdout,
           "run: the closing count", r.stdout[-500:])
