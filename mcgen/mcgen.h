@@ -194,9 +194,14 @@ bool xml_parse_file(const char *path, Arena *arena, const XmlHandler *h);
 /* Parses bytes in memory, fed to expat `chunk` bytes at a time (0: all). */
 bool xml_parse_mem(const char *name, const void *bytes, size_t len, size_t chunk,
                    Arena *arena, const XmlHandler *h);
-/* The same without a reader thread: for the small embedded documents. */
-bool xml_parse_embedded(const char *name, const void *bytes, size_t len, Arena *arena,
-                        const XmlHandler *h);
+/* The records of a whole document as the reader thread writes them (no
+ * tag bytes), appended to `out`: what tools/xmlrec.c embeds at build
+ * time.  False after a problem (nothing appended). */
+bool xml_record(const char *name, const void *bytes, size_t len, Buf *out);
+/* A document recorded by xml_record, replayed into the handlers on this
+ * thread, no expat involved; `text` is its source, for caret lines. */
+bool xml_parse_recorded(const char *name, const void *text, size_t text_len,
+                        const void *records, size_t len, Arena *arena, const XmlHandler *h);
 /* Resolves a QName value against the declarations in scope at the current
  * element (call from the start callback).  The local part is interned.
  * false when the prefix is not declared. */
@@ -978,6 +983,12 @@ extern const unsigned char embed_winmeta_xml[];
 extern const unsigned long embed_winmeta_xml_len;
 extern const unsigned char embed_eventman_xsd[];
 extern const unsigned long embed_eventman_xsd_len;
+/* The same documents recorded by xml_record when mcgen is built
+ * (tools/xmlrec.c into build/gen/records.c). */
+extern const unsigned char rec_winmeta_xml[];
+extern const unsigned long rec_winmeta_xml_len;
+extern const unsigned char rec_eventman_xsd[];
+extern const unsigned long rec_eventman_xsd_len;
 /* build/gen/version.c (tools/version): the version, and the commit as
  * `git describe --tags --always --dirty` gave it */
 extern const char mcgen_version[];

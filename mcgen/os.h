@@ -127,6 +127,10 @@ void os_nap(void);
 /* A large block that free() releases (Linux: 2 MiB-aligned and advised
  * for transparent huge pages), or NULL. */
 void *os_alloc_large(size_t size);
+/* Advises the whole 2 MiB pages inside p[0..size) for transparent huge
+ * pages (Linux; elsewhere nothing): a large vector or hash table that
+ * malloc placed then costs a fault per 2 MiB instead of per 4 KiB. */
+void os_advise_large(void *p, size_t size);
 
 /* ---- threads ---- */
 

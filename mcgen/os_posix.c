@@ -295,6 +295,19 @@ void *os_alloc_large(size_t size)
     return p;
 }
 
+void os_advise_large(void *p, size_t size)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    enum { HUGE_PAGE = 2u * 1024 * 1024 };
+    uintptr_t start = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+    uintptr_t end = ((uintptr_t)p + size) & ~(uintptr_t)(HUGE_PAGE - 1);
+    if (end > start)
+        madvise((void *)start, end - start, MADV_HUGEPAGE);
+#else
+    (void)p, (void)size;
+#endif
+}
+
 /* ---- threads ---- */
 
 #define THREAD(t) ((pthread_t *)(void *)(t)->opaque)

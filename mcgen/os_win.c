@@ -523,6 +523,7 @@ void os_nap(void) { Sleep(1); }
 /* ---- memory ---- */
 
 void *os_alloc_large(size_t size) { return malloc(size); }
+void os_advise_large(void *p, size_t size) { (void)p, (void)size; }
 
 /* ---- threads ---- */
 

@@ -3,7 +3,8 @@
  *
  * mcgen has one description of a manifest's structure, the XML Schema in
  * schema/eventman.xsd, which editors and `xmllint --schema` also read.
- * This file loads that schema (embedded in the binary) once per process
+ * This file loads that schema (embedded in the binary, recorded by the XML
+ * layer's reader when mcgen is built: tools/xmlrec.c) once per process
  * and checks each element against it while the manifest is parsed: which
  * child elements may appear where and how often, which attributes an
  * element has and which it needs, and what their values (and the text of
@@ -1170,8 +1171,9 @@ const Schema *schema_get(void)
     SLoader l = {s, {0}, NULL};
     XmlHandler h = {&l, load_start, load_end};
     int before = diag_error_count();
-    bool ok = xml_parse_embedded("schema/eventman.xsd", embed_eventman_xsd,
-                                 (size_t)embed_eventman_xsd_len, &s->arena, &h);
+    bool ok = xml_parse_recorded("schema/eventman.xsd", embed_eventman_xsd,
+                                 (size_t)embed_eventman_xsd_len, rec_eventman_xsd,
+                                 (size_t)rec_eventman_xsd_len, &s->arena, &h);
     vec_free(&l.stack);
     if (!ok || diag_error_count() != before || !schema_compile(s, l.doc)) {
         s->failed = true;

@@ -86,11 +86,20 @@ void *util_try_realloc(void *p, size_t n)
     return injected_failure() ? NULL : realloc(p, n ? n : 1);
 }
 
+/* A block of 4 MiB or more (a large manifest's vectors and hash tables:
+ * malloc maps it fresh) is advised for transparent huge pages: its first
+ * touch costs a fault per 2 MiB, not one per 4 KiB (23,900 faults a
+ * --validate of 50 MB before, of which the arena's blocks, advised
+ * already, were few). */
+#define LARGE_BLOCK (4u * 1024 * 1024)
+
 void *xmalloc(size_t n)
 {
     void *p = util_try_malloc(n);
     if (!p)
         util_out_of_memory();
+    if (n >= LARGE_BLOCK)
+        os_advise_large(p, n);
     return p;
 }
 
@@ -99,6 +108,8 @@ void *xcalloc(size_t n, size_t size)
     void *p = injected_failure() ? NULL : calloc(n ? n : 1, size ? size : 1);
     if (!p)
         util_out_of_memory();
+    if (size && n >= LARGE_BLOCK / size)
+        os_advise_large(p, n * size);
     return p;
 }
 
@@ -115,6 +126,8 @@ void *xrealloc(void *p, size_t n)
         failed_realloc = p;
         util_out_of_memory();
     }
+    if (n >= LARGE_BLOCK)
+        os_advise_large(q, n);
     return q;
 }
 

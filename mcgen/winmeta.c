@@ -1,9 +1,10 @@
 /*
  * winmeta.c - the built-in win: definitions (levels, tasks, opcodes,
  * keywords, channels, inTypes, outTypes).  They are data, not code: the
- * build embeds schema/winmeta.xml and this file reads it with the same XML
- * layer as manifests, into the manifest's arena, so every model object a
- * reference can resolve to is an ordinary model object (flagged builtin).
+ * build embeds schema/winmeta.xml as the records of the XML layer's reader
+ * (tools/xmlrec.c, when mcgen is built), and this file replays them into
+ * the manifest's arena, so every model object a reference can resolve to
+ * is an ordinary model object (flagged builtin).
  */
 #include "mcgen.h"
 
@@ -151,7 +152,8 @@ bool winmeta_load(Manifest *m)
 {
     WmParser w = {m, NULL, false};
     XmlHandler h = {&w, wm_start, wm_end};
-    bool ok = xml_parse_embedded("<embedded>/schema/winmeta.xml", embed_winmeta_xml,
-                                 embed_winmeta_xml_len, &m->arena, &h);
+    bool ok = xml_parse_recorded("<embedded>/schema/winmeta.xml", embed_winmeta_xml,
+                                 embed_winmeta_xml_len, rec_winmeta_xml, rec_winmeta_xml_len,
+                                 &m->arena, &h);
     return ok && !w.bad;
 }

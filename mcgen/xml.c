@@ -218,6 +218,8 @@ typedef struct Producer {
     bool failed;
     char declared[40];     /* the XML declaration's encoding name, cut short */
     const uint16_t *page;  /* its code page (codepages.c), when it is one */
+    bool recording;        /* xml_record: no tag bytes (attributes get their element's
+                              place), and the padding zeroed (the same bytes every build) */
 } Producer;
 
 static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
@@ -235,6 +237,8 @@ static unsigned char *rec_begin(Producer *pr, RecType type, size_t payload)
         pr->cur = queue_spare(pr->q, size);
     }
     unsigned char *h = pr->cur->data + pr->cur->used;
+    if (pr->recording)
+        memset(h + 8 + payload, 0, size - 8 - payload);
     uint32_t t = (uint32_t)type, sz = (uint32_t)size;
     memcpy(h, &t, 4);
     memcpy(h + 4, &sz, 4);
@@ -293,7 +297,8 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
     int off = 0, size = 0;
     const char *ctx = XML_GetInputContext(pr->p, &off, &size);
     int count = XML_GetCurrentByteCount(pr->p);
-    size_t rawlen = ctx && count > 0 && off >= 0 && off + count <= size ? (size_t)count : 0;
+    size_t rawlen = ctx && count > 0 && off >= 0 && off + count <= size && !pr->recording
+                        ? (size_t)count : 0;
     /* lengths of the first attribute names and values, measured once */
     enum { KNOWN = 64 };
     size_t lens[KNOWN];
@@ -646,7 +651,6 @@ struct XmlReader {
     bool failed; /* a diagnostic was given or a handler stopped the parse */
     const char *last_ns; /* intern_ns cache */
     size_t last_ns_len;
-    XML_Parser direct; /* xml_parse_embedded: expat called on this thread */
 };
 
 const char *xml_intern(XmlReader *r, const char *s)
@@ -662,10 +666,8 @@ const char *xml_intern(XmlReader *r, const char *s)
 void xml_stop(XmlReader *r)
 {
     r->failed = true;
-    if (r->direct) {
-        XML_StopParser(r->direct, XML_FALSE);
+    if (!r->q) /* xml_parse_recorded: replay() skips the rest */
         return;
-    }
     atomic_store(&r->q->stop, true);
     os_mutex_lock(&r->q->lock);
     os_cond_broadcast(&r->q->changed);
@@ -1042,14 +1044,14 @@ static void replay_error(XmlReader *r, RecType type, const unsigned char *p)
     r->failed = true;
 }
 
-static void replay(XmlReader *r, const Block *b)
+static void replay(XmlReader *r, const unsigned char *data, size_t used)
 {
     size_t at = 0;
-    while (at < b->used) {
+    while (at < used) {
         uint32_t type, size;
-        memcpy(&type, b->data + at, 4);
-        memcpy(&size, b->data + at + 4, 4);
-        const unsigned char *p = b->data + at + 8;
+        memcpy(&type, data + at, 4);
+        memcpy(&size, data + at + 4, 4);
+        const unsigned char *p = data + at + 8;
         at += size;
         if (r->failed)
             continue;
@@ -1138,6 +1140,26 @@ const char *xml_attr(const XmlElem *e, const char *local)
  * Driving the two threads.
  * ==================================================================== */
 
+/* expat with the reader thread's callbacks, writing into `q`. */
+static bool producer_init(Producer *pr, Queue *q, const char *file)
+{
+    pr->q = q;
+    pr->file = file;
+    pr->p = parser_new();
+    if (!pr->p)
+        return false;
+    XML_SetUserData(pr->p, pr);
+    XML_SetElementHandler(pr->p, on_start, on_end);
+    XML_SetCharacterDataHandler(pr->p, on_text);
+    XML_SetNamespaceDeclHandler(pr->p, on_ns_start, on_ns_end);
+    XML_SetStartDoctypeDeclHandler(pr->p, on_doctype);
+    XML_SetEntityDeclHandler(pr->p, on_entity);
+    XML_SetParamEntityParsing(pr->p, XML_PARAM_ENTITY_PARSING_NEVER);
+    XML_SetXmlDeclHandler(pr->p, on_xml_decl);
+    XML_SetUnknownEncodingHandler(pr->p, on_unknown_encoding, pr);
+    return true;
+}
+
 static bool run(const char *file, Arena *arena, const XmlHandler *h, Producer *pr)
 {
     Queue q = {0};
@@ -1152,23 +1174,11 @@ static bool run(const char *file, Arena *arena, const XmlHandler *h, Producer *p
     r.arena = arena;
     r.h = h;
 
-    pr->q = &q;
-    pr->file = file;
-    pr->p = parser_new();
-    if (!pr->p) {
+    if (!producer_init(pr, &q, file)) {
         os_mutex_destroy(&q.lock);
         os_cond_destroy(&q.changed);
         return false;
     }
-    XML_SetUserData(pr->p, pr);
-    XML_SetElementHandler(pr->p, on_start, on_end);
-    XML_SetCharacterDataHandler(pr->p, on_text);
-    XML_SetNamespaceDeclHandler(pr->p, on_ns_start, on_ns_end);
-    XML_SetStartDoctypeDeclHandler(pr->p, on_doctype);
-    XML_SetEntityDeclHandler(pr->p, on_entity);
-    XML_SetParamEntityParsing(pr->p, XML_PARAM_ENTITY_PARSING_NEVER);
-    XML_SetXmlDeclHandler(pr->p, on_xml_decl);
-    XML_SetUnknownEncodingHandler(pr->p, on_unknown_encoding, pr);
 
     OsThread t;
     bool threaded = os_thread_start(&t, producer_main, pr);
@@ -1179,7 +1189,7 @@ static bool run(const char *file, Arena *arena, const XmlHandler *h, Producer *p
     }
     Block *b;
     while ((b = queue_pop(&q)) != NULL) {
-        replay(&r, b);
+        replay(&r, b->data, b->used);
         queue_recycle(&q, b);
     }
     if (threaded)
@@ -1211,104 +1221,58 @@ bool xml_parse_mem(const char *name, const void *bytes, size_t len, size_t chunk
     return run(name, arena, h, &pr);
 }
 
-/* ---- small embedded documents: expat on the calling thread ----
- * The schema files built into the binary are read with expat's callbacks
- * turned straight into the handler's, without the reader thread and its
- * records: attributes get their element's position (these documents are
- * ours, and a mistake in them is an internal error). */
+/* ---- documents recorded at build time ----
+ * The schema files built into the binary are recorded when mcgen is
+ * built (tools/xmlrec.c, through xml_record): the reader thread's records
+ * of the whole document, without the tags' bytes, so attributes get their
+ * element's position (these documents are ours, and a mistake in them is
+ * an internal error).  A run replays them into the handlers with no
+ * expat and no thread: about 1 ms of expat work per run saved, per
+ * manifest in a batch for winmeta.xml. */
 
-/* As stopped() for the reader thread: nothing expat reports after a
- * failed allocation reaches the handlers. */
-static bool direct_stopped(XmlReader *r)
+bool xml_record(const char *name, const void *bytes, size_t len, Buf *out)
 {
-    if (!expat_ran_out)
+    Queue q = {0};
+    if (!os_mutex_init(&q.lock) || !os_cond_init(&q.changed)) {
+        diag_io("cannot create a lock");
         return false;
-    if (!r->failed)
-        xml_stop(r);
-    return true;
-}
-
-static void XMLCALL direct_start(void *ud, const XML_Char *name, const XML_Char **atts)
-{
-    XmlReader *r = ud;
-    if (direct_stopped(r))
-        return;
-    Frame f = {0};
-    f.elem.loc.file = r->file;
-    f.elem.loc.line = (uint32_t)XML_GetCurrentLineNumber(r->direct);
-    f.elem.loc.col = (uint32_t)XML_GetCurrentColumnNumber(r->direct) + 1;
-    split_name(r, name, &f.elem.ns, &f.elem.local, true);
-    f.text_start = r->text.len;
-    f.attr_start = r->attrs.n;
-    size_t n = 0;
-    for (; atts[2 * n]; n++) {
-        XmlAttr a = {0};
-        split_name(r, atts[2 * n], &a.ns, &a.local, false);
-        a.value = atts[2 * n + 1];
-        a.loc = f.elem.loc;
-        vec_push(&r->attrs, a);
     }
-    f.elem.nattrs = n;
-    open_element(r, &f);
+    atomic_init(&q.stop, false);
+    q.unbounded = true;
+    Producer pr = {0};
+    pr.bytes = bytes;
+    pr.len = len;
+    pr.recording = true;
+    bool ok = producer_init(&pr, &q, name);
+    if (ok) {
+        producer_main(&pr);
+        ok = !pr.failed;
+        XML_ParserFree(pr.p);
+    }
+    for (Block *b = q.head, *next; b; b = next) {
+        next = b->next;
+        if (ok)
+            buf_add(out, b->data, b->used);
+        free(b);
+    }
+    for (Block *b = q.spare, *next; b; b = next) {
+        next = b->next;
+        free(b);
+    }
+    os_mutex_destroy(&q.lock);
+    os_cond_destroy(&q.changed);
+    return ok;
 }
 
-static void XMLCALL direct_end(void *ud, const XML_Char *name)
+bool xml_parse_recorded(const char *name, const void *text, size_t text_len,
+                        const void *records, size_t len, Arena *arena, const XmlHandler *h)
 {
-    (void)name;
-    if (!direct_stopped(ud))
-        replay_end(ud);
-}
-
-static void XMLCALL direct_text(void *ud, const XML_Char *s, int len)
-{
-    XmlReader *r = ud;
-    if (!direct_stopped(r) && r->stack.n)
-        buf_add(&r->text, s, (size_t)len);
-}
-
-static void XMLCALL direct_ns_start(void *ud, const XML_Char *prefix, const XML_Char *uri)
-{
-    XmlReader *r = ud;
-    if (direct_stopped(r))
-        return;
-    NsDecl d = {xml_intern(r, prefix ? prefix : ""), xml_intern(r, uri ? uri : "")};
-    vec_push(&r->ns, d);
-}
-
-static void XMLCALL direct_ns_end(void *ud, const XML_Char *prefix)
-{
-    if (!direct_stopped(ud))
-        replay_ns_end(ud, prefix ? prefix : "");
-}
-
-bool xml_parse_embedded(const char *name, const void *bytes, size_t len, Arena *arena,
-                        const XmlHandler *h)
-{
-    diag_register_source(name, bytes, len);
+    diag_register_source(name, text, text_len);
     XmlReader r = {0};
     r.file = name;
     r.arena = arena;
     r.h = h;
-    r.direct = parser_new();
-    if (!r.direct)
-        return false;
-    XML_SetUserData(r.direct, &r);
-    XML_SetElementHandler(r.direct, direct_start, direct_end);
-    XML_SetCharacterDataHandler(r.direct, direct_text);
-    XML_SetNamespaceDeclHandler(r.direct, direct_ns_start, direct_ns_end);
-    expat_ran_out = false;
-    bool parsed = XML_Parse(r.direct, bytes, (int)len, XML_TRUE) != XML_STATUS_ERROR;
-    if (expat_ran_out) {
-        diag_io("out of memory");
-        r.failed = true;
-    } else if (!parsed && !r.failed) {
-        Loc loc = {name, (uint32_t)XML_GetCurrentLineNumber(r.direct),
-                   (uint32_t)XML_GetCurrentColumnNumber(r.direct) + 1};
-        diag_c(D_XML_SYNTAX, loc, "malformed XML: %s",
-               XML_ErrorString(XML_GetErrorCode(r.direct)));
-        r.failed = true;
-    }
-    XML_ParserFree(r.direct);
+    replay(&r, records, len);
     reader_free(&r);
     return !r.failed;
 }

@@ -1,6 +1,6 @@
 /* diag_test.c - what diag.c prints and records, word for word: the text
- * format (a warning's option, the closing summary) and the documents of
- * --diagnostics-format (JSON, SARIF). */
+ * format (a warning's option, the quoted source line, the closing summary)
+ * and the documents of --diagnostics-format (JSON, SARIF). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -299,6 +299,76 @@ START_TEST(test_diag_summary_counts)
 }
 END_TEST
 
+/* 200 lines "L1".."L200" ending in turn with \r, \n and \r\n (XML's
+ * three line ends), as UTF-8 or as UTF-16 with a byte-order mark. */
+static void lines_text(Buf *b, int utf16, bool big_endian)
+{
+    Buf t = {0};
+    for (int k = 1; k <= 200; k++)
+        buf_printf(&t, "L%d%s", k, k % 3 == 0 ? "\r" : k % 3 == 1 ? "\n" : "\r\n");
+    if (!utf16) {
+        buf_add(b, t.s, t.len);
+    } else {
+        buf_add(b, big_endian ? "\xFE\xFF" : "\xFF\xFE", 2);
+        for (size_t i = 0; i < t.len; i++) {
+            char u[2] = {big_endian ? 0 : t.s[i], big_endian ? t.s[i] : 0};
+            buf_add(b, u, 2);
+        }
+    }
+    buf_free(&t);
+}
+
+/* The caret line of line k of `file`, as diag prints it: around the
+ * sparse index's marks (every 64th line), across every kind of line end,
+ * from a registered source and from a file on disk, in UTF-8 and UTF-16;
+ * the empty line after the last line end and lines past it show none. */
+static void check_lines_of(const char *file)
+{
+    static const int ks[] = {1, 2, 3, 63, 64, 65, 66, 127, 128, 129, 130, 199, 200};
+    for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+        Buf cap = {0}, want = {0};
+        diag_set_capture(&cap);
+        diag_at(DIAG_ERROR, (Loc){file, (uint32_t)ks[i], 2}, "x");
+        buf_printf(&want, "%s:%d:2: error: x\n  L%d\n   ^\n", file, ks[i], ks[i]);
+        ck_assert_str_eq(cap.s, want.s);
+        buf_free(&cap);
+        buf_free(&want);
+    }
+    for (uint32_t k = 201; k <= 202; k++) {
+        Buf cap = {0}, want = {0};
+        diag_set_capture(&cap);
+        diag_at(DIAG_ERROR, (Loc){file, k, 1}, "x");
+        buf_printf(&want, "%s:%u:1: error: x\n", file, k);
+        ck_assert_str_eq(cap.s, want.s);
+        buf_free(&cap);
+        buf_free(&want);
+    }
+    diag_set_capture(NULL);
+}
+
+START_TEST(test_diag_source_line_every_line_end)
+{
+    for (int enc = 0; enc < 3; enc++) {
+        Buf text = {0};
+        lines_text(&text, enc > 0, enc == 2);
+        diag_reset();
+        diag_register_source("mem.man", text.s, text.len);
+        check_lines_of("mem.man");
+        char path[] = "/tmp/mcgen-diag-test-XXXXXX";
+        int fd = mkstemp(path);
+        ck_assert_int_ge(fd, 0);
+        FILE *f = fdopen(fd, "wb");
+        ck_assert_uint_eq(fwrite(text.s, 1, text.len, f), text.len);
+        fclose(f);
+        diag_reset();
+        check_lines_of(path);
+        diag_reset();
+        remove(path);
+        buf_free(&text);
+    }
+}
+END_TEST
+
 Suite *diag_suite(void)
 {
     Suite *s = suite_create("diag");
@@ -309,6 +379,7 @@ Suite *diag_suite(void)
     tcase_add_test(tc, test_diag_formatted_template_error);
     tcase_add_test(tc, test_diag_gcc_warning_names_its_option);
     tcase_add_test(tc, test_diag_summary_counts);
+    tcase_add_test(tc, test_diag_source_line_every_line_end);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -104,7 +104,9 @@ def comment(binary):
 
 
 def objects(tree):
-    return len([f for f in os.listdir(os.path.join(tree, "build", "obj")) if f.endswith(".o")])
+    """The objects of build/, build/obj/tools/ (the build's own programs) included."""
+    return sum(len([f for f in files if f.endswith(".o")])
+               for _, _, files in os.walk(os.path.join(tree, "build", "obj")))
 
 
 def compilers(tree):
@@ -118,7 +120,8 @@ def compilers(tree):
     r = sh(["ninja", "build/mcgen"], tree, CFLAGS="-O2 -g -Werror")
     ran = ninja_lines(r.stdout)
     n = objects(tree)
-    check(r.returncode == 0 and "clang" not in comment(mcgen) and len(ran) == n + 1,
+    # two links: mcgen, and tools/xmlrec (the host program that records the schema)
+    check(r.returncode == 0 and "clang" not in comment(mcgen) and len(ran) == n + 2,
           "CFLAGS='-O2 -g -Werror' ninja: every object (%d) again with cc, no warning" % n,
           r.stdout[-3000:] + r.stderr)
     r = sh(["ninja", "build/mcgen"], tree, CFLAGS="-O2 -g -Werror")

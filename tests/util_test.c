@@ -323,6 +323,56 @@ START_TEST(test_util_out_of_memory_threads_exit_once)
 }
 END_TEST
 
+/* The VmFlags of the mapping that holds p ("hg": advised for huge pages),
+ * from /proc/self/smaps; false when there is no such file (not Linux). */
+static bool vm_flags_of(const void *p, char *flags, size_t n)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f)
+        return false;
+    char line[512];
+    bool in = false, found = false;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
+            in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+        } else if (in && strncmp(line, "VmFlags:", 8) == 0) {
+            size_t k = strlen(line + 8);
+            if (k >= n)
+                k = n - 1;
+            memcpy(flags, line + 8, k);
+            flags[k] = '\0';
+            found = true;
+            break;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+/* A vector or hash table of 4 MiB or more is advised for transparent huge
+ * pages (Linux), so that a large manifest's first touches cost few faults;
+ * a small block is not. */
+START_TEST(test_util_large_blocks_advised_huge)
+{
+    char flags[256];
+    size_t big = 16u * 1024 * 1024;
+    char *a = xmalloc(big), *c = xcalloc(big / 8, 8), *r = xrealloc(xmalloc(16), big);
+    memset(a, 1, big);
+    memset(r, 1, big);
+    if (!vm_flags_of(a, flags, sizeof flags)) {
+        free(a), free(c), free(r);
+        return; /* no /proc/self/smaps: nothing advised to see */
+    }
+    char *mid[] = {a + big / 2, c + big / 2, r + big / 2};
+    for (int i = 0; i < 3; i++) {
+        ck_assert(vm_flags_of(mid[i], flags, sizeof flags));
+        ck_assert_msg(strstr(flags, " hg") != NULL, "block %d: VmFlags:%s", i, flags);
+    }
+    free(a), free(c), free(r);
+}
+END_TEST
+
 Suite *util_suite(void)
 {
     Suite *s = suite_create("util");
@@ -342,6 +392,7 @@ Suite *util_suite(void)
     tcase_add_test(tc, test_util_fail_after_fails_one);
     tcase_add_test(tc, test_util_out_of_memory_exits_2);
     tcase_add_test(tc, test_util_out_of_memory_threads_exit_once);
+    tcase_add_test(tc, test_util_large_blocks_advised_huge);
     suite_add_tcase(s, tc);
     return s;
 }
