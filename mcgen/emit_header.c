@@ -715,7 +715,7 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
 /* ---- rendering ---- */
 
 bool header_build(const Manifest *m, const Facts *f, const Options *o, TemplateFinder *tf,
-                  Buf *out)
+                  const TmplSink *out)
 {
     Arena a = {0};
     Buf err = {0};
@@ -725,7 +725,7 @@ bool header_build(const Manifest *m, const Facts *f, const Options *o, TemplateF
     size_t len = 0;
     const char *src = finder_load(tf, "header.h.j2", &len);
     Tmpl *t = src ? tmpl_parse("header.h.j2", src, len, &err) : NULL;
-    bool ok = t && tmpl_render(t, vars, &tf->loader, finder_limits(tf), out, &err);
+    bool ok = t && tmpl_render_to(t, vars, &tf->loader, finder_limits(tf), out, &err);
     if (!ok && err.len) /* "template:line:col: error: ..." already */
         diag_formatted(err.s);
     else if (!ok)

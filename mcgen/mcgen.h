@@ -1175,10 +1175,10 @@ void finder_free(TemplateFinder *tf);
 const char *template_builtin(const char *name, size_t *len);
 
 /* The C header mc would write for the options (-um/-km: with the logging
- * code; otherwise descriptors only), rendered from header.h.j2; false
- * after a diagnostic. */
+ * code; otherwise descriptors only), rendered from header.h.j2 into `out`
+ * as it is made (whole lines); false after a diagnostic. */
 bool header_build(const Manifest *m, const Facts *f, const Options *o, TemplateFinder *tf,
-                  Buf *out);
+                  const TmplSink *out);
 
 /* ======================================================================
  * emit_mc.c
@@ -1202,7 +1202,7 @@ struct TValue *render_values(const Manifest *m, const Facts *f, const Options *o
 /* --render: the template file at path rendered against render_values;
  * false after a diagnostic. */
 bool render_user_template(const Manifest *m, const Facts *f, const Options *o, const char *path,
-                          Buf *out, TemplateFinder *tf);
+                          const TmplSink *out, TemplateFinder *tf);
 
 /* The files of templates/, built in (build/gen/templates.c); the list
  * ends with a NULL name. */

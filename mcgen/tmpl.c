@@ -981,6 +981,8 @@ struct Rn {
     const TmplLimits *lim;
     Buf *top;        /* the render's output (other Bufs: a macro call's text) */
     size_t top_base; /* its length when the render began */
+    const TmplSink *sink; /* where top's whole lines go, once it holds FLUSH_AT bytes */
+    uint64_t flushed;     /* bytes of top handed to the sink */
     Buf *err;
     bool failed;
     int depth; /* includes and macro calls, to stop runaway recursion */
@@ -1083,6 +1085,27 @@ static bool str_room(Rn *r, const Expr *e, uint32_t line, uint32_t col, size_t h
                 (unsigned long long)max);
 }
 
+/* A streamed render hands its output on in pieces of about this size. */
+enum { FLUSH_AT = 64 * 1024 };
+
+/* Hands the sink what the output holds up to the last line end in the
+ * piece just added (s, n bytes, at its end).  Looking only at that piece
+ * keeps a line longer than FLUSH_AT linear: it waits, whole, for its end. */
+static void flush_lines(Rn *r, const char *s, size_t n)
+{
+    size_t k = n;
+    while (k && s[k - 1] != '\n')
+        k--;
+    if (!k)
+        return;
+    Buf *out = r->top;
+    size_t cut = out->len - n + k;
+    r->sink->write(r->sink->ctx, out->s, cut);
+    r->flushed += cut;
+    memmove(out->s, out->s + cut, out->len - cut + 1); /* with its NUL */
+    out->len -= cut;
+}
+
 /* Appends n bytes to out, the render's output or a macro call's text,
  * within its limit; false after an error at e (or line, col). */
 static bool put(Rn *r, Buf *out, const Expr *e, uint32_t line, uint32_t col, const char *s,
@@ -1092,7 +1115,7 @@ static bool put(Rn *r, Buf *out, const Expr *e, uint32_t line, uint32_t col, con
         if (!str_room(r, e, line, col, out->len, n))
             return false;
     } else {
-        uint64_t max = r->lim->max_output, have = out->len - r->top_base;
+        uint64_t max = r->lim->max_output, have = r->flushed + out->len - r->top_base;
         if (have > max || n > max - have)
             return rerr(r, e, line, col,
                         "the output would pass the limit of %llu bytes "
@@ -1100,6 +1123,8 @@ static bool put(Rn *r, Buf *out, const Expr *e, uint32_t line, uint32_t col, con
                         (unsigned long long)max);
     }
     buf_add(out, s, n);
+    if (out == r->top && r->sink && out->len >= FLUSH_AT)
+        flush_lines(r, s, n);
     return true;
 }
 
@@ -1788,14 +1813,16 @@ static bool render_nodes(Rn *r, const NodeList *l, Scope *s, Buf *out)
     return true;
 }
 
-bool tmpl_render(const Tmpl *t, const TValue *vars, const TmplLoader *loader,
-                 const TmplLimits *limits, Buf *out, Buf *err)
+/* tmpl_render, and with a sink tmpl_render_to (out: its staging buffer). */
+static bool render(const Tmpl *t, const TValue *vars, const TmplLoader *loader,
+                   const TmplLimits *limits, Buf *out, const TmplSink *sink, Buf *err)
 {
     Rn r = {.t = t,
             .loader = loader,
             .lim = limits ? limits : &tmpl_default_limits,
             .top = out,
             .top_base = out->len,
+            .sink = sink,
             .err = err};
     Scope global = {(TValue *)vars, NULL, {0}};
     Scope top = {tv_dict(&r.a), &global, {0}};
@@ -1804,6 +1831,27 @@ bool tmpl_render(const Tmpl *t, const TValue *vars, const TmplLoader *loader,
     arena_free(&r.a);
     return ok && !r.failed;
 }
+
+bool tmpl_render(const Tmpl *t, const TValue *vars, const TmplLoader *loader,
+                 const TmplLimits *limits, Buf *out, Buf *err)
+{
+    return render(t, vars, loader, limits, out, NULL, err);
+}
+
+bool tmpl_render_to(const Tmpl *t, const TValue *vars, const TmplLoader *loader,
+                    const TmplLimits *limits, const TmplSink *out, Buf *err)
+{
+    Buf stage = {0};
+    bool ok = render(t, vars, loader, limits, &stage, out, err);
+    if (ok && stage.len)
+        out->write(out->ctx, stage.s, stage.len);
+    buf_free(&stage);
+    return ok;
+}
+
+static void buf_sink_write(void *b, const char *s, size_t n) { buf_add(b, s, n); }
+
+TmplSink tmpl_buf_sink(Buf *b) { return (TmplSink){b, buf_sink_write}; }
 
 /* ---- dump, free ---- */
 

@@ -95,6 +95,23 @@ Tmpl *tmpl_parse(const char *name, const char *src, size_t len, Buf *err);
  * an error stays there (callers discard it). */
 bool tmpl_render(const Tmpl *t, const TValue *vars, const TmplLoader *loader,
                  const TmplLimits *limits, Buf *out, Buf *err);
+/* Where a streamed render's text goes, as it is made: `write` gets it in
+ * order, in pieces that each end with a line end ('\n'), but the last
+ * piece, which ends where the text ends.  So a piece never splits a line,
+ * a CR LF pair or a UTF-8 character, and the caller can convert it line by
+ * line on its way out. */
+typedef struct TmplSink {
+    void *ctx;
+    void (*write)(void *ctx, const char *s, size_t n);
+} TmplSink;
+/* A sink that appends to b. */
+TmplSink tmpl_buf_sink(Buf *b);
+/* tmpl_render into a sink: the text is handed on in pieces of about
+ * 64 KiB (whole lines), so a render holds no more of its output than
+ * that.  What was handed on before an error stays handed on (callers
+ * discard it). */
+bool tmpl_render_to(const Tmpl *t, const TValue *vars, const TmplLoader *loader,
+                    const TmplLimits *limits, const TmplSink *out, Buf *err);
 /* The parsed tree, one node a line, for tests. */
 void tmpl_dump(const Tmpl *t, Buf *out);
 void tmpl_free(Tmpl *t);
