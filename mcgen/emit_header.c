@@ -296,11 +296,11 @@ static int by_name(const void *x, const void *y)
 }
 
 /* The function of a template (an event without template: l NULL), made
- * once per mangled name; `prefix` is McTemplateU0 or McTemplateK0.  *args
- * gets the macro parameters named after this template's fields: events
- * whose templates differ only in field names share the function but not
- * the names. */
-static const char *function_for(Arena *a, Map *seen, FnList *all, const Layout *l,
+ * once per mangled name in a; `prefix` is McTemplateU0 or McTemplateK0.
+ * *args gets the macro parameters named after this template's fields (in
+ * tmp when the function exists already): events whose templates differ
+ * only in field names share the function but not the names. */
+static const char *function_for(Arena *a, Arena *tmp, Map *seen, FnList *all, const Layout *l,
                                 const char *prefix, bool logging, TValue **args)
 {
     Buf name = {0};
@@ -308,10 +308,13 @@ static const char *function_for(Arena *a, Map *seen, FnList *all, const Layout *
     for (size_t i = 0; l && i < l->fields.n; i++)
         header_mangle_field(l->fields.v[i], &name);
     FnEntry *e = map_get(seen, name.s);
-    Fn fn = {a, e ? NULL : tv_list(a), tv_list(a), tv_list(a), tv_list(a), 1};
+    /* a new function is kept; for one made already only the names are
+     * wanted, made in tmp */
+    Fn fn = e ? (Fn){tmp, NULL, NULL, NULL, tv_list(tmp), 1}
+              : (Fn){a, tv_list(a), tv_list(a), tv_list(a), tv_list(a), 1};
     for (size_t i = 0; l && i < l->fields.n; i++) {
         const Field *f = l->fields.v[i];
-        add_field(&fn, f, (uint32_t)i, header_ident(a, f->name ? f->name : ""));
+        add_field(&fn, f, (uint32_t)i, header_ident(fn.a, f->name ? f->name : ""));
     }
     /* the traits' descriptor and the payload's: EventWrite takes 128 */
     guard_here(!logging || fn.next <= 128, "over 128 EVENT_DATA_DESCRIPTORs (MCG8020)");
@@ -617,6 +620,54 @@ static const char *macro_name(const char *symbol, const char *strip)
     return symbol;
 }
 
+/* What one provider's events list needs to make an event's dictionary
+ * when a template asks for it (tv_generated): the pieces that need the
+ * whole provider (the enable bit) or the whole manifest (the shared
+ * function) are worked out once, before rendering. */
+typedef struct EventsGen {
+    const Provider *pv;
+    const Facts *f;
+    const Options *o;
+    const char *prefix;  /* McTemplateU0 or McTemplateK0 */
+    size_t *bit;         /* per event: its enable bit */
+    const char **fname;  /* per event: its function (NULL: notLogged) */
+} EventsGen;
+
+/* The dictionary of event i of a provider: symbol, macro_name, not_logged,
+ * the descriptor's numbers, bit, and for a logged event function and args. */
+static TValue *event_values(const void *ctx, size_t i, Arena *a)
+{
+    const EventsGen *g = ctx;
+    const Event *e = g->pv->events.v[i];
+    uint8_t level = e->level ? e->level->value : 0;
+    TValue *ed = tv_dict(a);
+    const char *sym = facts_name(g->f, e);
+    tv_add(a, ed, "symbol", tv_str(a, sym));
+    tv_add(a, ed, "macro_name", tv_str(a, macro_name(sym, g->o->strip_prefix)));
+    tv_add(a, ed, "not_logged", tv_bool(a, e->not_logged));
+    tv_add(a, ed, "id", tv_int(a, e->value));
+    tv_add(a, ed, "version", tv_int(a, e->version));
+    tv_add(a, ed, "channel", tv_int(a, event_descriptor_channel(e, g->pv)));
+    tv_add(a, ed, "level", tv_int(a, level));
+    tv_add(a, ed, "opcode", tv_int(a, e->opcode ? e->opcode->value : 0));
+    tv_add(a, ed, "task", tv_int(a, e->task ? e->task->value : 0));
+    tv_add(a, ed, "keyword", tv_int(a, (int64_t)event_descriptor_keyword(e)));
+    tv_add(a, ed, "bit", tv_int(a, (int64_t)g->bit[i]));
+    if (g->fname[i]) {
+        /* the macro's parameters, named after this event's fields (the
+         * function, shared, was made before rendering) */
+        const Layout *l = e->layout;
+        Fn fn = {a, NULL, NULL, NULL, tv_list(a), 1};
+        for (size_t k = 0; l && k < l->fields.n; k++) {
+            const Field *fd = l->fields.v[k];
+            add_field(&fn, fd, (uint32_t)k, header_ident(a, fd->name ? fd->name : ""));
+        }
+        tv_add(a, ed, "function", tv_str(a, g->fname[i]));
+        tv_add(a, ed, "args", unique_args(a, fn.args));
+    }
+    return ed;
+}
+
 TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena *a)
 {
     static const Options defaults = {.mode = HEADER_UM};
@@ -639,9 +690,13 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
         tv_add(a, pd, "traits_size", tv_int(a, tsize));
         /* enable bits: one per distinct (level, keyword) pair of the
          * provider's events, in event order; notLogged events count */
-        TValue *levels = tv_list(a), *keywords = tv_list(a), *events = tv_list(a);
+        TValue *levels = tv_list(a), *keywords = tv_list(a);
+        EventsGen *g = arena_alloc(a, sizeof *g);
+        *g = (EventsGen){pv, f, o, prefix, arena_alloc(a, (pv->events.n + 1) * sizeof *g->bit),
+                         arena_alloc(a, (pv->events.n + 1) * sizeof *g->fname)};
         VEC(uint64_t) kws = {0};
         VEC(uint8_t) lvs = {0};
+        Arena scratch = {0}; /* the macro names function_for makes, not kept */
         for (size_t j = 0; j < pv->events.n; j++) {
             const Event *e = pv->events.v[j];
             uint8_t level = e->level ? e->level->value : 0;
@@ -655,38 +710,27 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
                 tv_push(a, levels, tv_int(a, level));
                 tv_push(a, keywords, tv_int(a, (int64_t)kw));
             }
-            TValue *ed = tv_dict(a);
-            const char *sym = facts_name(f, e);
-            tv_add(a, ed, "symbol", tv_str(a, sym));
-            tv_add(a, ed, "macro_name", tv_str(a, macro_name(sym, o->strip_prefix)));
-            tv_add(a, ed, "not_logged", tv_bool(a, e->not_logged));
-            tv_add(a, ed, "id", tv_int(a, e->value));
-            tv_add(a, ed, "version", tv_int(a, e->version));
-            tv_add(a, ed, "channel", tv_int(a, event_descriptor_channel(e, pv)));
-            tv_add(a, ed, "level", tv_int(a, level));
-            tv_add(a, ed, "opcode", tv_int(a, e->opcode ? e->opcode->value : 0));
-            tv_add(a, ed, "task", tv_int(a, e->task ? e->task->value : 0));
-            tv_add(a, ed, "keyword", tv_int(a, (int64_t)kw));
-            tv_add(a, ed, "bit", tv_int(a, (int64_t)bit));
+            g->bit[j] = bit;
+            g->fname[j] = NULL;
             /* notLogged events get no macros, so no function either */
             if (!e->not_logged) {
                 TValue *args;
-                const char *fname = function_for(a, &seen, &all, e->layout, prefix,
-                                                 o->mode != HEADER_DESCRIPTORS, &args);
+                ArenaMark mark = arena_mark(&scratch);
+                g->fname[j] = function_for(a, &scratch, &seen, &all, e->layout, prefix,
+                                           o->mode != HEADER_DESCRIPTORS, &args);
                 /* _ForContext(pContext, [Activity,] args): MSVC takes 127 */
                 guard_here(o->mode == HEADER_DESCRIPTORS ||
                                args->n + 1 + (o->mode == HEADER_KM) <= 127,
                            "over 127 macro parameters (MCG8021)");
-                tv_add(a, ed, "function", tv_str(a, fname));
-                tv_add(a, ed, "args", unique_args(a, args));
+                arena_release(&scratch, mark);
             }
-            tv_push(a, events, ed);
         }
+        arena_free(&scratch);
         tv_add(a, pd, "enable_count", tv_int(a, (int64_t)kws.n));
         tv_add(a, pd, "enable_words", tv_int(a, (int64_t)(kws.n ? (kws.n + 31) / 32 : 1)));
         tv_add(a, pd, "enable_levels", levels);
         tv_add(a, pd, "enable_keywords", keywords);
-        tv_add(a, pd, "events", events);
+        tv_add(a, pd, "events", tv_generated(a, pv->events.n, event_values, g));
         tv_push(a, providers, pd);
         vec_free(&kws);
         vec_free(&lvs);

@@ -96,6 +96,20 @@ void tv_push(Arena *a, TValue *list, TValue *v)
     list->items[list->n++] = v;
 }
 
+TValue *tv_generated(Arena *a, size_t n, TvGen gen, const void *ctx)
+{
+    TValue *v = tv_new(a, TV_LIST);
+    v->n = n;
+    v->gen = gen;
+    v->macro = ctx;
+    return v;
+}
+
+TValue *tv_item(const TValue *list, size_t i, Arena *a)
+{
+    return list->gen ? list->gen(list->macro, i, a) : list->items[i];
+}
+
 /* tv_get that tries position *hint first and remembers where the key was:
  * dictionaries made by the same code have their keys in the same order, so
  * an attribute expression in a loop finds its key at once. */
@@ -1312,8 +1326,9 @@ static TValue *f_join(Rn *r, const Expr *e, TValue *v, TValue *const *args)
     for (size_t i = 0; ok && i < v->n; i++) {
         if (i)
             ok = str_add(r, e, &b, sep, nsep);
-        if (ok && !text_of(v->items[i], tmp, &s, &n))
-            ok = rerr(r, e, 0, 0, "join: a %s cannot be printed", kind_name(v->items[i]));
+        TValue *item = tv_item(v, i, &r->a);
+        if (ok && !text_of(item, tmp, &s, &n))
+            ok = rerr(r, e, 0, 0, "join: a %s cannot be printed", kind_name(item));
         ok = ok && str_add(r, e, &b, s, n);
     }
     TValue *out = ok ? tv_strn(&r->a, b.s ? b.s : "", b.len) : NULL;
@@ -1386,11 +1401,12 @@ static TValue *f_first_last(Rn *r, const Expr *e, TValue *v, TValue *const *args
 {
     (void)args;
     WANT(v->kind == TV_LIST, "a list");
-    return v->n ? v->items[e->filter->name[0] == 'f' ? 0 : v->n - 1] : tv_none(&r->a);
+    return v->n ? tv_item(v, e->filter->name[0] == 'f' ? 0 : v->n - 1, &r->a) : tv_none(&r->a);
 }
 
-/* The value as compact JSON (jsonw.h); false for a macro. */
-static bool to_json(JsonW *j, const TValue *v)
+/* The value as compact JSON (jsonw.h); false for a macro.  A generated
+ * list's items are made in a one at a time, each given back once written. */
+static bool to_json(JsonW *j, const TValue *v, Arena *a)
 {
     switch (v->kind) {
     case TV_NONE: jsonw_null(j); return true;
@@ -1399,16 +1415,20 @@ static bool to_json(JsonW *j, const TValue *v)
     case TV_STR: jsonw_strn(j, v->s, v->n); return true;
     case TV_LIST:
         jsonw_begin_list(j);
-        for (size_t i = 0; i < v->n; i++)
-            if (!to_json(j, v->items[i]))
+        for (size_t i = 0; i < v->n; i++) {
+            ArenaMark mark = arena_mark(a);
+            bool ok = to_json(j, tv_item(v, i, a), a);
+            arena_release(a, mark);
+            if (!ok)
                 return false;
+        }
         jsonw_end_list(j);
         return true;
     case TV_DICT:
         jsonw_begin_object(j);
         for (size_t i = 0; i < v->n; i++) {
             jsonw_key(j, v->keys[i]);
-            if (!to_json(j, v->items[i]))
+            if (!to_json(j, v->items[i], a))
                 return false;
         }
         jsonw_end_object(j);
@@ -1427,7 +1447,7 @@ static TValue *f_tojson(Rn *r, const Expr *e, TValue *v, TValue *const *args)
     TValue *out = NULL;
     /* its length is bounded by the value's (a tree the caller built): it
      * is measured once made */
-    if (to_json(&j, v))
+    if (to_json(&j, v, &r->a))
         out = made_str(r, e, b.s, b.len);
     else
         rerr(r, e, 0, 0, "filter 'tojson': a macro cannot be written as JSON");
@@ -1544,7 +1564,7 @@ static TValue *binary(Rn *r, const Expr *e, Scope *s)
         bool in = false;
         if (b->kind == TV_LIST) {
             for (size_t i = 0; i < b->n && !in; i++)
-                in = equal(a, b->items[i]);
+                in = equal(a, tv_item(b, i, &r->a));
         } else if (b->kind == TV_DICT && a->kind == TV_STR) {
             in = tv_get(b, a->s) != NULL;
         } else if (b->kind == TV_STR && a->kind == TV_STR) {
@@ -1654,7 +1674,7 @@ static TValue *eval_expr(Rn *r, const Expr *e, Scope *s)
                 rerr(r, e, 0, 0, "index %lld outside a list of %zu", (long long)i->i, o->n);
                 return NULL;
             }
-            return o->items[k];
+            return tv_item(o, (size_t)k, &r->a);
         }
         if (o->kind == TV_DICT && i->kind == TV_STR) {
             TValue *v = tv_get(o, i->s);
@@ -1749,7 +1769,7 @@ static bool render_one(Rn *r, const Node *n, Scope *s, Buf *out)
             tv_add(&r->a, loop, "last", tv_bool(&r->a, i + 1 == it->n));
             tv_add(&r->a, loop, "length", tv_int(&r->a, (int64_t)it->n));
             tv_add(&r->a, inner.vars, "loop", loop);
-            tv_add(&r->a, inner.vars, n->text, it->items[i]);
+            tv_add(&r->a, inner.vars, n->text, tv_item(it, i, &r->a));
             bool ok = render_nodes(r, &n->body, &inner, out);
             scope_end(&inner);
             arena_release(&r->a, mark);

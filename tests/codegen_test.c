@@ -87,11 +87,13 @@ static const char *str(const TValue *d, const char *key)
     return v->s;
 }
 
+static Arena items; /* the items of generated lists (a header's events) */
+
 static const TValue *item(const TValue *d, const char *key, size_t i)
 {
     const TValue *v = tv_get(d, key);
     ck_assert_msg(v && v->kind == TV_LIST && i < v->n, "%s[%zu]", key, i);
-    return v->items[i];
+    return tv_item(v, i, &items);
 }
 
 static void joined(const TValue *list, Buf *out)
@@ -153,6 +155,7 @@ START_TEST(test_codegen_mangled_names_and_macro_args)
     ck_assert_str_eq(item(scalars, "locals", 0)->s,
                      "USHORT _Arg8_Size_ = (USHORT)(sizeof(WCHAR) * _Arg8_Len_);");
     arena_free(&a);
+    arena_free(&items);
     manifest_free(m);
     facts_free(&facts);
     buf_free(&diags);
@@ -209,6 +212,7 @@ START_TEST(test_codegen_enable_bits_symbols_traits)
                      "\\x00\\x00\\x00\\x00\\x00\\xAB\"");
     ck_assert_int_eq(tv_get(p1, "traits")->kind, TV_NONE);
     arena_free(&a);
+    arena_free(&items);
     manifest_free(m);
     facts_free(&facts);
     buf_free(&diags);

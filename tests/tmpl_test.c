@@ -593,6 +593,73 @@ START_TEST(test_tmpl_render_to_counts_what_it_handed_on)
 }
 END_TEST
 
+/* A generated list of dictionaries {i, name}: counts its calls and the
+ * most memory the render's arena held when one was made. */
+typedef struct Gen {
+    size_t calls, most;
+} Gen;
+
+static TValue *gen_item(const void *ctx, size_t i, Arena *a)
+{
+    Gen *g = (Gen *)ctx;
+    g->calls++;
+    g->most = a->total > g->most ? a->total : g->most;
+    TValue *d = tv_dict(a);
+    tv_add(a, d, "i", tv_int(a, (int64_t)i));
+    tv_add(a, d, "name", tv_str(a, i % 2 ? "odd" : "even"));
+    return d;
+}
+
+START_TEST(test_tmpl_generated_lists)
+{
+    /* every use of a list gives a generated one's items as a plain list's */
+    Gen g = {0};
+    TValue *plain = tv_list(&va);
+    for (size_t i = 0; i < 3; i++)
+        tv_push(&va, plain, gen_item(&g, i, &va));
+    const char *src = "{% for x in l %}{{ x.i }}{{ x.name }}{% if loop.last %}.{% endif %}"
+                      "{% endfor %} {{ l | length }} {{ l[1].name }} {{ l[-1].i }} "
+                      "{{ (l | first).name }} {{ (l | last).name }} {{ l | tojson }} "
+                      "{{ l[0] in l }}";
+    const char *want = "0even1odd2even. 3 odd 2 even even "
+                       "[{\"i\":0,\"name\":\"even\"},{\"i\":1,\"name\":\"odd\"},"
+                       "{\"i\":2,\"name\":\"even\"}] ";
+    Buf err = {0};
+    Tmpl *t = tmpl_parse("t.j2", src, strlen(src), &err);
+    ck_assert_msg(t, "%s", err.s);
+    for (int k = 0; k < 2; k++) {
+        TValue *d = vars();
+        tv_set(&va, d, "l", k ? tv_generated(&va, 3, gen_item, &g) : plain);
+        Buf out = {0};
+        ck_assert_msg(tmpl_render(t, d, &loader, NULL, &out, &err), "%s", err.s);
+        /* `in` compares dictionaries by identity: a generated item is a
+         * new one each time it is asked for (docs/templates.md says so) */
+        ck_assert(strncmp(out.s, want, strlen(want)) == 0);
+        ck_assert_str_eq(out.s + strlen(want), k ? "false" : "true");
+        buf_free(&out);
+    }
+    tmpl_free(t);
+    /* a loop makes each item in its iteration and gives it back: 200,000
+     * items (about 40 MB held at once) in an arena that never holds more
+     * than its first blocks */
+    const char *loop = "{% for x in l %}{{ x.i }}{{ x.name | upper }}\n{% endfor %}";
+    t = tmpl_parse("t.j2", loop, strlen(loop), &err);
+    ck_assert_msg(t, "%s", err.s);
+    Gen big = {0};
+    TValue *d = vars();
+    tv_set(&va, d, "l", tv_generated(&va, 200000, gen_item, &big));
+    Buf out = {0};
+    ck_assert_msg(tmpl_render(t, d, &loader, NULL, &out, &err), "%s", err.s);
+    ck_assert_uint_eq(big.calls, 200000);
+    ck_assert(strncmp(out.s, "0EVEN\n1ODD\n2EVEN\n", 17) == 0);
+    ck_assert(strcmp(out.s + out.len - 10, "199999ODD\n") == 0);
+    ck_assert_uint_le(big.most, 256 * 1024);
+    tmpl_free(t);
+    buf_free(&out);
+    buf_free(&err);
+}
+END_TEST
+
 START_TEST(test_tmpl_mutations_never_crash)
 {
     static const char alphabet[] = "{}%#-|.[]()'\",=<>!~+ \nabxyzifendforsetmacroincludeloop";
@@ -658,6 +725,7 @@ Suite *tmpl_suite(void)
     tcase_add_test(tc, test_tmpl_many_names);
     tcase_add_test(tc, test_tmpl_render_to_hands_on_whole_lines);
     tcase_add_test(tc, test_tmpl_render_to_counts_what_it_handed_on);
+    tcase_add_test(tc, test_tmpl_generated_lists);
     tcase_add_test(tc, test_tmpl_mutations_never_crash);
     suite_add_tcase(s, tc);
     return s;
