@@ -285,7 +285,7 @@ static void add_field(Fn *fn, const Field *f, uint32_t i, const char *macro_name
 
 typedef struct FnEntry {
     const char *name;
-    TValue *fn; /* the function's dict */
+    const Layout *layout; /* its fields make the function (NULL: none) */
 } FnEntry;
 
 typedef VEC(FnEntry) FnList;
@@ -295,45 +295,56 @@ static int by_name(const void *x, const void *y)
     return strcmp(((const FnEntry *)x)->name, ((const FnEntry *)y)->name);
 }
 
-/* The function of a template (an event without template: l NULL), made
- * once per mangled name in a; `prefix` is McTemplateU0 or McTemplateK0.
- * *args gets the macro parameters named after this template's fields (in
- * tmp when the function exists already): events whose templates differ
- * only in field names share the function but not the names. */
-static const char *function_for(Arena *a, Arena *tmp, Map *seen, FnList *all, const Layout *l,
-                                const char *prefix, bool logging, TValue **args)
+/* The name of the function of a template (an event without template: l
+ * NULL); `prefix` is McTemplateU0 or McTemplateK0.  Its first user adds
+ * it to seen and all (in a); its dictionary is made when a template asks
+ * for it (function_values).  Events whose templates differ only in field
+ * names share the function but not the macro's names (event_values). */
+static const char *function_for(Arena *a, Map *seen, FnList *all, const Layout *l,
+                                const char *prefix, bool logging, Buf *name)
 {
-    Buf name = {0};
-    buf_printf(&name, "%s", prefix);
+    name->len = 0;
+    buf_adds(name, prefix);
     for (size_t i = 0; l && i < l->fields.n; i++)
-        header_mangle_field(l->fields.v[i], &name);
-    FnEntry *e = map_get(seen, name.s);
-    /* a new function is kept; for one made already only the names are
-     * wanted, made in tmp */
-    Fn fn = e ? (Fn){tmp, NULL, NULL, NULL, tv_list(tmp), 1}
-              : (Fn){a, tv_list(a), tv_list(a), tv_list(a), tv_list(a), 1};
-    for (size_t i = 0; l && i < l->fields.n; i++) {
-        const Field *f = l->fields.v[i];
-        add_field(&fn, f, (uint32_t)i, header_ident(fn.a, f->name ? f->name : ""));
-    }
+        header_mangle_field(l->fields.v[i], name);
+    FnEntry *e = map_get(seen, name->s);
+    if (e)
+        return e->name;
     /* the traits' descriptor and the payload's: EventWrite takes 128 */
-    guard_here(!logging || fn.next <= 128, "over 128 EVENT_DATA_DESCRIPTORs (MCG8020)");
-    *args = fn.args;
-    if (!e) {
-        e = arena_alloc(a, sizeof *e);
-        e->name = arena_strndup(a, name.s, name.len);
-        e->fn = tv_dict(a);
-        tv_add(a, e->fn, "name", tv_str(a, e->name));
-        tv_add(a, e->fn, "template", l ? tv_str(a, l->tid) : tv_none(a));
-        tv_add(a, e->fn, "argcount", tv_int(a, fn.next - 1));
-        tv_add(a, e->fn, "params", fn.params);
-        tv_add(a, e->fn, "data", fn.data);
-        tv_add(a, e->fn, "locals", fn.locals);
-        map_put(seen, e->name, e, false);
-        vec_push(all, *e);
+    unsigned next = 1;
+    for (size_t i = 0; l && i < l->fields.n; i++) {
+        unsigned pieces, params;
+        check_field_pieces(l->fields.v[i], &pieces, &params);
+        next += pieces;
     }
-    buf_free(&name);
+    guard_here(!logging || next <= 128, "over 128 EVENT_DATA_DESCRIPTORs (MCG8020)");
+    e = arena_alloc(a, sizeof *e);
+    e->name = arena_strndup(a, name->s, name->len);
+    e->layout = l;
+    map_put(seen, e->name, e, false);
+    vec_push(all, *e);
     return e->name;
+}
+
+/* The dictionary of function i of the sorted list: name, template,
+ * argcount, params, data, locals. */
+static TValue *function_values(const void *ctx, size_t i, Arena *a)
+{
+    const FnEntry *e = (const FnEntry *)ctx + i;
+    const Layout *l = e->layout;
+    Fn fn = {a, tv_list(a), tv_list(a), tv_list(a), tv_list(a), 1};
+    for (size_t k = 0; l && k < l->fields.n; k++) {
+        const Field *f = l->fields.v[k];
+        add_field(&fn, f, (uint32_t)k, header_ident(a, f->name ? f->name : ""));
+    }
+    TValue *d = tv_dict(a);
+    tv_add(a, d, "name", tv_str(a, e->name));
+    tv_add(a, d, "template", l ? tv_str(a, l->tid) : tv_none(a));
+    tv_add(a, d, "argcount", tv_int(a, fn.next - 1));
+    tv_add(a, d, "params", fn.params);
+    tv_add(a, d, "data", fn.data);
+    tv_add(a, d, "locals", fn.locals);
+    return d;
 }
 
 /* The macro parameter names differ from the function's: a template with
@@ -583,31 +594,38 @@ static int by_id_then_name(const void *x, const void *y)
     return strcmp(a->name, b->name);
 }
 
+/* The dictionary of message i of a sorted array: name (MSG_<string id>), id. */
+static TValue *message_values(const void *ctx, size_t i, Arena *a)
+{
+    const Msg *msg = (const Msg *)ctx + i;
+    TValue *d = tv_dict(a);
+    tv_add(a, d, "name", tv_str(a, arena_printf(a, "MSG_%s", header_ident(a, msg->name))));
+    tv_add(a, d, "id", tv_int(a, msg->id));
+    return d;
+}
+
 /* The message ids of the manifest's strings, by id: MSG_<string id>.
  * Built-in items' winmeta strings are among them when the manifest's own
- * string table defines them (check_msgid.c). */
+ * string table defines them (check_msgid.c).  A generated list: a large
+ * manifest has tens of thousands. */
 static TValue *messages(Arena *a, const Manifest *m)
 {
-    VEC(Msg) v = {0};
+    size_t n = 0;
+    for (size_t i = 0; i < m->msgid_by_string.cap; i++) {
+        const MapEntry *e = &m->msgid_by_string.e[i];
+        n += e->key && ((const StringMsgId *)e->val)->in_header;
+    }
+    Msg *v = arena_alloc(a, (n + 1) * sizeof *v);
+    n = 0;
     for (size_t i = 0; i < m->msgid_by_string.cap; i++) {
         const MapEntry *e = &m->msgid_by_string.e[i];
         const StringMsgId *s = e->val;
-        if (e->key && s->in_header) {
-            Msg x = {e->key, s->id};
-            vec_push(&v, x);
-        }
+        if (e->key && s->in_header)
+            v[n++] = (Msg){e->key, s->id};
     }
     /* by id, then by name (entries come in hash order) */
-    sort_stable(v.v, v.n, sizeof *v.v, by_id_then_name);
-    TValue *l = tv_list(a);
-    for (size_t i = 0; i < v.n; i++) {
-        TValue *d = tv_dict(a);
-        tv_add(a, d, "name", tv_str(a, arena_printf(a, "MSG_%s", header_ident(a, v.v[i].name))));
-        tv_add(a, d, "id", tv_int(a, v.v[i].id));
-        tv_push(a, l, d);
-    }
-    vec_free(&v);
-    return l;
+    sort_stable(v, n, sizeof *v, by_id_then_name);
+    return tv_generated(a, n, message_values, v);
 }
 
 /* The event's name in its macros: its symbol without the -P prefix
@@ -678,6 +696,7 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
     TValue *providers = tv_list(a);
     Map seen = {0};
     FnList all = {0};
+    Buf name = {0}; /* function_for's */
     for (size_t i = 0; i < m->providers.n; i++) {
         const Provider *pv = m->providers.v[i];
         TValue *pd = tv_dict(a);
@@ -696,7 +715,6 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
                          arena_alloc(a, (pv->events.n + 1) * sizeof *g->fname)};
         VEC(uint64_t) kws = {0};
         VEC(uint8_t) lvs = {0};
-        Arena scratch = {0}; /* the macro names function_for makes, not kept */
         for (size_t j = 0; j < pv->events.n; j++) {
             const Event *e = pv->events.v[j];
             uint8_t level = e->level ? e->level->value : 0;
@@ -714,18 +732,20 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
             g->fname[j] = NULL;
             /* notLogged events get no macros, so no function either */
             if (!e->not_logged) {
-                TValue *args;
-                ArenaMark mark = arena_mark(&scratch);
-                g->fname[j] = function_for(a, &scratch, &seen, &all, e->layout, prefix,
-                                           o->mode != HEADER_DESCRIPTORS, &args);
+                g->fname[j] = function_for(a, &seen, &all, e->layout, prefix,
+                                           o->mode != HEADER_DESCRIPTORS, &name);
                 /* _ForContext(pContext, [Activity,] args): MSVC takes 127 */
+                size_t nargs = 0;
+                for (size_t k = 0; e->layout && k < e->layout->fields.n; k++) {
+                    unsigned pieces, params;
+                    check_field_pieces(e->layout->fields.v[k], &pieces, &params);
+                    nargs += params;
+                }
                 guard_here(o->mode == HEADER_DESCRIPTORS ||
-                               args->n + 1 + (o->mode == HEADER_KM) <= 127,
+                               nargs + 1 + (o->mode == HEADER_KM) <= 127,
                            "over 127 macro parameters (MCG8021)");
-                arena_release(&scratch, mark);
             }
         }
-        arena_free(&scratch);
         tv_add(a, pd, "enable_count", tv_int(a, (int64_t)kws.n));
         tv_add(a, pd, "enable_words", tv_int(a, (int64_t)(kws.n ? (kws.n + 31) / 32 : 1)));
         tv_add(a, pd, "enable_levels", levels);
@@ -737,9 +757,10 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
     }
     /* one function per name, sorted by name in byte order, as mc */
     sort_stable(all.v, all.n, sizeof *all.v, by_name);
-    TValue *fns = tv_list(a);
-    for (size_t i = 0; i < all.n; i++)
-        tv_push(a, fns, all.v[i].fn);
+    FnEntry *sorted = arena_alloc(a, (all.n + 1) * sizeof *sorted);
+    if (all.n)
+        memcpy(sorted, all.v, all.n * sizeof *sorted);
+    TValue *fns = tv_generated(a, all.n, function_values, sorted);
     bool any_traits = false;
     for (size_t i = 0; i < m->providers.n; i++)
         any_traits |= m->providers.v[i]->traits || m->providers.v[i]->has_control_guid;
@@ -753,6 +774,7 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
     tv_add(a, root, "manifest", tv_str(a, base ? base + 1 : m->file ? m->file : ""));
     vec_free(&all);
     map_free(&seen);
+    buf_free(&name);
     return root;
 }
 
