@@ -89,6 +89,12 @@ START_TEST(test_tmpl_expressions_and_filters)
                "{{ nothing | default(7) }} {{ items | first }}{{ items | last }}",
                "3 5 x 7 ac");
     expect_out("{{ 'say \"hi\"\\n' | cstring }}", "\"say \\\"hi\\\"\\n\"");
+    /* integers and hex as printf's %lld and 0x%0*llX print them */
+    expect_out("{{ 0 }} {{ 7 }} {{ -7 }} {{ 9223372036854775807 }} {{ -9223372036854775807 - 1 }}",
+               "0 7 -7 9223372036854775807 -9223372036854775808");
+    expect_out("{{ 0 | hex }} {{ 0 | hex(4) }} {{ 4096 | hex(2) }} {{ 255 | hex(16) }} "
+               "{{ (-1) | hex }} {{ (0 - 1) | hex(0) }} {{ 10 | hex(1) }}",
+               "0x0 0x0000 0x1000 0x00000000000000FF 0xFFFFFFFFFFFFFFFF 0xFFFFFFFFFFFFFFFF 0xA");
     expect_out("{{ n + 1 }} {{ n - 30 }} {{ -n }} {{ name ~ '!' ~ n }} {{ 'a' + 'b' }}",
                "27 -4 -26 Event!26 ab");
     expect_out("{{ 'x.y.z' | replace('.', '::') }}|{{ 'l1\\nl2\\n\\nl3' | indent(2) }}",
