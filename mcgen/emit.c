@@ -84,29 +84,45 @@ static void text_put(void *ctx, const char *s, size_t n)
     text_bom(t);
     Buf *lines = &t->lines, *bytes = &t->bytes;
     lines->len = bytes->len = 0;
+    /* each line copied whole, its end written as asked: at most twice
+     * the piece (every byte a LF made CR LF), room made once */
+    buf_grow(lines, 2 * n);
+    char *q = lines->s;
     const char *p = s, *end = s + n;
-    const char *eol = t->o->lf ? "\n" : "\r\n";
-    size_t neol = t->o->lf ? 1 : 2;
+    bool lf = t->o->lf;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *stop = nl ? nl : end;
         size_t k = (size_t)(stop - p);
         if (nl && k && stop[-1] == '\r')
             k--; /* CRLF in the text: one line end */
-        buf_add(lines, p, k);
+        memcpy(q, p, k);
+        q += k;
+        if (nl && !lf)
+            *q++ = '\r';
         if (nl)
-            buf_add(lines, eol, neol);
+            *q++ = '\n';
         p = nl ? nl + 1 : end;
     }
+    lines->len = (size_t)(q - lines->s);
+    lines->s[lines->len] = '\0';
     const Buf *put = bytes;
     if (t->enc == ENC_UTF8) {
         put = lines;
     } else if (t->enc == ENC_UTF16) {
         utf8_to_utf16le(bytes, lines->s, lines->len);
     } else {
-        bool ascii = true;
-        for (size_t i = 0; ascii && i < lines->len; i++)
-            ascii = (unsigned char)lines->s[i] < 0x80;
+        /* ASCII, 8 bytes at a time: no byte with its high bit set */
+        uint64_t high = 0;
+        size_t i = 0;
+        for (; i + 8 <= lines->len; i += 8) {
+            uint64_t w;
+            memcpy(&w, lines->s + i, 8);
+            high |= w;
+        }
+        for (; i < lines->len; i++)
+            high |= (unsigned char)lines->s[i];
+        bool ascii = !(high & 0x8080808080808080u);
         if (ascii) {
             put = lines; /* ASCII is its own Windows-1252 */
         } else if (t->lossy) {
