@@ -163,13 +163,56 @@ static void data(Fn *fn, const char *ptr, const char *size)
     tv_push(fn->a, fn->data, d);
 }
 
+/* The concatenation of the strings before NULL, in a: the C text of the
+ * parameters and descriptors without printf's machinery (5% of a large
+ * header's instructions when it was arena_printf). */
+static const char *cat_(Arena *a, const char *const *parts)
+{
+    size_t n = 0;
+    for (const char *const *p = parts; *p; p++)
+        n += strlen(*p);
+    char *s = arena_alloc(a, n + 1), *q = s;
+    for (const char *const *p = parts; *p; p++) {
+        size_t k = strlen(*p);
+        memcpy(q, *p, k);
+        q += k;
+    }
+    *q = '\0';
+    return s;
+}
+#define cat(a, ...) cat_((a), (const char *const[]){__VA_ARGS__, NULL})
+
+/* v in decimal, NUL-terminated, written backwards from end. */
+static char *digits(char *end, unsigned v)
+{
+    *--end = '\0';
+    do
+        *--end = (char)('0' + v % 10);
+    while (v /= 10);
+    return end;
+}
+
+/* v in decimal, in a. */
+static const char *num(Arena *a, unsigned v)
+{
+    char tmp[16];
+    return cat(a, digits(tmp + sizeof tmp, v));
+}
+
+/* _Arg<i><suffix>: a parameter's name. */
+static const char *argn(Arena *a, unsigned i, const char *suffix)
+{
+    char tmp[16];
+    return cat(a, "_Arg", digits(tmp + sizeof tmp, i), suffix);
+}
+
 /* The number of elements as a C expression ("" for one). */
 static const char *count_expr(Arena *a, Qty c)
 {
     if (c.k == Q_FIXED)
-        return arena_printf(a, "%u", c.n);
+        return num(a, c.n);
     if (c.k == Q_VAR)
-        return arena_printf(a, "_Arg%u", c.n);
+        return argn(a, c.n, "");
     return "1";
 }
 
@@ -185,12 +228,12 @@ static void add_field(Fn *fn, const Field *f, uint32_t i, const char *macro_name
     check_field_pieces(f, &pieces, &params);
     bool takes_len = params == 2;
     if (takes_len)
-        tv_push(a, fn->args, tv_str(a, arena_printf(a, "%s_Len_", macro_name)));
+        tv_push(a, fn->args, tv_str(a, cat(a, macro_name, "_Len_")));
     tv_push(a, fn->args, tv_str(a, macro_name));
     if (!fn->params)
         return; /* the function exists: only the macro's names were wanted */
-    const char *arg = arena_printf(a, "_Arg%u", i);
-    const char *len = arena_printf(a, "_Arg%u_Len_", i);
+    const char *arg = argn(a, i, "");
+    const char *len = argn(a, i, "_Len_");
     const char *cnt = count_expr(a, c);
     if (takes_len)
         param(fn, "_In_", "ULONG", len);
@@ -205,20 +248,20 @@ static void add_field(Fn *fn, const Field *f, uint32_t i, const char *macro_name
             const char *lit = l == 'z' ? "L\"NULL\"" : "\"NULL\"";
             const char *fn_len = l == 'z' ? "wcslen" : "strlen";
             param(fn, "_In_opt_", l == 'z' ? "PCWSTR" : "PCSTR", arg);
-            data(fn, arena_printf(a, "(%s != NULL) ? (const void*)%s : (const void*)%s", arg, arg, lit),
-                 arena_printf(a, "(%s != NULL) ? (ULONG)((%s(%s) + 1) * sizeof(%s)) : (ULONG)sizeof(%s)",
-                     arg, fn_len, arg, unit, lit));
+            data(fn, cat(a, "(", arg, " != NULL) ? (const void*)", arg, " : (const void*)", lit),
+                 cat(a, "(", arg, " != NULL) ? (ULONG)((", fn_len, "(", arg, ") + 1) * sizeof(", unit,
+                     ")) : (ULONG)sizeof(", lit, ")"));
         } else if (takes_len) {
             /* a blob the caller packed: strings one after another, or
              * binary of a size only the caller knows */
-            param(fn, arena_printf(a, "_In_reads_(%s)", len), ptype, arg);
-            data(fn, arg, arena_printf(a, "(ULONG)(sizeof(%s) * %s)", unit, len));
+            param(fn, cat(a, "_In_reads_(", len, ")"), ptype, arg);
+            data(fn, arg, cat(a, "(ULONG)(sizeof(", unit, ") * ", len, ")"));
         } else {
             /* every element has the length the manifest gives */
-            const char *each = n.k == Q_FIXED ? arena_printf(a, "%u", n.n) : arena_printf(a, "_Arg%u", n.n);
-            const char *total = c.k == Q_NONE ? each : arena_printf(a, "%s * %s", cnt, each);
-            param(fn, arena_printf(a, "_In_reads_(%s)", total), ptype, arg);
-            data(fn, arg, arena_printf(a, "(ULONG)(sizeof(%s) * %s)", unit, total));
+            const char *each = n.k == Q_FIXED ? num(a, n.n) : argn(a, n.n, "");
+            const char *total = c.k == Q_NONE ? each : cat(a, cnt, " * ", each);
+            param(fn, cat(a, "_In_reads_(", total, ")"), ptype, arg);
+            data(fn, arg, cat(a, "(ULONG)(sizeof(", unit, ") * ", total, ")"));
         }
         break;
     }
@@ -226,54 +269,54 @@ static void add_field(Fn *fn, const Field *f, uint32_t i, const char *macro_name
     case 'a':
     case 'e': {
         const char *ptype = l == 'w' ? "const WCHAR*" : l == 'a' ? "const char*" : "const unsigned char*";
-        param(fn, arena_printf(a, "_In_reads_(%s)", len), ptype, arg);
+        param(fn, cat(a, "_In_reads_(", len, ")"), ptype, arg);
         if (c.k == Q_NONE) {
             /* a 16-bit byte count, then the bytes */
-            const char *size = arena_printf(a, "_Arg%u_Size_", i);
+            const char *size = argn(a, i, "_Size_");
             tv_push(a, fn->locals,
-                    tv_str(a, arena_printf(a, "USHORT %s = (USHORT)(sizeof(%s) * %s);", size, unit, len)));
-            data(fn, arena_printf(a, "&%s", size), "sizeof(USHORT)");
+                    tv_str(a, cat(a, "USHORT ", size, " = (USHORT)(sizeof(", unit, ") * ", len, ");")));
+            data(fn, cat(a, "&", size), "sizeof(USHORT)");
             data(fn, arg, size);
         } else {
             /* the caller packed every item with its count */
-            data(fn, arg, arena_printf(a, "(ULONG)(sizeof(%s) * %s)", unit, len));
+            data(fn, arg, cat(a, "(ULONG)(sizeof(", unit, ") * ", len, ")"));
         }
         break;
     }
     case 'k':
         if (c.k == Q_NONE) {
             param(fn, "_In_opt_", "const SID*", arg);
-            data(fn, arena_printf(a, "(%s != NULL) ? (const void*)%s : (const void*)\"\\0\\0\\0\\0\\0\\0\\0\"",
-                         arg, arg),
-                 arena_printf(a, "(%s != NULL) ? (ULONG)MCGEN_GETLENGTHSID(%s) : 8u", arg, arg));
+            data(fn, cat(a, "(", arg, " != NULL) ? (const void*)", arg,
+                     " : (const void*)\"\\0\\0\\0\\0\\0\\0\\0\""),
+                 cat(a, "(", arg, " != NULL) ? (ULONG)MCGEN_GETLENGTHSID(", arg, ") : 8u"));
         } else {
-            param(fn, arena_printf(a, "_In_reads_bytes_(%s)", len), "const unsigned char*", arg);
+            param(fn, cat(a, "_In_reads_bytes_(", len, ")"), "const unsigned char*", arg);
             data(fn, arg, len);
         }
         break;
     case 'n':
-        param(fn, arena_printf(a, "_In_reads_bytes_(%s)", len), "const void*", arg);
+        param(fn, cat(a, "_In_reads_bytes_(", len, ")"), "const void*", arg);
         /* _Len_ is one element's size when all elements have the same
          * size, as in mc; the whole blob's when they differ, where mc's
          * count * _Len_ is wrong */
         if (c.k == Q_NONE || !members_fixed(f))
             data(fn, arg, len);
         else
-            data(fn, arg, arena_printf(a, "(ULONG)(%s * %s)", cnt, len));
+            data(fn, arg, cat(a, "(ULONG)(", cnt, " * ", len, ")"));
         break;
     default: {
         const char *t = scalar_ctype(l);
         if (!t)
             t = "unsigned char"; /* cannot happen: winmeta gives every inType a letter */
         if (c.k == Q_NONE && (l == 'j' || l == 'm' || l == 'y')) {
-            param(fn, "_In_", arena_printf(a, "const %s*", t), arg);
-            data(fn, arg, arena_printf(a, "sizeof(%s)", t));
+            param(fn, "_In_", cat(a, "const ", t, "*"), arg);
+            data(fn, arg, cat(a, "sizeof(", t, ")"));
         } else if (c.k == Q_NONE) {
-            param(fn, l == 'p' ? "_In_opt_" : "_In_", arena_printf(a, "const %s", t), arg);
-            data(fn, arena_printf(a, "&%s", arg), arena_printf(a, "sizeof(%s)", t));
+            param(fn, l == 'p' ? "_In_opt_" : "_In_", cat(a, "const ", t), arg);
+            data(fn, cat(a, "&", arg), cat(a, "sizeof(", t, ")"));
         } else {
-            param(fn, arena_printf(a, "_In_reads_(%s)", cnt), arena_printf(a, "const %s*", t), arg);
-            data(fn, arg, arena_printf(a, "(ULONG)(sizeof(%s) * %s)", t, cnt));
+            param(fn, cat(a, "_In_reads_(", cnt, ")"), cat(a, "const ", t, "*"), arg);
+            data(fn, arg, cat(a, "(ULONG)(sizeof(", t, ") * ", cnt, ")"));
         }
         break;
     }
@@ -599,7 +642,7 @@ static TValue *message_values(const void *ctx, size_t i, Arena *a)
 {
     const Msg *msg = (const Msg *)ctx + i;
     TValue *d = tv_dict(a);
-    tv_add(a, d, "name", tv_str(a, arena_printf(a, "MSG_%s", header_ident(a, msg->name))));
+    tv_add(a, d, "name", tv_str(a, cat(a, "MSG_", header_ident(a, msg->name))));
     tv_add(a, d, "id", tv_int(a, msg->id));
     return d;
 }
