@@ -688,8 +688,7 @@ static const char *macro_name(const char *symbol, const char *strip)
 typedef struct EventsGen {
     const Provider *pv;
     const Facts *f;
-    const Options *o;
-    const char *prefix;  /* McTemplateU0 or McTemplateK0 */
+    const char *strip;   /* -P's prefix (a copy: the options may not outlive the values) */
     size_t *bit;         /* per event: its enable bit */
     const char **fname;  /* per event: its function (NULL: notLogged) */
 } EventsGen;
@@ -704,7 +703,7 @@ static TValue *event_values(const void *ctx, size_t i, Arena *a)
     TValue *ed = tv_dict(a);
     const char *sym = facts_name(g->f, e);
     tv_add(a, ed, "symbol", tv_str(a, sym));
-    tv_add(a, ed, "macro_name", tv_str(a, macro_name(sym, g->o->strip_prefix)));
+    tv_add(a, ed, "macro_name", tv_str(a, macro_name(sym, g->strip)));
     tv_add(a, ed, "not_logged", tv_bool(a, e->not_logged));
     tv_add(a, ed, "id", tv_int(a, e->value));
     tv_add(a, ed, "version", tv_int(a, e->version));
@@ -754,7 +753,8 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
          * provider's events, in event order; notLogged events count */
         TValue *levels = tv_list(a), *keywords = tv_list(a);
         EventsGen *g = arena_alloc(a, sizeof *g);
-        *g = (EventsGen){pv, f, o, prefix, arena_alloc(a, (pv->events.n + 1) * sizeof *g->bit),
+        *g = (EventsGen){pv, f, o->strip_prefix ? arena_strdup(a, o->strip_prefix) : NULL,
+                         arena_alloc(a, (pv->events.n + 1) * sizeof *g->bit),
                          arena_alloc(a, (pv->events.n + 1) * sizeof *g->fname)};
         VEC(uint64_t) kws = {0};
         VEC(uint8_t) lvs = {0};

@@ -1151,7 +1151,10 @@ void header_mangle_field(const Field *f, Buf *out);
  *     size}, locals[] (C declarations)
  *   write_prefix: EventWrite, or -p's prefix
  *   activity: -km: the write macros and functions take an activity id
- * providers and events are in Manifest order; o may be NULL (-um). */
+ * providers and events are in Manifest order; o may be NULL (-um).
+ * events[], functions[] and messages[] are generated lists (tv_generated):
+ * their items are made when a template asks for them, from m and f, which
+ * must outlive the values (o need not). */
 struct TValue;
 struct TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena *a);
 /* Finds templates by name: in first_dir (a user template's own
