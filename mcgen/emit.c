@@ -20,6 +20,47 @@
 
 /* ---- text outputs ---- */
 
+/* A text output on its way out, in the encoding and line endings asked
+ * for (-cp, --line-endings): UTF-8 with LF or CRLF line ends goes in, piece
+ * by piece, and each piece is converted and put into the Out at once, so
+ * no whole copy of the text is held (a header is rendered straight into
+ * it: TmplSink).  A piece ends at a line end or where the text ends (what
+ * tmpl_render_to hands on), so no CR LF pair and no UTF-8 character is
+ * split between two.  mc writes the .rc in UTF-16 when UTF-8 is asked for,
+ * as rc.exe cannot read UTF-8.  A character the ANSI code page has no
+ * place for is an error (one diagnostic; the run then writes nothing),
+ * unless `lossy` (a .mc header or .dbg: '?' for it, as mc writes). */
+typedef struct TextOut {
+    const Options *o;
+    const char *path;
+    Out *out;
+    TextEncoding enc;
+    bool lossy;
+    bool begun; /* the byte-order mark is out */
+    bool ok;
+    Buf lines, bytes; /* one piece's, reused */
+} TextOut;
+
+static void text_begin(TextOut *t, const EmitCtx *c, const char *path, bool rc, bool lossy,
+                       Out *out)
+{
+    TextEncoding enc = c->o->encoding;
+    *t = (TextOut){c->o, path, out, enc == ENC_UTF8 && rc ? ENC_UTF16 : enc, lossy, false, true,
+                   {0}, {0}};
+}
+
+/* The byte-order mark of UTF-8 and UTF-16 (even before an empty text). */
+static void text_bom(TextOut *t)
+{
+    if (t->begun)
+        return;
+    t->begun = true;
+    if (t->enc == ENC_UTF8)
+        out_put(t->out, "\xEF\xBB\xBF", 3);
+    else if (t->enc == ENC_UTF16)
+        out_put(t->out, "\xFF\xFE", 2);
+}
+
 /* Windows-1252 of UTF-8 text, '?' for each character it has none for. */
 static void cp1252_lossy(Buf *out, const char *s, size_t n)
 {
@@ -34,62 +75,91 @@ static void cp1252_lossy(Buf *out, const char *s, size_t n)
     }
 }
 
-/* A text output in the encoding and line endings asked for (-cp,
- * --line-endings); `text` is UTF-8 with LF or CRLF line ends.  mc writes
- * the .rc in UTF-16 when UTF-8 is asked for, as rc.exe cannot read UTF-8.
- * false after a diagnostic when a character has no place in the ANSI code
- * page, unless `lossy` (a .mc header or .dbg: '?' for it, as mc writes). */
-static bool put_text(const EmitCtx *c, const char *path, const Buf *text, bool rc, bool lossy,
-                     Out *out)
+/* One piece (a TmplSink's write). */
+static void text_put(void *ctx, const char *s, size_t n)
 {
-    const Options *o = c->o;
-    Buf lines = {0}, bytes = {0};
-    /* an empty text may have no bytes at all (Buf.s NULL): no offset on it */
-    const char *p = text->s, *end = p ? p + text->len : p;
+    TextOut *t = ctx;
+    if (!t->ok || !n)
+        return;
+    text_bom(t);
+    Buf *lines = &t->lines, *bytes = &t->bytes;
+    lines->len = bytes->len = 0;
+    /* each line copied whole, its end written as asked: at most twice
+     * the piece (every byte a LF made CR LF), room made once */
+    buf_grow(lines, 2 * n);
+    char *q = lines->s;
+    const char *p = s, *end = s + n;
+    bool lf = t->o->lf;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *stop = nl ? nl : end;
-        size_t n = (size_t)(stop - p);
-        if (nl && n && stop[-1] == '\r')
-            n--; /* CRLF in the text: one line end */
-        buf_add(&lines, p, n);
+        size_t k = (size_t)(stop - p);
+        if (nl && k && stop[-1] == '\r')
+            k--; /* CRLF in the text: one line end */
+        memcpy(q, p, k);
+        q += k;
+        if (nl && !lf)
+            *q++ = '\r';
         if (nl)
-            buf_add(&lines, o->lf ? "\n" : "\r\n", o->lf ? 1 : 2);
+            *q++ = '\n';
         p = nl ? nl + 1 : end;
     }
-    bool ok = true;
-    TextEncoding enc = o->encoding == ENC_UTF8 && rc ? ENC_UTF16 : o->encoding;
-    const Buf *put = &bytes;
-    if (enc == ENC_UTF8) {
-        buf_add(&bytes, "\xEF\xBB\xBF", 3);
-        buf_add(&bytes, lines.s, lines.len);
-    } else if (enc == ENC_UTF16) {
-        buf_add(&bytes, "\xFF\xFE", 2);
-        utf8_to_utf16le(&bytes, lines.s, lines.len);
+    lines->len = (size_t)(q - lines->s);
+    lines->s[lines->len] = '\0';
+    const Buf *put = bytes;
+    if (t->enc == ENC_UTF8) {
+        put = lines;
+    } else if (t->enc == ENC_UTF16) {
+        utf8_to_utf16le(bytes, lines->s, lines->len);
     } else {
-        bool ascii = true;
-        for (size_t i = 0; ascii && i < lines.len; i++)
-            ascii = (unsigned char)lines.s[i] < 0x80;
+        /* ASCII, 8 bytes at a time: no byte with its high bit set */
+        uint64_t high = 0;
+        size_t i = 0;
+        for (; i + 8 <= lines->len; i += 8) {
+            uint64_t w;
+            memcpy(&w, lines->s + i, 8);
+            high |= w;
+        }
+        for (; i < lines->len; i++)
+            high |= (unsigned char)lines->s[i];
+        bool ascii = !(high & 0x8080808080808080u);
         if (ascii) {
-            put = &lines; /* ASCII is its own Windows-1252 */
-        } else if (lossy) {
+            put = lines; /* ASCII is its own Windows-1252 */
+        } else if (t->lossy) {
             /* a .mc header shows the messages' texts: what the code page
              * has no character for becomes '?', as mc's conversion makes
              * it (check_mc warned: MCG5113) */
-            cp1252_lossy(&bytes, lines.s, lines.len);
-        } else if (utf8_to_cp1252(&bytes, lines.s, lines.len) != SIZE_MAX) {
+            cp1252_lossy(bytes, lines->s, lines->len);
+        } else if (utf8_to_cp1252(bytes, lines->s, lines->len) != SIZE_MAX) {
             diag_plain(DIAG_ERROR,
                        "%s: a character cannot be written in the ANSI code page "
                        "(Windows-1252); use -cp utf-8 or -cp utf-16",
-                       path);
-            ok = false;
+                       t->path);
+            t->ok = false;
+            return;
         }
     }
-    if (ok)
-        out_put(out, put->s, put->len);
-    buf_free(&lines);
-    buf_free(&bytes);
-    return ok;
+    out_put(t->out, put->s, put->len);
+}
+
+/* false when a piece could not be written (after its diagnostic). */
+static bool text_end(TextOut *t)
+{
+    if (t->ok)
+        text_bom(t);
+    buf_free(&t->lines);
+    buf_free(&t->bytes);
+    return t->ok;
+}
+
+/* A whole text made in memory (the small outputs), as one piece. */
+static bool put_text(const EmitCtx *c, const char *path, const Buf *text, bool rc, bool lossy,
+                     Out *out)
+{
+    TextOut t;
+    text_begin(&t, c, path, rc, lossy, out);
+    text_put(&t, text->s, text->len);
+    return text_end(&t);
 }
 
 /* ---- mc's outputs ---- */
@@ -106,10 +176,16 @@ static void header_files(const EmitCtx *c, OutputList *l)
 
 static bool header_file(const EmitCtx *c, size_t part, const char *path, Out *out)
 {
+    if (part == 0) { /* rendered straight into the file: the largest output */
+        TextOut t;
+        text_begin(&t, c, path, false, false, out);
+        TmplSink sink = {&t, text_put};
+        bool ok = header_build(c->m, c->facts, c->o, c->tf, &sink);
+        return text_end(&t) && ok;
+    }
     Buf text = {0};
-    bool ok = (part ? mc_header_build(c->mc, c->o, c->tf, &text)
-                    : header_build(c->m, c->facts, c->o, c->tf, &text)) &&
-              put_text(c, path, &text, false, part == 1, out);
+    bool ok = mc_header_build(c->mc, c->o, c->tf, &text) &&
+              put_text(c, path, &text, false, true, out);
     buf_free(&text);
     return ok;
 }
@@ -226,15 +302,15 @@ static void render_files(const EmitCtx *c, OutputList *l)
         output_add(l, c->o->renders.v[i].output, i);
 }
 
+static void out_sink_write(void *out, const char *s, size_t n) { out_put(out, s, n); }
+
 static bool render_file(const EmitCtx *c, size_t job, const char *path, Out *out)
 {
     (void)path;
-    Buf b = {0};
-    bool ok = render_user_template(c->m, c->facts, c->o, c->o->renders.v[job].tmpl, &b, c->tf);
-    if (ok)
-        out_put(out, b.s, b.len);
-    buf_free(&b);
-    return ok;
+    /* the user's bytes as they come (no conversion): a failed render's
+     * partial text goes nowhere, as the run fails */
+    TmplSink sink = {out, out_sink_write};
+    return render_user_template(c->m, c->facts, c->o, c->o->renders.v[job].tmpl, &sink, c->tf);
 }
 
 /* mc -x: a .mc file's message ids and their symbolic names. */

@@ -163,13 +163,56 @@ static void data(Fn *fn, const char *ptr, const char *size)
     tv_push(fn->a, fn->data, d);
 }
 
+/* The concatenation of the strings before NULL, in a: the C text of the
+ * parameters and descriptors without printf's machinery (5% of a large
+ * header's instructions when it was arena_printf). */
+static const char *cat_(Arena *a, const char *const *parts)
+{
+    size_t n = 0;
+    for (const char *const *p = parts; *p; p++)
+        n += strlen(*p);
+    char *s = arena_alloc(a, n + 1), *q = s;
+    for (const char *const *p = parts; *p; p++) {
+        size_t k = strlen(*p);
+        memcpy(q, *p, k);
+        q += k;
+    }
+    *q = '\0';
+    return s;
+}
+#define cat(a, ...) cat_((a), (const char *const[]){__VA_ARGS__, NULL})
+
+/* v in decimal, NUL-terminated, written backwards from end. */
+static char *digits(char *end, unsigned v)
+{
+    *--end = '\0';
+    do
+        *--end = (char)('0' + v % 10);
+    while (v /= 10);
+    return end;
+}
+
+/* v in decimal, in a. */
+static const char *num(Arena *a, unsigned v)
+{
+    char tmp[16];
+    return cat(a, digits(tmp + sizeof tmp, v));
+}
+
+/* _Arg<i><suffix>: a parameter's name. */
+static const char *argn(Arena *a, unsigned i, const char *suffix)
+{
+    char tmp[16];
+    return cat(a, "_Arg", digits(tmp + sizeof tmp, i), suffix);
+}
+
 /* The number of elements as a C expression ("" for one). */
 static const char *count_expr(Arena *a, Qty c)
 {
     if (c.k == Q_FIXED)
-        return arena_printf(a, "%u", c.n);
+        return num(a, c.n);
     if (c.k == Q_VAR)
-        return arena_printf(a, "_Arg%u", c.n);
+        return argn(a, c.n, "");
     return "1";
 }
 
@@ -185,12 +228,12 @@ static void add_field(Fn *fn, const Field *f, uint32_t i, const char *macro_name
     check_field_pieces(f, &pieces, &params);
     bool takes_len = params == 2;
     if (takes_len)
-        tv_push(a, fn->args, tv_str(a, arena_printf(a, "%s_Len_", macro_name)));
+        tv_push(a, fn->args, tv_str(a, cat(a, macro_name, "_Len_")));
     tv_push(a, fn->args, tv_str(a, macro_name));
     if (!fn->params)
         return; /* the function exists: only the macro's names were wanted */
-    const char *arg = arena_printf(a, "_Arg%u", i);
-    const char *len = arena_printf(a, "_Arg%u_Len_", i);
+    const char *arg = argn(a, i, "");
+    const char *len = argn(a, i, "_Len_");
     const char *cnt = count_expr(a, c);
     if (takes_len)
         param(fn, "_In_", "ULONG", len);
@@ -205,20 +248,20 @@ static void add_field(Fn *fn, const Field *f, uint32_t i, const char *macro_name
             const char *lit = l == 'z' ? "L\"NULL\"" : "\"NULL\"";
             const char *fn_len = l == 'z' ? "wcslen" : "strlen";
             param(fn, "_In_opt_", l == 'z' ? "PCWSTR" : "PCSTR", arg);
-            data(fn, arena_printf(a, "(%s != NULL) ? (const void*)%s : (const void*)%s", arg, arg, lit),
-                 arena_printf(a, "(%s != NULL) ? (ULONG)((%s(%s) + 1) * sizeof(%s)) : (ULONG)sizeof(%s)",
-                     arg, fn_len, arg, unit, lit));
+            data(fn, cat(a, "(", arg, " != NULL) ? (const void*)", arg, " : (const void*)", lit),
+                 cat(a, "(", arg, " != NULL) ? (ULONG)((", fn_len, "(", arg, ") + 1) * sizeof(", unit,
+                     ")) : (ULONG)sizeof(", lit, ")"));
         } else if (takes_len) {
             /* a blob the caller packed: strings one after another, or
              * binary of a size only the caller knows */
-            param(fn, arena_printf(a, "_In_reads_(%s)", len), ptype, arg);
-            data(fn, arg, arena_printf(a, "(ULONG)(sizeof(%s) * %s)", unit, len));
+            param(fn, cat(a, "_In_reads_(", len, ")"), ptype, arg);
+            data(fn, arg, cat(a, "(ULONG)(sizeof(", unit, ") * ", len, ")"));
         } else {
             /* every element has the length the manifest gives */
-            const char *each = n.k == Q_FIXED ? arena_printf(a, "%u", n.n) : arena_printf(a, "_Arg%u", n.n);
-            const char *total = c.k == Q_NONE ? each : arena_printf(a, "%s * %s", cnt, each);
-            param(fn, arena_printf(a, "_In_reads_(%s)", total), ptype, arg);
-            data(fn, arg, arena_printf(a, "(ULONG)(sizeof(%s) * %s)", unit, total));
+            const char *each = n.k == Q_FIXED ? num(a, n.n) : argn(a, n.n, "");
+            const char *total = c.k == Q_NONE ? each : cat(a, cnt, " * ", each);
+            param(fn, cat(a, "_In_reads_(", total, ")"), ptype, arg);
+            data(fn, arg, cat(a, "(ULONG)(sizeof(", unit, ") * ", total, ")"));
         }
         break;
     }
@@ -226,54 +269,54 @@ static void add_field(Fn *fn, const Field *f, uint32_t i, const char *macro_name
     case 'a':
     case 'e': {
         const char *ptype = l == 'w' ? "const WCHAR*" : l == 'a' ? "const char*" : "const unsigned char*";
-        param(fn, arena_printf(a, "_In_reads_(%s)", len), ptype, arg);
+        param(fn, cat(a, "_In_reads_(", len, ")"), ptype, arg);
         if (c.k == Q_NONE) {
             /* a 16-bit byte count, then the bytes */
-            const char *size = arena_printf(a, "_Arg%u_Size_", i);
+            const char *size = argn(a, i, "_Size_");
             tv_push(a, fn->locals,
-                    tv_str(a, arena_printf(a, "USHORT %s = (USHORT)(sizeof(%s) * %s);", size, unit, len)));
-            data(fn, arena_printf(a, "&%s", size), "sizeof(USHORT)");
+                    tv_str(a, cat(a, "USHORT ", size, " = (USHORT)(sizeof(", unit, ") * ", len, ");")));
+            data(fn, cat(a, "&", size), "sizeof(USHORT)");
             data(fn, arg, size);
         } else {
             /* the caller packed every item with its count */
-            data(fn, arg, arena_printf(a, "(ULONG)(sizeof(%s) * %s)", unit, len));
+            data(fn, arg, cat(a, "(ULONG)(sizeof(", unit, ") * ", len, ")"));
         }
         break;
     }
     case 'k':
         if (c.k == Q_NONE) {
             param(fn, "_In_opt_", "const SID*", arg);
-            data(fn, arena_printf(a, "(%s != NULL) ? (const void*)%s : (const void*)\"\\0\\0\\0\\0\\0\\0\\0\"",
-                         arg, arg),
-                 arena_printf(a, "(%s != NULL) ? (ULONG)MCGEN_GETLENGTHSID(%s) : 8u", arg, arg));
+            data(fn, cat(a, "(", arg, " != NULL) ? (const void*)", arg,
+                     " : (const void*)\"\\0\\0\\0\\0\\0\\0\\0\""),
+                 cat(a, "(", arg, " != NULL) ? (ULONG)MCGEN_GETLENGTHSID(", arg, ") : 8u"));
         } else {
-            param(fn, arena_printf(a, "_In_reads_bytes_(%s)", len), "const unsigned char*", arg);
+            param(fn, cat(a, "_In_reads_bytes_(", len, ")"), "const unsigned char*", arg);
             data(fn, arg, len);
         }
         break;
     case 'n':
-        param(fn, arena_printf(a, "_In_reads_bytes_(%s)", len), "const void*", arg);
+        param(fn, cat(a, "_In_reads_bytes_(", len, ")"), "const void*", arg);
         /* _Len_ is one element's size when all elements have the same
          * size, as in mc; the whole blob's when they differ, where mc's
          * count * _Len_ is wrong */
         if (c.k == Q_NONE || !members_fixed(f))
             data(fn, arg, len);
         else
-            data(fn, arg, arena_printf(a, "(ULONG)(%s * %s)", cnt, len));
+            data(fn, arg, cat(a, "(ULONG)(", cnt, " * ", len, ")"));
         break;
     default: {
         const char *t = scalar_ctype(l);
         if (!t)
             t = "unsigned char"; /* cannot happen: winmeta gives every inType a letter */
         if (c.k == Q_NONE && (l == 'j' || l == 'm' || l == 'y')) {
-            param(fn, "_In_", arena_printf(a, "const %s*", t), arg);
-            data(fn, arg, arena_printf(a, "sizeof(%s)", t));
+            param(fn, "_In_", cat(a, "const ", t, "*"), arg);
+            data(fn, arg, cat(a, "sizeof(", t, ")"));
         } else if (c.k == Q_NONE) {
-            param(fn, l == 'p' ? "_In_opt_" : "_In_", arena_printf(a, "const %s", t), arg);
-            data(fn, arena_printf(a, "&%s", arg), arena_printf(a, "sizeof(%s)", t));
+            param(fn, l == 'p' ? "_In_opt_" : "_In_", cat(a, "const ", t), arg);
+            data(fn, cat(a, "&", arg), cat(a, "sizeof(", t, ")"));
         } else {
-            param(fn, arena_printf(a, "_In_reads_(%s)", cnt), arena_printf(a, "const %s*", t), arg);
-            data(fn, arg, arena_printf(a, "(ULONG)(sizeof(%s) * %s)", t, cnt));
+            param(fn, cat(a, "_In_reads_(", cnt, ")"), cat(a, "const ", t, "*"), arg);
+            data(fn, arg, cat(a, "(ULONG)(sizeof(", t, ") * ", cnt, ")"));
         }
         break;
     }
@@ -285,7 +328,7 @@ static void add_field(Fn *fn, const Field *f, uint32_t i, const char *macro_name
 
 typedef struct FnEntry {
     const char *name;
-    TValue *fn; /* the function's dict */
+    const Layout *layout; /* its fields make the function (NULL: none) */
 } FnEntry;
 
 typedef VEC(FnEntry) FnList;
@@ -295,42 +338,56 @@ static int by_name(const void *x, const void *y)
     return strcmp(((const FnEntry *)x)->name, ((const FnEntry *)y)->name);
 }
 
-/* The function of a template (an event without template: l NULL), made
- * once per mangled name; `prefix` is McTemplateU0 or McTemplateK0.  *args
- * gets the macro parameters named after this template's fields: events
- * whose templates differ only in field names share the function but not
- * the names. */
+/* The name of the function of a template (an event without template: l
+ * NULL); `prefix` is McTemplateU0 or McTemplateK0.  Its first user adds
+ * it to seen and all (in a); its dictionary is made when a template asks
+ * for it (function_values).  Events whose templates differ only in field
+ * names share the function but not the macro's names (event_values). */
 static const char *function_for(Arena *a, Map *seen, FnList *all, const Layout *l,
-                                const char *prefix, bool logging, TValue **args)
+                                const char *prefix, bool logging, Buf *name)
 {
-    Buf name = {0};
-    buf_printf(&name, "%s", prefix);
+    name->len = 0;
+    buf_adds(name, prefix);
     for (size_t i = 0; l && i < l->fields.n; i++)
-        header_mangle_field(l->fields.v[i], &name);
-    FnEntry *e = map_get(seen, name.s);
-    Fn fn = {a, e ? NULL : tv_list(a), tv_list(a), tv_list(a), tv_list(a), 1};
-    for (size_t i = 0; l && i < l->fields.n; i++) {
-        const Field *f = l->fields.v[i];
-        add_field(&fn, f, (uint32_t)i, header_ident(a, f->name ? f->name : ""));
-    }
+        header_mangle_field(l->fields.v[i], name);
+    FnEntry *e = map_get(seen, name->s);
+    if (e)
+        return e->name;
     /* the traits' descriptor and the payload's: EventWrite takes 128 */
-    guard_here(!logging || fn.next <= 128, "over 128 EVENT_DATA_DESCRIPTORs (MCG8020)");
-    *args = fn.args;
-    if (!e) {
-        e = arena_alloc(a, sizeof *e);
-        e->name = arena_strndup(a, name.s, name.len);
-        e->fn = tv_dict(a);
-        tv_add(a, e->fn, "name", tv_str(a, e->name));
-        tv_add(a, e->fn, "template", l ? tv_str(a, l->tid) : tv_none(a));
-        tv_add(a, e->fn, "argcount", tv_int(a, fn.next - 1));
-        tv_add(a, e->fn, "params", fn.params);
-        tv_add(a, e->fn, "data", fn.data);
-        tv_add(a, e->fn, "locals", fn.locals);
-        map_put(seen, e->name, e, false);
-        vec_push(all, *e);
+    unsigned next = 1;
+    for (size_t i = 0; l && i < l->fields.n; i++) {
+        unsigned pieces, params;
+        check_field_pieces(l->fields.v[i], &pieces, &params);
+        next += pieces;
     }
-    buf_free(&name);
+    guard_here(!logging || next <= 128, "over 128 EVENT_DATA_DESCRIPTORs (MCG8020)");
+    e = arena_alloc(a, sizeof *e);
+    e->name = arena_strndup(a, name->s, name->len);
+    e->layout = l;
+    map_put(seen, e->name, e, false);
+    vec_push(all, *e);
     return e->name;
+}
+
+/* The dictionary of function i of the sorted list: name, template,
+ * argcount, params, data, locals. */
+static TValue *function_values(const void *ctx, size_t i, Arena *a)
+{
+    const FnEntry *e = (const FnEntry *)ctx + i;
+    const Layout *l = e->layout;
+    Fn fn = {a, tv_list(a), tv_list(a), tv_list(a), tv_list(a), 1};
+    for (size_t k = 0; l && k < l->fields.n; k++) {
+        const Field *f = l->fields.v[k];
+        add_field(&fn, f, (uint32_t)k, header_ident(a, f->name ? f->name : ""));
+    }
+    TValue *d = tv_dict(a);
+    tv_add(a, d, "name", tv_str(a, e->name));
+    tv_add(a, d, "template", l ? tv_str(a, l->tid) : tv_none(a));
+    tv_add(a, d, "argcount", tv_int(a, fn.next - 1));
+    tv_add(a, d, "params", fn.params);
+    tv_add(a, d, "data", fn.data);
+    tv_add(a, d, "locals", fn.locals);
+    return d;
 }
 
 /* The macro parameter names differ from the function's: a template with
@@ -580,31 +637,38 @@ static int by_id_then_name(const void *x, const void *y)
     return strcmp(a->name, b->name);
 }
 
+/* The dictionary of message i of a sorted array: name (MSG_<string id>), id. */
+static TValue *message_values(const void *ctx, size_t i, Arena *a)
+{
+    const Msg *msg = (const Msg *)ctx + i;
+    TValue *d = tv_dict(a);
+    tv_add(a, d, "name", tv_str(a, cat(a, "MSG_", header_ident(a, msg->name))));
+    tv_add(a, d, "id", tv_int(a, msg->id));
+    return d;
+}
+
 /* The message ids of the manifest's strings, by id: MSG_<string id>.
  * Built-in items' winmeta strings are among them when the manifest's own
- * string table defines them (check_msgid.c). */
+ * string table defines them (check_msgid.c).  A generated list: a large
+ * manifest has tens of thousands. */
 static TValue *messages(Arena *a, const Manifest *m)
 {
-    VEC(Msg) v = {0};
+    size_t n = 0;
+    for (size_t i = 0; i < m->msgid_by_string.cap; i++) {
+        const MapEntry *e = &m->msgid_by_string.e[i];
+        n += e->key && ((const StringMsgId *)e->val)->in_header;
+    }
+    Msg *v = arena_alloc(a, (n + 1) * sizeof *v);
+    n = 0;
     for (size_t i = 0; i < m->msgid_by_string.cap; i++) {
         const MapEntry *e = &m->msgid_by_string.e[i];
         const StringMsgId *s = e->val;
-        if (e->key && s->in_header) {
-            Msg x = {e->key, s->id};
-            vec_push(&v, x);
-        }
+        if (e->key && s->in_header)
+            v[n++] = (Msg){e->key, s->id};
     }
     /* by id, then by name (entries come in hash order) */
-    sort_stable(v.v, v.n, sizeof *v.v, by_id_then_name);
-    TValue *l = tv_list(a);
-    for (size_t i = 0; i < v.n; i++) {
-        TValue *d = tv_dict(a);
-        tv_add(a, d, "name", tv_str(a, arena_printf(a, "MSG_%s", header_ident(a, v.v[i].name))));
-        tv_add(a, d, "id", tv_int(a, v.v[i].id));
-        tv_push(a, l, d);
-    }
-    vec_free(&v);
-    return l;
+    sort_stable(v, n, sizeof *v, by_id_then_name);
+    return tv_generated(a, n, message_values, v);
 }
 
 /* The event's name in its macros: its symbol without the -P prefix
@@ -617,6 +681,53 @@ static const char *macro_name(const char *symbol, const char *strip)
     return symbol;
 }
 
+/* What one provider's events list needs to make an event's dictionary
+ * when a template asks for it (tv_generated): the pieces that need the
+ * whole provider (the enable bit) or the whole manifest (the shared
+ * function) are worked out once, before rendering. */
+typedef struct EventsGen {
+    const Provider *pv;
+    const Facts *f;
+    const char *strip;   /* -P's prefix (a copy: the options may not outlive the values) */
+    size_t *bit;         /* per event: its enable bit */
+    const char **fname;  /* per event: its function (NULL: notLogged) */
+} EventsGen;
+
+/* The dictionary of event i of a provider: symbol, macro_name, not_logged,
+ * the descriptor's numbers, bit, and for a logged event function and args. */
+static TValue *event_values(const void *ctx, size_t i, Arena *a)
+{
+    const EventsGen *g = ctx;
+    const Event *e = g->pv->events.v[i];
+    uint8_t level = e->level ? e->level->value : 0;
+    TValue *ed = tv_dict(a);
+    const char *sym = facts_name(g->f, e);
+    tv_add(a, ed, "symbol", tv_str(a, sym));
+    tv_add(a, ed, "macro_name", tv_str(a, macro_name(sym, g->strip)));
+    tv_add(a, ed, "not_logged", tv_bool(a, e->not_logged));
+    tv_add(a, ed, "id", tv_int(a, e->value));
+    tv_add(a, ed, "version", tv_int(a, e->version));
+    tv_add(a, ed, "channel", tv_int(a, event_descriptor_channel(e, g->pv)));
+    tv_add(a, ed, "level", tv_int(a, level));
+    tv_add(a, ed, "opcode", tv_int(a, e->opcode ? e->opcode->value : 0));
+    tv_add(a, ed, "task", tv_int(a, e->task ? e->task->value : 0));
+    tv_add(a, ed, "keyword", tv_int(a, (int64_t)event_descriptor_keyword(e)));
+    tv_add(a, ed, "bit", tv_int(a, (int64_t)g->bit[i]));
+    if (g->fname[i]) {
+        /* the macro's parameters, named after this event's fields (the
+         * function, shared, was made before rendering) */
+        const Layout *l = e->layout;
+        Fn fn = {a, NULL, NULL, NULL, tv_list(a), 1};
+        for (size_t k = 0; l && k < l->fields.n; k++) {
+            const Field *fd = l->fields.v[k];
+            add_field(&fn, fd, (uint32_t)k, header_ident(a, fd->name ? fd->name : ""));
+        }
+        tv_add(a, ed, "function", tv_str(a, g->fname[i]));
+        tv_add(a, ed, "args", unique_args(a, fn.args));
+    }
+    return ed;
+}
+
 TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena *a)
 {
     static const Options defaults = {.mode = HEADER_UM};
@@ -627,6 +738,7 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
     TValue *providers = tv_list(a);
     Map seen = {0};
     FnList all = {0};
+    Buf name = {0}; /* function_for's */
     for (size_t i = 0; i < m->providers.n; i++) {
         const Provider *pv = m->providers.v[i];
         TValue *pd = tv_dict(a);
@@ -639,7 +751,11 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
         tv_add(a, pd, "traits_size", tv_int(a, tsize));
         /* enable bits: one per distinct (level, keyword) pair of the
          * provider's events, in event order; notLogged events count */
-        TValue *levels = tv_list(a), *keywords = tv_list(a), *events = tv_list(a);
+        TValue *levels = tv_list(a), *keywords = tv_list(a);
+        EventsGen *g = arena_alloc(a, sizeof *g);
+        *g = (EventsGen){pv, f, o->strip_prefix ? arena_strdup(a, o->strip_prefix) : NULL,
+                         arena_alloc(a, (pv->events.n + 1) * sizeof *g->bit),
+                         arena_alloc(a, (pv->events.n + 1) * sizeof *g->fname)};
         VEC(uint64_t) kws = {0};
         VEC(uint8_t) lvs = {0};
         for (size_t j = 0; j < pv->events.n; j++) {
@@ -655,47 +771,39 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
                 tv_push(a, levels, tv_int(a, level));
                 tv_push(a, keywords, tv_int(a, (int64_t)kw));
             }
-            TValue *ed = tv_dict(a);
-            const char *sym = facts_name(f, e);
-            tv_add(a, ed, "symbol", tv_str(a, sym));
-            tv_add(a, ed, "macro_name", tv_str(a, macro_name(sym, o->strip_prefix)));
-            tv_add(a, ed, "not_logged", tv_bool(a, e->not_logged));
-            tv_add(a, ed, "id", tv_int(a, e->value));
-            tv_add(a, ed, "version", tv_int(a, e->version));
-            tv_add(a, ed, "channel", tv_int(a, event_descriptor_channel(e, pv)));
-            tv_add(a, ed, "level", tv_int(a, level));
-            tv_add(a, ed, "opcode", tv_int(a, e->opcode ? e->opcode->value : 0));
-            tv_add(a, ed, "task", tv_int(a, e->task ? e->task->value : 0));
-            tv_add(a, ed, "keyword", tv_int(a, (int64_t)kw));
-            tv_add(a, ed, "bit", tv_int(a, (int64_t)bit));
+            g->bit[j] = bit;
+            g->fname[j] = NULL;
             /* notLogged events get no macros, so no function either */
             if (!e->not_logged) {
-                TValue *args;
-                const char *fname = function_for(a, &seen, &all, e->layout, prefix,
-                                                 o->mode != HEADER_DESCRIPTORS, &args);
+                g->fname[j] = function_for(a, &seen, &all, e->layout, prefix,
+                                           o->mode != HEADER_DESCRIPTORS, &name);
                 /* _ForContext(pContext, [Activity,] args): MSVC takes 127 */
+                size_t nargs = 0;
+                for (size_t k = 0; e->layout && k < e->layout->fields.n; k++) {
+                    unsigned pieces, params;
+                    check_field_pieces(e->layout->fields.v[k], &pieces, &params);
+                    nargs += params;
+                }
                 guard_here(o->mode == HEADER_DESCRIPTORS ||
-                               args->n + 1 + (o->mode == HEADER_KM) <= 127,
+                               nargs + 1 + (o->mode == HEADER_KM) <= 127,
                            "over 127 macro parameters (MCG8021)");
-                tv_add(a, ed, "function", tv_str(a, fname));
-                tv_add(a, ed, "args", unique_args(a, args));
             }
-            tv_push(a, events, ed);
         }
         tv_add(a, pd, "enable_count", tv_int(a, (int64_t)kws.n));
         tv_add(a, pd, "enable_words", tv_int(a, (int64_t)(kws.n ? (kws.n + 31) / 32 : 1)));
         tv_add(a, pd, "enable_levels", levels);
         tv_add(a, pd, "enable_keywords", keywords);
-        tv_add(a, pd, "events", events);
+        tv_add(a, pd, "events", tv_generated(a, pv->events.n, event_values, g));
         tv_push(a, providers, pd);
         vec_free(&kws);
         vec_free(&lvs);
     }
     /* one function per name, sorted by name in byte order, as mc */
     sort_stable(all.v, all.n, sizeof *all.v, by_name);
-    TValue *fns = tv_list(a);
-    for (size_t i = 0; i < all.n; i++)
-        tv_push(a, fns, all.v[i].fn);
+    FnEntry *sorted = arena_alloc(a, (all.n + 1) * sizeof *sorted);
+    if (all.n)
+        memcpy(sorted, all.v, all.n * sizeof *sorted);
+    TValue *fns = tv_generated(a, all.n, function_values, sorted);
     bool any_traits = false;
     for (size_t i = 0; i < m->providers.n; i++)
         any_traits |= m->providers.v[i]->traits || m->providers.v[i]->has_control_guid;
@@ -709,13 +817,14 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
     tv_add(a, root, "manifest", tv_str(a, base ? base + 1 : m->file ? m->file : ""));
     vec_free(&all);
     map_free(&seen);
+    buf_free(&name);
     return root;
 }
 
 /* ---- rendering ---- */
 
 bool header_build(const Manifest *m, const Facts *f, const Options *o, TemplateFinder *tf,
-                  Buf *out)
+                  const TmplSink *out)
 {
     Arena a = {0};
     Buf err = {0};
@@ -725,7 +834,7 @@ bool header_build(const Manifest *m, const Facts *f, const Options *o, TemplateF
     size_t len = 0;
     const char *src = finder_load(tf, "header.h.j2", &len);
     Tmpl *t = src ? tmpl_parse("header.h.j2", src, len, &err) : NULL;
-    bool ok = t && tmpl_render(t, vars, &tf->loader, finder_limits(tf), out, &err);
+    bool ok = t && tmpl_render_to(t, vars, &tf->loader, finder_limits(tf), out, &err);
     if (!ok && err.len) /* "template:line:col: error: ..." already */
         diag_formatted(err.s);
     else if (!ok)

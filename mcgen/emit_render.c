@@ -95,7 +95,7 @@ TValue *render_values(const Manifest *m, const Facts *f, const Options *o, Arena
 /* ---- --render ---- */
 
 bool render_user_template(const Manifest *m, const Facts *f, const Options *o, const char *path,
-                          Buf *out, TemplateFinder *tf)
+                          const TmplSink *out, TemplateFinder *tf)
 {
     size_t len;
     char *text = read_file(path, &len);
@@ -112,7 +112,7 @@ bool render_user_template(const Manifest *m, const Facts *f, const Options *o, c
     Buf err = {0};
     TValue *vars = render_values(m, f, o, &a);
     Tmpl *t = tmpl_parse(path, text, len, &err);
-    bool ok = t && tmpl_render(t, vars, &tf->loader, &tf->limits, out, &err);
+    bool ok = t && tmpl_render_to(t, vars, &tf->loader, &tf->limits, out, &err);
     if (!ok) /* "template:line:col: error: ..." already */
         diag_formatted(err.s ? err.s : "template failed");
     tf->first_dir = NULL;

@@ -1162,7 +1162,10 @@ void header_mangle_field(const Field *f, Buf *out);
  *     size}, locals[] (C declarations)
  *   write_prefix: EventWrite, or -p's prefix
  *   activity: -km: the write macros and functions take an activity id
- * providers and events are in Manifest order; o may be NULL (-um). */
+ * providers and events are in Manifest order; o may be NULL (-um).
+ * events[], functions[] and messages[] are generated lists (tv_generated):
+ * their items are made when a template asks for them, from m and f, which
+ * must outlive the values (o need not). */
 struct TValue;
 struct TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena *a);
 /* Finds templates by name: in first_dir (a user template's own
@@ -1186,10 +1189,10 @@ void finder_free(TemplateFinder *tf);
 const char *template_builtin(const char *name, size_t *len);
 
 /* The C header mc would write for the options (-um/-km: with the logging
- * code; otherwise descriptors only), rendered from header.h.j2; false
- * after a diagnostic. */
+ * code; otherwise descriptors only), rendered from header.h.j2 into `out`
+ * as it is made (whole lines); false after a diagnostic. */
 bool header_build(const Manifest *m, const Facts *f, const Options *o, TemplateFinder *tf,
-                  Buf *out);
+                  const TmplSink *out);
 
 /* ======================================================================
  * emit_mc.c
@@ -1213,7 +1216,7 @@ struct TValue *render_values(const Manifest *m, const Facts *f, const Options *o
 /* --render: the template file at path rendered against render_values;
  * false after a diagnostic. */
 bool render_user_template(const Manifest *m, const Facts *f, const Options *o, const char *path,
-                          Buf *out, TemplateFinder *tf);
+                          const TmplSink *out, TemplateFinder *tf);
 
 /* The files of templates/, built in (build/gen/templates.c); the list
  * ends with a NULL name. */

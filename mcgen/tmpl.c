@@ -96,6 +96,20 @@ void tv_push(Arena *a, TValue *list, TValue *v)
     list->items[list->n++] = v;
 }
 
+TValue *tv_generated(Arena *a, size_t n, TvGen gen, const void *ctx)
+{
+    TValue *v = tv_new(a, TV_LIST);
+    v->n = n;
+    v->gen = gen;
+    v->macro = ctx;
+    return v;
+}
+
+TValue *tv_item(const TValue *list, size_t i, Arena *a)
+{
+    return list->gen ? list->gen(list->macro, i, a) : list->items[i];
+}
+
 /* tv_get that tries position *hint first and remembers where the key was:
  * dictionaries made by the same code have their keys in the same order, so
  * an attribute expression in a loop finds its key at once. */
@@ -981,6 +995,8 @@ struct Rn {
     const TmplLimits *lim;
     Buf *top;        /* the render's output (other Bufs: a macro call's text) */
     size_t top_base; /* its length when the render began */
+    const TmplSink *sink; /* where top's whole lines go, once it holds FLUSH_AT bytes */
+    uint64_t flushed;     /* bytes of top handed to the sink */
     Buf *err;
     bool failed;
     int depth; /* includes and macro calls, to stop runaway recursion */
@@ -1039,6 +1055,21 @@ static bool equal(const TValue *a, const TValue *b)
     }
 }
 
+/* An integer in decimal, written backwards from end; returns where it
+ * starts.  Not snprintf: a large header prints millions of them, and
+ * printf's machinery was 5% of its instructions. */
+static char *int_text(char *end, int64_t i)
+{
+    uint64_t u = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
+    char *p = end;
+    do
+        *--p = (char)('0' + u % 10);
+    while (u /= 10);
+    if (i < 0)
+        *--p = '-';
+    return p;
+}
+
 /* The printed form of v, in *s and *n (an integer printed into tmp);
  * false for lists, dicts, macros. */
 static bool text_of(const TValue *v, char tmp[24], const char **s, size_t *n)
@@ -1047,8 +1078,8 @@ static bool text_of(const TValue *v, char tmp[24], const char **s, size_t *n)
     case TV_NONE: *s = "", *n = 0; return true;
     case TV_BOOL: *s = v->b ? "true" : "false", *n = v->b ? 4 : 5; return true;
     case TV_INT:
-        *n = (size_t)snprintf(tmp, 24, "%lld", (long long)v->i);
-        *s = tmp;
+        *s = int_text(tmp + 24, v->i);
+        *n = (size_t)(tmp + 24 - *s);
         return true;
     case TV_STR: *s = v->s, *n = v->n; return true;
     default: return false;
@@ -1083,6 +1114,27 @@ static bool str_room(Rn *r, const Expr *e, uint32_t line, uint32_t col, size_t h
                 (unsigned long long)max);
 }
 
+/* A streamed render hands its output on in pieces of about this size. */
+enum { FLUSH_AT = 64 * 1024 };
+
+/* Hands the sink what the output holds up to the last line end in the
+ * piece just added (s, n bytes, at its end).  Looking only at that piece
+ * keeps a line longer than FLUSH_AT linear: it waits, whole, for its end. */
+static void flush_lines(Rn *r, const char *s, size_t n)
+{
+    size_t k = n;
+    while (k && s[k - 1] != '\n')
+        k--;
+    if (!k)
+        return;
+    Buf *out = r->top;
+    size_t cut = out->len - n + k;
+    r->sink->write(r->sink->ctx, out->s, cut);
+    r->flushed += cut;
+    memmove(out->s, out->s + cut, out->len - cut + 1); /* with its NUL */
+    out->len -= cut;
+}
+
 /* Appends n bytes to out, the render's output or a macro call's text,
  * within its limit; false after an error at e (or line, col). */
 static bool put(Rn *r, Buf *out, const Expr *e, uint32_t line, uint32_t col, const char *s,
@@ -1092,7 +1144,7 @@ static bool put(Rn *r, Buf *out, const Expr *e, uint32_t line, uint32_t col, con
         if (!str_room(r, e, line, col, out->len, n))
             return false;
     } else {
-        uint64_t max = r->lim->max_output, have = out->len - r->top_base;
+        uint64_t max = r->lim->max_output, have = r->flushed + out->len - r->top_base;
         if (have > max || n > max - have)
             return rerr(r, e, line, col,
                         "the output would pass the limit of %llu bytes "
@@ -1100,6 +1152,8 @@ static bool put(Rn *r, Buf *out, const Expr *e, uint32_t line, uint32_t col, con
                         (unsigned long long)max);
     }
     buf_add(out, s, n);
+    if (out == r->top && r->sink && out->len >= FLUSH_AT)
+        flush_lines(r, s, n);
     return true;
 }
 
@@ -1238,9 +1292,17 @@ static TValue *f_hex(Rn *r, const Expr *e, TValue *v, TValue *const *args)
         rerr(r, e, 0, 0, "hex width %lld (0 to 16)", (long long)width);
         return NULL;
     }
-    char tmp[40];
-    snprintf(tmp, sizeof tmp, "0x%0*llX", (int)width, (unsigned long long)v->i);
-    return tv_str(&r->a, tmp);
+    /* "0x%0*llX", without printf (see int_text) */
+    char tmp[24], *p = tmp + sizeof tmp;
+    uint64_t u = (uint64_t)v->i;
+    do
+        *--p = "0123456789ABCDEF"[u & 15];
+    while (u >>= 4);
+    while (tmp + sizeof tmp - p < width)
+        *--p = '0';
+    *--p = 'x';
+    *--p = '0';
+    return tv_strn(&r->a, p, (size_t)(tmp + sizeof tmp - p));
 }
 
 static TValue *f_cstring(Rn *r, const Expr *e, TValue *v, TValue *const *args)
@@ -1287,8 +1349,9 @@ static TValue *f_join(Rn *r, const Expr *e, TValue *v, TValue *const *args)
     for (size_t i = 0; ok && i < v->n; i++) {
         if (i)
             ok = str_add(r, e, &b, sep, nsep);
-        if (ok && !text_of(v->items[i], tmp, &s, &n))
-            ok = rerr(r, e, 0, 0, "join: a %s cannot be printed", kind_name(v->items[i]));
+        TValue *item = tv_item(v, i, &r->a);
+        if (ok && !text_of(item, tmp, &s, &n))
+            ok = rerr(r, e, 0, 0, "join: a %s cannot be printed", kind_name(item));
         ok = ok && str_add(r, e, &b, s, n);
     }
     TValue *out = ok ? tv_strn(&r->a, b.s ? b.s : "", b.len) : NULL;
@@ -1361,11 +1424,12 @@ static TValue *f_first_last(Rn *r, const Expr *e, TValue *v, TValue *const *args
 {
     (void)args;
     WANT(v->kind == TV_LIST, "a list");
-    return v->n ? v->items[e->filter->name[0] == 'f' ? 0 : v->n - 1] : tv_none(&r->a);
+    return v->n ? tv_item(v, e->filter->name[0] == 'f' ? 0 : v->n - 1, &r->a) : tv_none(&r->a);
 }
 
-/* The value as compact JSON (jsonw.h); false for a macro. */
-static bool to_json(JsonW *j, const TValue *v)
+/* The value as compact JSON (jsonw.h); false for a macro.  A generated
+ * list's items are made in a one at a time, each given back once written. */
+static bool to_json(JsonW *j, const TValue *v, Arena *a)
 {
     switch (v->kind) {
     case TV_NONE: jsonw_null(j); return true;
@@ -1374,16 +1438,20 @@ static bool to_json(JsonW *j, const TValue *v)
     case TV_STR: jsonw_strn(j, v->s, v->n); return true;
     case TV_LIST:
         jsonw_begin_list(j);
-        for (size_t i = 0; i < v->n; i++)
-            if (!to_json(j, v->items[i]))
+        for (size_t i = 0; i < v->n; i++) {
+            ArenaMark mark = arena_mark(a);
+            bool ok = to_json(j, tv_item(v, i, a), a);
+            arena_release(a, mark);
+            if (!ok)
                 return false;
+        }
         jsonw_end_list(j);
         return true;
     case TV_DICT:
         jsonw_begin_object(j);
         for (size_t i = 0; i < v->n; i++) {
             jsonw_key(j, v->keys[i]);
-            if (!to_json(j, v->items[i]))
+            if (!to_json(j, v->items[i], a))
                 return false;
         }
         jsonw_end_object(j);
@@ -1402,7 +1470,7 @@ static TValue *f_tojson(Rn *r, const Expr *e, TValue *v, TValue *const *args)
     TValue *out = NULL;
     /* its length is bounded by the value's (a tree the caller built): it
      * is measured once made */
-    if (to_json(&j, v))
+    if (to_json(&j, v, &r->a))
         out = made_str(r, e, b.s, b.len);
     else
         rerr(r, e, 0, 0, "filter 'tojson': a macro cannot be written as JSON");
@@ -1519,7 +1587,7 @@ static TValue *binary(Rn *r, const Expr *e, Scope *s)
         bool in = false;
         if (b->kind == TV_LIST) {
             for (size_t i = 0; i < b->n && !in; i++)
-                in = equal(a, b->items[i]);
+                in = equal(a, tv_item(b, i, &r->a));
         } else if (b->kind == TV_DICT && a->kind == TV_STR) {
             in = tv_get(b, a->s) != NULL;
         } else if (b->kind == TV_STR && a->kind == TV_STR) {
@@ -1629,7 +1697,7 @@ static TValue *eval_expr(Rn *r, const Expr *e, Scope *s)
                 rerr(r, e, 0, 0, "index %lld outside a list of %zu", (long long)i->i, o->n);
                 return NULL;
             }
-            return o->items[k];
+            return tv_item(o, (size_t)k, &r->a);
         }
         if (o->kind == TV_DICT && i->kind == TV_STR) {
             TValue *v = tv_get(o, i->s);
@@ -1724,7 +1792,7 @@ static bool render_one(Rn *r, const Node *n, Scope *s, Buf *out)
             tv_add(&r->a, loop, "last", tv_bool(&r->a, i + 1 == it->n));
             tv_add(&r->a, loop, "length", tv_int(&r->a, (int64_t)it->n));
             tv_add(&r->a, inner.vars, "loop", loop);
-            tv_add(&r->a, inner.vars, n->text, it->items[i]);
+            tv_add(&r->a, inner.vars, n->text, tv_item(it, i, &r->a));
             bool ok = render_nodes(r, &n->body, &inner, out);
             scope_end(&inner);
             arena_release(&r->a, mark);
@@ -1788,14 +1856,16 @@ static bool render_nodes(Rn *r, const NodeList *l, Scope *s, Buf *out)
     return true;
 }
 
-bool tmpl_render(const Tmpl *t, const TValue *vars, const TmplLoader *loader,
-                 const TmplLimits *limits, Buf *out, Buf *err)
+/* tmpl_render, and with a sink tmpl_render_to (out: its staging buffer). */
+static bool render(const Tmpl *t, const TValue *vars, const TmplLoader *loader,
+                   const TmplLimits *limits, Buf *out, const TmplSink *sink, Buf *err)
 {
     Rn r = {.t = t,
             .loader = loader,
             .lim = limits ? limits : &tmpl_default_limits,
             .top = out,
             .top_base = out->len,
+            .sink = sink,
             .err = err};
     Scope global = {(TValue *)vars, NULL, {0}};
     Scope top = {tv_dict(&r.a), &global, {0}};
@@ -1804,6 +1874,27 @@ bool tmpl_render(const Tmpl *t, const TValue *vars, const TmplLoader *loader,
     arena_free(&r.a);
     return ok && !r.failed;
 }
+
+bool tmpl_render(const Tmpl *t, const TValue *vars, const TmplLoader *loader,
+                 const TmplLimits *limits, Buf *out, Buf *err)
+{
+    return render(t, vars, loader, limits, out, NULL, err);
+}
+
+bool tmpl_render_to(const Tmpl *t, const TValue *vars, const TmplLoader *loader,
+                    const TmplLimits *limits, const TmplSink *out, Buf *err)
+{
+    Buf stage = {0};
+    bool ok = render(t, vars, loader, limits, &stage, out, err);
+    if (ok && stage.len)
+        out->write(out->ctx, stage.s, stage.len);
+    buf_free(&stage);
+    return ok;
+}
+
+static void buf_sink_write(void *b, const char *s, size_t n) { buf_add(b, s, n); }
+
+TmplSink tmpl_buf_sink(Buf *b) { return (TmplSink){b, buf_sink_write}; }
 
 /* ---- dump, free ---- */
 

@@ -34,6 +34,8 @@
 typedef enum { TV_NONE, TV_BOOL, TV_INT, TV_STR, TV_LIST, TV_DICT, TV_MACRO } TValueKind;
 
 typedef struct TValue TValue;
+/* Makes item i of a generated list in the arena a (tv_generated). */
+typedef TValue *(*TvGen)(const void *ctx, size_t i, Arena *a);
 struct TValue {
     TValueKind kind;
     bool b;
@@ -43,7 +45,8 @@ struct TValue {
     size_t cap;
     TValue **items;     /* TV_LIST elements, TV_DICT values */
     const char **keys;  /* TV_DICT keys (insertion order) */
-    const void *macro;  /* TV_MACRO: the macro's node */
+    const void *macro;  /* TV_MACRO: the macro's node; a generated TV_LIST: gen's ctx */
+    TvGen gen;          /* a generated TV_LIST: makes its items (items is NULL) */
 };
 
 /* Building values; all memory comes from the arena. */
@@ -56,6 +59,14 @@ TValue *tv_dict(Arena *a);
 void tv_push(Arena *a, TValue *list, TValue *v);
 void tv_set(Arena *a, TValue *dict, const char *key, TValue *v); /* replaces */
 TValue *tv_get(const TValue *dict, const char *key);                /* NULL if absent */
+/* A list of n items made only when asked for, by gen(ctx, i, arena): a
+ * loop over it makes each item in its iteration's memory and gives that
+ * back when the iteration ends, so a long list of dictionaries (a header's
+ * events) never exists whole.  Each call makes a new item: gen must give
+ * equal values for equal i, and ctx must outlive every render. */
+TValue *tv_generated(Arena *a, size_t n, TvGen gen, const void *ctx);
+/* Item i (< list->n) of a list; a generated list makes it in a. */
+TValue *tv_item(const TValue *list, size_t i, Arena *a);
 /* Adds a key the dictionary does not have yet, without copying it (it
  * must outlive the dictionary: a literal or an arena string): the fast
  * way to fill a fresh dictionary. */
@@ -95,6 +106,23 @@ Tmpl *tmpl_parse(const char *name, const char *src, size_t len, Buf *err);
  * an error stays there (callers discard it). */
 bool tmpl_render(const Tmpl *t, const TValue *vars, const TmplLoader *loader,
                  const TmplLimits *limits, Buf *out, Buf *err);
+/* Where a streamed render's text goes, as it is made: `write` gets it in
+ * order, in pieces that each end with a line end ('\n'), but the last
+ * piece, which ends where the text ends.  So a piece never splits a line,
+ * a CR LF pair or a UTF-8 character, and the caller can convert it line by
+ * line on its way out. */
+typedef struct TmplSink {
+    void *ctx;
+    void (*write)(void *ctx, const char *s, size_t n);
+} TmplSink;
+/* A sink that appends to b. */
+TmplSink tmpl_buf_sink(Buf *b);
+/* tmpl_render into a sink: the text is handed on in pieces of about
+ * 64 KiB (whole lines), so a render holds no more of its output than
+ * that.  What was handed on before an error stays handed on (callers
+ * discard it). */
+bool tmpl_render_to(const Tmpl *t, const TValue *vars, const TmplLoader *loader,
+                    const TmplLimits *limits, const TmplSink *out, Buf *err);
 /* The parsed tree, one node a line, for tests. */
 void tmpl_dump(const Tmpl *t, Buf *out);
 void tmpl_free(Tmpl *t);

@@ -87,11 +87,13 @@ static const char *str(const TValue *d, const char *key)
     return v->s;
 }
 
+static Arena items; /* the items of generated lists (a header's events) */
+
 static const TValue *item(const TValue *d, const char *key, size_t i)
 {
     const TValue *v = tv_get(d, key);
     ck_assert_msg(v && v->kind == TV_LIST && i < v->n, "%s[%zu]", key, i);
-    return v->items[i];
+    return tv_item(v, i, &items);
 }
 
 static void joined(const TValue *list, Buf *out)
@@ -132,27 +134,28 @@ START_TEST(test_codegen_mangled_names_and_macro_args)
     const TValue *fns = tv_get(h, "functions");
     ck_assert_int_eq(fns->n, 5); /* the four and McTemplateU0 of P1's Dup and P2 */
     for (size_t i = 1; i < fns->n; i++)
-        ck_assert_int_lt(strcmp(str(fns->items[i - 1], "name"), str(fns->items[i], "name")), 0);
-    ck_assert_str_eq(str(fns->items[0], "name"), "McTemplateU0");
+        ck_assert_int_lt(strcmp(str(tv_item(fns, i - 1, &items), "name"), str(tv_item(fns, i, &items), "name")), 0);
+    ck_assert_str_eq(str(tv_item(fns, 0, &items), "name"), "McTemplateU0");
     /* a struct array whose elements vary in size: the blob's whole size,
      * not count * size (mc's defect, dotnet/coreclr#25454); fixed-size
      * elements: count * element size as in mc */
     const TValue *arrays = NULL;
     for (size_t i = 0; i < fns->n; i++)
-        if (strcmp(str(fns->items[i], "name"), want[2][0]) == 0)
-            arrays = fns->items[i];
+        if (strcmp(str(tv_item(fns, i, &items), "name"), want[2][0]) == 0)
+            arrays = tv_item(fns, i, &items);
     ck_assert_ptr_nonnull(arrays);
     ck_assert_str_eq(str(item(arrays, "data", 4), "size"), "(ULONG)(_Arg0 * _Arg4_Len_)");
     ck_assert_str_eq(str(item(arrays, "data", 5), "size"), "_Arg5_Len_");
     ck_assert_int_eq(tv_get(arrays, "argcount")->i, 7);
     /* a counted string takes two descriptors: its byte count, then the bytes */
-    const TValue *scalars = fns->items[fns->n - 1];
+    const TValue *scalars = tv_item(fns, fns->n - 1, &items);
     ck_assert_str_eq(str(scalars, "name"), want[0][0]);
     ck_assert_int_eq(tv_get(scalars, "argcount")->i, 11);
     ck_assert_str_eq(str(item(scalars, "data", 8), "ptr"), "&_Arg8_Size_");
     ck_assert_str_eq(item(scalars, "locals", 0)->s,
                      "USHORT _Arg8_Size_ = (USHORT)(sizeof(WCHAR) * _Arg8_Len_);");
     arena_free(&a);
+    arena_free(&items);
     manifest_free(m);
     facts_free(&facts);
     buf_free(&diags);
@@ -209,6 +212,7 @@ START_TEST(test_codegen_enable_bits_symbols_traits)
                      "\\x00\\x00\\x00\\x00\\x00\\xAB\"");
     ck_assert_int_eq(tv_get(p1, "traits")->kind, TV_NONE);
     arena_free(&a);
+    arena_free(&items);
     manifest_free(m);
     facts_free(&facts);
     buf_free(&diags);

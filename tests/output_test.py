@@ -6,7 +6,8 @@ file, a FIFO and a character device are written in place and stay what they
 are; a symlinked output keeps its link and its target gets the bytes; an
 output that names an input or another output is refused (exit 2) before
 anything is read or written; a failing run (a manifest error, a disk that
-fills up, a file-size limit on the third output) leaves every older output
+fills up, a file-size limit on the third output, a character the ANSI code
+page cannot hold far into a header written as it is rendered) leaves every older output
 byte-identical and creates nothing; SIGINT, SIGTERM and SIGHUP remove the
 temporaries and kill mcgen by the same signal.
 The expected bytes of an output are those mcgen writes to a regular file in
@@ -386,6 +387,32 @@ def test_failing_run(mcgen, tmp):
         status=(1, 2))
     check(not why, "a failing --render leaves every older output of the run byte-identical",
           why)
+    # the header is written as it is rendered: a character the ANSI code page
+    # cannot hold (U+4E2D) in the second provider's name, after 3,000 events
+    # of the first (far past the first piece handed to the file), fails the
+    # run with every older output as it was
+    events = "".join("<event value='%d' symbol='E%d'/>" % (i, i) for i in range(2, 3001))
+    late = APP.replace("message='$(string.hello)'/>",
+                       "message='$(string.hello)'/>" + events).replace(
+        "</provider>", "</provider>\n<provider name='App\u4e2d' symbol='App2'"
+        " guid='{00000000-0000-0000-0000-000000000002}' resourceFileName='app.dll'"
+        " messageFileName='app.dll'/>", 1)
+    d = os.path.join(tmp, "fail-ansi")
+    why = failing_run_keeps_outputs(mcgen, d, "app.man", late, ["-um"], APP_OUTPUTS)
+    r = run(mcgen, "-um", "app.man", cwd=d)
+    want = ("mcgen: error: app.h: a character cannot be written in the ANSI code page "
+            "(Windows-1252); use -cp utf-8 or -cp utf-16")
+    if not why and error_lines(r.stderr) != [want]:
+        why = "stderr %r" % r.stderr.decode()
+    check(not why, "a header character the ANSI code page cannot hold, 3,000 events into the "
+          "header, fails the run (one error) and leaves every older output byte-identical", why)
+    r = run(mcgen, "-um", "-cp", "utf-8", "app.man", cwd=d)
+    h = read(os.path.join(d, "app.h")) if r.returncode == 0 else b""
+    check(r.returncode == 0 and h.startswith(b"\xef\xbb\xbf") and len(h) > 65536 and
+          "provider \"App\u4e2d\"".encode() in h and b"\r\n" in h and b"\n" not in
+          h.replace(b"\r\n", b""),
+          "the same header with -cp utf-8: a byte-order mark, the name in UTF-8, CR LF line ends",
+          "exit %d, %d bytes" % (r.returncode, len(h)))
 
 
 def small_tmpfs(tmp, dirname, name):

@@ -89,6 +89,12 @@ START_TEST(test_tmpl_expressions_and_filters)
                "{{ nothing | default(7) }} {{ items | first }}{{ items | last }}",
                "3 5 x 7 ac");
     expect_out("{{ 'say \"hi\"\\n' | cstring }}", "\"say \\\"hi\\\"\\n\"");
+    /* integers and hex as printf's %lld and 0x%0*llX print them */
+    expect_out("{{ 0 }} {{ 7 }} {{ -7 }} {{ 9223372036854775807 }} {{ -9223372036854775807 - 1 }}",
+               "0 7 -7 9223372036854775807 -9223372036854775808");
+    expect_out("{{ 0 | hex }} {{ 0 | hex(4) }} {{ 4096 | hex(2) }} {{ 255 | hex(16) }} "
+               "{{ (-1) | hex }} {{ (0 - 1) | hex(0) }} {{ 10 | hex(1) }}",
+               "0x0 0x0000 0x1000 0x00000000000000FF 0xFFFFFFFFFFFFFFFF 0xFFFFFFFFFFFFFFFF 0xA");
     expect_out("{{ n + 1 }} {{ n - 30 }} {{ -n }} {{ name ~ '!' ~ n }} {{ 'a' + 'b' }}",
                "27 -4 -26 Event!26 ab");
     expect_out("{{ 'x.y.z' | replace('.', '::') }}|{{ 'l1\\nl2\\n\\nl3' | indent(2) }}",
@@ -495,6 +501,171 @@ static const char everything[] =
     "{{ items | join(', ') | replace('a', 'A') | cstring }} {{ total | hex(4) }}\n"
     "{% include 'part.j2' %} {{ (n > 3 and not flag) or name ~ '!' }} {{ items[0] }}\n";
 
+/* What a streamed render hands its sink, piece by piece. */
+typedef struct Pieces {
+    Buf all;
+    size_t n;      /* pieces */
+    size_t longest;
+    bool split;    /* a piece but the last did not end with a line end */
+    bool last_nl;  /* the previous piece ended with one */
+} Pieces;
+
+static void pieces_write(void *ctx, const char *s, size_t n)
+{
+    Pieces *p = ctx;
+    if (p->n && !p->last_nl)
+        p->split = true;
+    p->n++;
+    p->longest = n > p->longest ? n : p->longest;
+    p->last_nl = n && s[n - 1] == '\n';
+    buf_add(&p->all, s, n);
+}
+
+/* Renders src both ways: into one Buf, and into a sink. */
+static void render_both(const char *src, const TmplLimits *lim, Buf *whole, Pieces *p,
+                        bool *ok_whole, bool *ok_stream, Buf *err)
+{
+    Tmpl *t = tmpl_parse("t.j2", src, strlen(src), err);
+    ck_assert_msg(t, "%s", err->s);
+    *ok_whole = tmpl_render(t, vars(), &loader, lim, whole, err);
+    buf_reset(err);
+    TmplSink sink = {p, pieces_write};
+    *ok_stream = tmpl_render_to(t, vars(), &loader, lim, &sink, err);
+    tmpl_free(t);
+}
+
+START_TEST(test_tmpl_render_to_hands_on_whole_lines)
+{
+    /* 1,667 x 3 lines of 28 bytes ("line 1 of 1000: a Event....\n"),
+     * 140,028 bytes: three pieces (two of about 64 KiB), each ending with
+     * a line end, together the text tmpl_render makes; then one line of
+     * 70,014 bytes (and "end"), longer than a piece, handed on whole (the
+     * block tag before it takes its line end) */
+    const char *src = "{% for i in range %}{% for x in items %}line {{ loop.index }} of {{ i }}: "
+                      "{{ x }} {{ name }}....\n{% endfor %}{% endfor %}"
+                      "{% for i in range %}{% for x in items %}{{ i }}{{ x }}{{ name }}....{% endfor %}"
+                      "{% endfor %}\nend\n";
+    TValue *range = tv_list(&va);
+    for (int i = 0; i < 1667; i++)
+        tv_push(&va, range, tv_int(&va, 1000 + i));
+    TValue *d = vars();
+    tv_set(&va, d, "range", range);
+    Buf whole = {0}, err = {0};
+    Pieces p = {0};
+    Tmpl *t = tmpl_parse("t.j2", src, strlen(src), &err);
+    ck_assert_msg(t, "%s", err.s);
+    bool okw = tmpl_render(t, d, &loader, NULL, &whole, &err);
+    TmplSink sink = {&p, pieces_write};
+    bool oks = tmpl_render_to(t, d, &loader, NULL, &sink, &err);
+    tmpl_free(t);
+    ck_assert(okw && oks);
+    ck_assert_uint_eq(whole.len, 1667 * 3 * 28 + 1667 * 3 * 14 + 4);
+    ck_assert_uint_eq(p.all.len, whole.len);
+    ck_assert(memcmp(p.all.s, whole.s, whole.len) == 0);
+    ck_assert_uint_ge(p.n, 3);
+    ck_assert(!p.split && p.last_nl);
+    /* the long line came in one piece, no larger than it and the 64 KiB
+     * before it */
+    ck_assert_uint_ge(p.longest, 1667 * 3 * 14 + 4);
+    ck_assert_uint_le(p.longest, 64 * 1024 + 1667 * 3 * 14 + 4);
+    buf_free(&whole), buf_free(&err), buf_free(&p.all);
+}
+END_TEST
+
+START_TEST(test_tmpl_render_to_counts_what_it_handed_on)
+{
+    /* the output limit counts the bytes already handed to the sink: 9
+     * iterations of 30,000 bytes, limit 100,000; the third passes 64 KiB
+     * and is handed on (90,000 bytes), the fourth passes the limit */
+    char *src = xmalloc(40000);
+    strcpy(src, "{% for x in items %}{% for y in items %}");
+    size_t n = strlen(src);
+    for (int i = 0; i < 3000; i++, n += 10)
+        memcpy(src + n, "123456789\n", 10);
+    strcpy(src + n, "{% endfor %}{% endfor %}");
+    TmplLimits lim = tmpl_default_limits;
+    lim.max_output = 100000;
+    Buf whole = {0}, err = {0};
+    Pieces p = {0};
+    bool okw, oks;
+    render_both(src, &lim, &whole, &p, &okw, &oks, &err);
+    ck_assert(!okw && !oks);
+    ck_assert_str_eq(err.s, "t.j2:1:41: error: the output would pass the limit of 100000 bytes "
+                            "(--template-max-output=BYTES raises it)");
+    ck_assert_uint_eq(p.all.len, 90000);
+    ck_assert(!p.split && p.last_nl);
+    buf_free(&whole), buf_free(&err), buf_free(&p.all);
+    free(src);
+}
+END_TEST
+
+/* A generated list of dictionaries {i, name}: counts its calls and the
+ * most memory the render's arena held when one was made. */
+typedef struct Gen {
+    size_t calls, most;
+} Gen;
+
+static TValue *gen_item(const void *ctx, size_t i, Arena *a)
+{
+    Gen *g = (Gen *)ctx;
+    g->calls++;
+    g->most = a->total > g->most ? a->total : g->most;
+    TValue *d = tv_dict(a);
+    tv_add(a, d, "i", tv_int(a, (int64_t)i));
+    tv_add(a, d, "name", tv_str(a, i % 2 ? "odd" : "even"));
+    return d;
+}
+
+START_TEST(test_tmpl_generated_lists)
+{
+    /* every use of a list gives a generated one's items as a plain list's */
+    Gen g = {0};
+    TValue *plain = tv_list(&va);
+    for (size_t i = 0; i < 3; i++)
+        tv_push(&va, plain, gen_item(&g, i, &va));
+    const char *src = "{% for x in l %}{{ x.i }}{{ x.name }}{% if loop.last %}.{% endif %}"
+                      "{% endfor %} {{ l | length }} {{ l[1].name }} {{ l[-1].i }} "
+                      "{{ (l | first).name }} {{ (l | last).name }} {{ l | tojson }} "
+                      "{{ l[0] in l }}";
+    const char *want = "0even1odd2even. 3 odd 2 even even "
+                       "[{\"i\":0,\"name\":\"even\"},{\"i\":1,\"name\":\"odd\"},"
+                       "{\"i\":2,\"name\":\"even\"}] ";
+    Buf err = {0};
+    Tmpl *t = tmpl_parse("t.j2", src, strlen(src), &err);
+    ck_assert_msg(t, "%s", err.s);
+    for (int k = 0; k < 2; k++) {
+        TValue *d = vars();
+        tv_set(&va, d, "l", k ? tv_generated(&va, 3, gen_item, &g) : plain);
+        Buf out = {0};
+        ck_assert_msg(tmpl_render(t, d, &loader, NULL, &out, &err), "%s", err.s);
+        /* `in` compares dictionaries by identity: a generated item is a
+         * new one each time it is asked for (docs/templates.md says so) */
+        ck_assert(strncmp(out.s, want, strlen(want)) == 0);
+        ck_assert_str_eq(out.s + strlen(want), k ? "false" : "true");
+        buf_free(&out);
+    }
+    tmpl_free(t);
+    /* a loop makes each item in its iteration and gives it back: 200,000
+     * items (about 40 MB held at once) in an arena that never holds more
+     * than its first blocks */
+    const char *loop = "{% for x in l %}{{ x.i }}{{ x.name | upper }}\n{% endfor %}";
+    t = tmpl_parse("t.j2", loop, strlen(loop), &err);
+    ck_assert_msg(t, "%s", err.s);
+    Gen big = {0};
+    TValue *d = vars();
+    tv_set(&va, d, "l", tv_generated(&va, 200000, gen_item, &big));
+    Buf out = {0};
+    ck_assert_msg(tmpl_render(t, d, &loader, NULL, &out, &err), "%s", err.s);
+    ck_assert_uint_eq(big.calls, 200000);
+    ck_assert(strncmp(out.s, "0EVEN\n1ODD\n2EVEN\n", 17) == 0);
+    ck_assert(strcmp(out.s + out.len - 10, "199999ODD\n") == 0);
+    ck_assert_uint_le(big.most, 256 * 1024);
+    tmpl_free(t);
+    buf_free(&out);
+    buf_free(&err);
+}
+END_TEST
+
 START_TEST(test_tmpl_mutations_never_crash)
 {
     static const char alphabet[] = "{}%#-|.[]()'\",=<>!~+ \nabxyzifendforsetmacroincludeloop";
@@ -558,6 +729,9 @@ Suite *tmpl_suite(void)
     tcase_add_test(tc, test_tmpl_limits);
     tcase_add_test(tc, test_tmpl_nesting_at_run_time);
     tcase_add_test(tc, test_tmpl_many_names);
+    tcase_add_test(tc, test_tmpl_render_to_hands_on_whole_lines);
+    tcase_add_test(tc, test_tmpl_render_to_counts_what_it_handed_on);
+    tcase_add_test(tc, test_tmpl_generated_lists);
     tcase_add_test(tc, test_tmpl_mutations_never_crash);
     suite_add_tcase(s, tc);
     return s;
