@@ -283,22 +283,20 @@ void os_nap(void)
 
 /* ---- memory ---- */
 
+enum { HUGE_PAGE = 2u * 1024 * 1024 };
+
 void *os_alloc_large(size_t size)
 {
-    enum { HUGE_PAGE = 2u * 1024 * 1024 };
     void *p = NULL;
     if (posix_memalign(&p, HUGE_PAGE, size) != 0)
         return NULL;
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    madvise(p, size, MADV_HUGEPAGE);
-#endif
+    os_advise_large(p, size);
     return p;
 }
 
 void os_advise_large(void *p, size_t size)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-    enum { HUGE_PAGE = 2u * 1024 * 1024 };
     uintptr_t start = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
     uintptr_t end = ((uintptr_t)p + size) & ~(uintptr_t)(HUGE_PAGE - 1);
     if (end > start)
