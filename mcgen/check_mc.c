@@ -161,8 +161,7 @@ static void check_inserts(const McText *t)
                    "insert %%%.*s's format !%.*s!: FormatMessage does not support the "
                    "conversion '%c' (%s)",
                    digits, in.at + 1, (int)in.fmt_len, in.fmt, in.fmt[in.fmt_len - 1],
-                   in.fmt[in.fmt_len - 1] == 'n' ? "it writes through its argument"
-                                                 : "no floating-point formats");
+                   insert_unsupported_why(&in));
     }
 }
 

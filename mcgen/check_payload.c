@@ -118,6 +118,12 @@ static FormatState printf_format(const char *s, size_t n)
     return strchr("eEfgGaAn", s[i]) ? FMT_UNSUPPORTED : FMT_BAD;
 }
 
+const char *insert_unsupported_why(const Insert *in)
+{
+    return in->fmt[in->fmt_len - 1] == 'n' ? "it writes through its argument"
+                                           : "no floating-point formats";
+}
+
 bool insert_next(const char *s, size_t *pos, Insert *out)
 {
     size_t i = *pos;
@@ -236,8 +242,7 @@ static void check_insert_syntax(Manifest *m, const String *s)
                    "string '%s' has the insert '%s': FormatMessage does not support the "
                    "conversion '%c' (%s)",
                    s->id, insert_text(&m->arena, &in), in.fmt[in.fmt_len - 1],
-                   in.fmt[in.fmt_len - 1] == 'n' ? "it writes through its argument"
-                                                 : "no floating-point formats");
+                   insert_unsupported_why(&in));
     }
 }
 

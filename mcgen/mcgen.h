@@ -1120,6 +1120,8 @@ typedef struct Insert {
 /* The next such sequence of `s` from *pos (a byte offset, 0 at first),
  * *pos moved past it; false at the end. */
 bool insert_next(const char *s, size_t *pos, Insert *out);
+/* Why FormatMessage does not take an FMT_UNSUPPORTED format's conversion. */
+const char *insert_unsupported_why(const Insert *in);
 /* mc's -A (ANSI message tables): every text a message table holds must be
  * written in Windows-1252; MCG5018 at each string that cannot.  Run by
  * check_manifest when -A is given, in a compile and in --validate alike. */
