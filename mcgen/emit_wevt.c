@@ -1049,7 +1049,14 @@ void wevt_build(const Manifest *m, WevtFormat format, Buf *out)
     guard_here(pos(&w) <= UINT32_MAX, "TEMP.BIN of 4 GiB or more");
     patch32(&w, size_at, (uint32_t)pos(&w));
     buf_u16le(&w.b, 0); /* two bytes after the counted size (section 2) */
-    buf_add(out, w.b.s, w.b.len);
-    buf_free(&w.b);
+    if (out->len) {
+        buf_add(out, w.b.s, w.b.len);
+        buf_free(&w.b);
+    } else {
+        /* handed over, not copied: the file is the -um compile's largest
+         * buffer, and a copy doubled the peak */
+        buf_free(out);
+        *out = w.b;
+    }
     ptrmap_free(&w.at);
 }
