@@ -92,7 +92,9 @@ static int by_id(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void collect(const Manifest *m, Collect *c)
+/* Every message of the culture, in model order, an id more than once when
+ * several items share it. */
+static void gather(const Manifest *m, Collect *c)
 {
     for (size_t i = 0; i < m->providers.n; i++) {
         const Provider *pv = m->providers.v[i];
@@ -135,6 +137,11 @@ static void collect(const Manifest *m, Collect *c)
     }
     for (size_t i = 0; i < m->message_table.n; i++)
         add(c, &m->message_table.v[i]->msg, NULL);
+}
+
+static void collect(const Manifest *m, Collect *c)
+{
+    gather(m, c);
     /* one entry per id: a shared string or a built-in item used by several
      * events is collected more than once, always with the same text */
     sort_stable(c->v.v, c->v.n, sizeof *c->v.v, by_id);
@@ -152,6 +159,17 @@ size_t msgtable_count(const Manifest *m, size_t culture)
     size_t n = c.v.n;
     vec_free(&c.v);
     return n;
+}
+
+/* msgtable_count(m, culture) > 0 without sorting for the count: an id
+ * collected once is still there after the duplicates go. */
+bool msgtable_any(const Manifest *m, size_t culture)
+{
+    Collect c = {.culture = culture};
+    gather(m, &c);
+    bool any = c.v.n > 0;
+    vec_free(&c.v);
+    return any;
 }
 
 /* Entries sorted by id, one each, as a MESSAGE_RESOURCE_DATA. */

@@ -825,6 +825,8 @@ void msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *op
 void msgtable_manifest_text(Buf *out, const char *s);
 /* How many messages that table holds (0: mc writes no file). */
 size_t msgtable_count(const Manifest *m, size_t culture);
+/* Whether it holds any (msgtable_count > 0, cheaper). */
+bool msgtable_any(const Manifest *m, size_t culture);
 /* The message table of a .mc language: its messages' texts, plus, when a
  * manifest is compiled in the same run (man not NULL), the strings of the
  * manifest's culture of the same language id. */
