@@ -127,6 +127,21 @@ START_TEST(test_tmpl_for_if_set_macro_include_comment)
 }
 END_TEST
 
+/* A name is found in the nearest scope that holds it, whichever scope held
+ * it a moment before (each scope keeps a mask of its names' hash bits). */
+START_TEST(test_tmpl_names_from_the_nearest_scope)
+{
+    expect_out("{% set name = 'top' %}{% for x in items %}{% if x == 'b' %}{% set name = x %}"
+               "{% endif %}{{ name }}{% endfor %}{{ name }}",
+               "topbtoptop");
+    expect_out("{% for x in items %}{{ n }}{% set n = x %}{{ n }}{% endfor %}{{ n }}",
+               "26a26b26c26");
+    expect_out("{% for name in items %}{{ name }}{% endfor %}{{ name }}", "abcEvent");
+    expect_out("{% macro m(n) %}{{ n }}{{ name }}{% endmacro %}{{ m(1) }}{{ n }}", "1Event26");
+    expect_out("{{ undefined_name | default('-') }}{{ name }}", "-Event");
+}
+END_TEST
+
 START_TEST(test_tmpl_white_space)
 {
     /* block tags alone on their line take the line with them */
@@ -718,6 +733,7 @@ Suite *tmpl_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_tmpl_expressions_and_filters);
     tcase_add_test(tc, test_tmpl_for_if_set_macro_include_comment);
+    tcase_add_test(tc, test_tmpl_names_from_the_nearest_scope);
     tcase_add_test(tc, test_tmpl_white_space);
     tcase_add_test(tc, test_tmpl_dump);
     tcase_add_test(tc, test_tmpl_errors_word_for_word);
