@@ -967,6 +967,10 @@ typedef struct OutSet OutSet;
 OutSet *outset_new(void);
 Out *outset_open(OutSet *s, const char *path);
 void out_put(Out *o, const void *p, size_t n);
+/* Overwrites n bytes at `at`, among those put already (a size or an offset
+ * known only later).  An output patched is compared with the file it
+ * replaces when complete, so an unchanged one still keeps its mtime. */
+void out_patch(Out *o, uint64_t at, const void *p, size_t n);
 bool outset_commit(OutSet *s, bool ok);
 /* A run's files, before anything is read or written: false after a usage
  * diagnostic (exit 2) when an output names an input (the same file, or the
