@@ -274,10 +274,7 @@ static void wevt_files(const EmitCtx *c, OutputList *l)
 static bool wevt_file(const EmitCtx *c, size_t part, const char *path, Out *out)
 {
     (void)part, (void)path;
-    Buf b = {0};
-    wevt_build(c->m, c->o->format, &b);
-    out_put(out, b.s, b.len);
-    buf_free(&b);
+    wevt_write(c->m, c->o->format, out);
     return true;
 }
 

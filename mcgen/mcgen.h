@@ -865,6 +865,8 @@ typedef enum {
 
 /* The WEVT_TEMPLATE resource (<base>TEMP.BIN), appended to `out`. */
 void wevt_build(const Manifest *m, WevtFormat format, Buf *out);
+/* The same into an Out, as it is made: never whole in memory. */
+void wevt_write(const Manifest *m, WevtFormat format, Out *out);
 
 /* ======================================================================
  * read_wevt.c
