@@ -383,6 +383,15 @@ void buf_u64le(Buf *b, uint64_t v)
     buf_u32le(b, (uint32_t)(v >> 32));
 }
 
+void buf_decimal(Buf *b, uint64_t v)
+{
+    char tmp[20], *p = tmp + sizeof tmp;
+    do
+        *--p = (char)('0' + v % 10);
+    while (v /= 10);
+    buf_add(b, p, (size_t)(tmp + sizeof tmp - p));
+}
+
 /* ---- vectors ---- */
 
 void vec_grow_(void **v, size_t *cap, size_t elem)
