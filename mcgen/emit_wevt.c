@@ -422,25 +422,42 @@ static uint8_t subst_type(const Field *f)
     return t;
 }
 
-static uint16_t name_hash(const Buf *u16)
+static uint16_t name_hash(const char *u16, size_t nbytes)
 {
     uint32_t h = 0;
-    for (size_t i = 0; i + 1 < u16->len; i += 2)
-        h = h * 65599u + (uint32_t)((unsigned char)u16->s[i] | (unsigned char)u16->s[i + 1] << 8);
+    for (size_t i = 0; i + 1 < nbytes; i += 2)
+        h = h * 65599u + (uint32_t)((unsigned char)u16[i] | (unsigned char)u16[i + 1] << 8);
     return (uint16_t)h;
+}
+
+static void patch16(Buf *b, size_t at, uint16_t v)
+{
+    b->s[at] = (char)v;
+    b->s[at + 1] = (char)(v >> 8);
+}
+
+/* s in UTF-16 after a u16 count of its units (converted in place, no
+ * copy); `over` is the guard's message.  Returns where its units start. */
+static size_t counted_utf16(Buf *b, const char *s, const char *over)
+{
+    size_t count_at = b->len;
+    buf_u16le(b, 0);
+    size_t start = b->len;
+    utf8_to_utf16le(b, s, strlen(s));
+    size_t units = (b->len - start) / 2;
+    guard_here(units <= 0xFFFF, over);
+    patch16(b, count_at, (uint16_t)units);
+    return start;
 }
 
 /* BinXml name: u16 hash, u16 chars, UTF-16, NUL. */
 static void bx_name(Buf *b, const char *s)
 {
-    Buf u = {0};
-    utf8_to_utf16le(&u, s, strlen(s));
-    guard_here(u.len / 2 <= 0xFFFF, "BinXml name over 65,535 UTF-16 units (MCG6022)");
-    buf_u16le(b, name_hash(&u));
-    buf_u16le(b, (uint16_t)(u.len / 2));
-    buf_add(b, u.s, u.len);
+    size_t hash_at = b->len;
     buf_u16le(b, 0);
-    buf_free(&u);
+    size_t start = counted_utf16(b, s, "BinXml name over 65,535 UTF-16 units (MCG6022)");
+    patch16(b, hash_at, name_hash(b->s + start, b->len - start));
+    buf_u16le(b, 0);
 }
 
 typedef struct BxAttr {
@@ -462,14 +479,9 @@ static size_t bx_open(Buf *b, const char *name, const BxAttr *attrs, size_t n)
         for (size_t i = 0; i < n; i++) {
             buf_u8(b, i + 1 < n ? 0x46 : 0x06);
             bx_name(b, attrs[i].name);
-            Buf u = {0};
-            utf8_to_utf16le(&u, attrs[i].value, strlen(attrs[i].value));
             buf_u8(b, 0x05);
             buf_u8(b, 0x01);
-            guard_here(u.len / 2 <= 0xFFFF, "BinXml value over 65,535 UTF-16 units (MCG6022)");
-            buf_u16le(b, (uint16_t)(u.len / 2));
-            buf_add(b, u.s, u.len);
-            buf_free(&u);
+            counted_utf16(b, attrs[i].value, "BinXml value over 65,535 UTF-16 units (MCG6022)");
         }
         uint32_t len = (uint32_t)(b->len - list_at - 4);
         for (int i = 0; i < 4; i++)
@@ -532,9 +544,9 @@ static void bx_eventdata(const Layout *l, Buf *bx, Buf *x)
         bx_subst(bx, i, subst_type(f));
         bx_end(bx, d);
         xml_open(x, el, &a, 1);
-        char num[24];
-        snprintf(num, sizeof num, "%%%zu</", i + 1);
-        buf_adds(x, num);
+        buf_addc(x, '%');
+        buf_decimal(x, i + 1);
+        buf_adds(x, "</");
         buf_adds(x, el);
         buf_addc(x, '>');
     }
