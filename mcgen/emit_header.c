@@ -529,6 +529,32 @@ static void define_item(Arena *a, const Facts *f, TValue *list, const void *item
         tv_push(a, list, define(a, f, item, value));
 }
 
+/* What a generated list of opcode or task defines makes its items from:
+ * a large manifest has tens of thousands of tasks, and their dictionaries
+ * need not all exist at once (tv_generated). */
+typedef struct DefinesGen {
+    const Facts *f;
+    const void **items; /* Opcode * or Task * */
+} DefinesGen;
+
+static TValue *opcode_define(const void *ctx, size_t i, Arena *a)
+{
+    const DefinesGen *g = ctx;
+    const Opcode *o = g->items[i];
+    return define(a, g->f, o, o->value);
+}
+
+static TValue *task_define(const void *ctx, size_t i, Arena *a)
+{
+    const DefinesGen *g = ctx;
+    const Task *t = g->items[i];
+    TValue *d = define(a, g->f, t, t->value);
+    bool guid = task_has_guid(t);
+    tv_add(a, d, "guid_symbol", guid ? tv_str(a, facts_name(g->f, &t->event_guid)) : tv_none(a));
+    tv_add(a, d, "guid_init", guid ? tv_str(a, guid_init(a, &t->event_guid)) : tv_none(a));
+    return d;
+}
+
 static int by_symbol(const void *x, const void *y)
 {
     const ValueMap *a = *(ValueMap *const *)x, *b = *(ValueMap *const *)y;
@@ -563,29 +589,29 @@ static void descriptor_values(Arena *a, const Provider *pv, const Facts *f, TVal
     for (size_t i = 0; i < pv->levels.n; i++)
         define_item(a, f, l, pv->levels.v[i], &pv->levels.v[i]->n, pv->levels.v[i]->value);
     tv_add(a, pd, "levels", l);
-    /* provider opcodes, then each task's */
-    l = tv_list(a);
-    for (size_t i = 0; i < pv->opcodes.n; i++)
-        define_item(a, f, l, pv->opcodes.v[i], &pv->opcodes.v[i]->n, pv->opcodes.v[i]->value);
+    /* provider opcodes, then each task's (the manifest's: winmeta's have
+     * their defines in the SDK) */
+    size_t n = pv->opcodes.n;
     for (size_t i = 0; i < pv->tasks.n; i++)
-        for (size_t j = 0; j < pv->tasks.v[i]->opcodes.n; j++) {
-            const Opcode *o = pv->tasks.v[i]->opcodes.v[j];
-            define_item(a, f, l, o, &o->n, o->value);
-        }
-    tv_add(a, pd, "opcodes", l);
-    l = tv_list(a);
-    for (size_t i = 0; i < pv->tasks.n; i++) {
-        const Task *t = pv->tasks.v[i];
-        if (t->n.builtin)
-            continue;
-        TValue *d = define(a, f, t, t->value);
-        bool guid = task_has_guid(t);
-        tv_add(a, d, "guid_symbol",
-               guid ? tv_str(a, facts_name(f, &t->event_guid)) : tv_none(a));
-        tv_add(a, d, "guid_init", guid ? tv_str(a, guid_init(a, &t->event_guid)) : tv_none(a));
-        tv_push(a, l, d);
-    }
-    tv_add(a, pd, "tasks", l);
+        n += pv->tasks.v[i]->opcodes.n;
+    DefinesGen *g = arena_alloc(a, sizeof *g);
+    *g = (DefinesGen){f, arena_alloc(a, (n + 1) * sizeof *g->items)};
+    n = 0;
+    for (size_t i = 0; i < pv->opcodes.n; i++)
+        if (!pv->opcodes.v[i]->n.builtin)
+            g->items[n++] = pv->opcodes.v[i];
+    for (size_t i = 0; i < pv->tasks.n; i++)
+        for (size_t j = 0; j < pv->tasks.v[i]->opcodes.n; j++)
+            if (!pv->tasks.v[i]->opcodes.v[j]->n.builtin)
+                g->items[n++] = pv->tasks.v[i]->opcodes.v[j];
+    tv_add(a, pd, "opcodes", tv_generated(a, n, opcode_define, g));
+    g = arena_alloc(a, sizeof *g);
+    *g = (DefinesGen){f, arena_alloc(a, (pv->tasks.n + 1) * sizeof *g->items)};
+    n = 0;
+    for (size_t i = 0; i < pv->tasks.n; i++)
+        if (!pv->tasks.v[i]->n.builtin)
+            g->items[n++] = pv->tasks.v[i];
+    tv_add(a, pd, "tasks", tv_generated(a, n, task_define, g));
     l = tv_list(a);
     for (size_t i = 0; i < pv->keywords.n; i++)
         define_item(a, f, l, pv->keywords.v[i], &pv->keywords.v[i]->n,
