@@ -820,6 +820,8 @@ typedef struct MsgTableOptions {
  * (mc's defaults).  With -A every text must have passed
  * check_ansi_tables. */
 void msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *opt, Buf *out);
+/* The same into an Out, as it is made: never whole in memory. */
+void msgtable_write(const Manifest *m, size_t culture, const MsgTableOptions *opt, Out *out);
 /* Appends a manifest string's text as the message tables hold it: each
  * line feed as CR LF (a CR already before it kept as that pair's CR). */
 void msgtable_manifest_text(Buf *out, const char *s);
@@ -832,6 +834,8 @@ bool msgtable_any(const Manifest *m, size_t culture);
  * manifest's culture of the same language id. */
 void msgtable_build_mc(const Manifest *mc, const McLanguage *lang, const Manifest *man,
                        const MsgTableOptions *opt, Buf *out);
+void msgtable_write_mc(const Manifest *mc, const McLanguage *lang, const Manifest *man,
+                       const MsgTableOptions *opt, Out *out);
 
 /* ======================================================================
  * read_msgtable.c
