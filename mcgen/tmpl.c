@@ -64,6 +64,14 @@ static TValue *tv_strn(Arena *a, const char *s, size_t n)
 }
 
 TValue *tv_str(Arena *a, const char *s) { return tv_strn(a, s, strlen(s)); }
+
+TValue *tv_strref(Arena *a, const char *s)
+{
+    TValue *v = tv_new(a, TV_STR);
+    v->s = s;
+    v->n = strlen(s);
+    return v;
+}
 TValue *tv_list(Arena *a) { return tv_new(a, TV_LIST); }
 TValue *tv_dict(Arena *a) { return tv_new(a, TV_DICT); }
 

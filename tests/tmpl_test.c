@@ -142,6 +142,26 @@ START_TEST(test_tmpl_names_from_the_nearest_scope)
 }
 END_TEST
 
+/* tv_strref: the string itself, not a copy, rendered as any string. */
+START_TEST(test_tmpl_string_by_reference)
+{
+    static const char text[] = "by reference";
+    TValue *d = tv_dict(&va), *v = tv_strref(&va, text);
+    ck_assert_ptr_eq(v->s, text);
+    ck_assert_uint_eq(v->n, strlen(text));
+    tv_add(&va, d, "s", v);
+    static const char src[] = "{{ s }}: {{ s | length }}";
+    Buf out = {0}, err = {0};
+    Tmpl *t = tmpl_parse("t.j2", src, strlen(src), &err);
+    ck_assert_ptr_nonnull(t);
+    ck_assert(tmpl_render(t, d, NULL, NULL, &out, &err));
+    ck_assert_str_eq(out.s, "by reference: 12");
+    buf_free(&out);
+    buf_free(&err);
+    tmpl_free(t);
+}
+END_TEST
+
 START_TEST(test_tmpl_white_space)
 {
     /* block tags alone on their line take the line with them */
@@ -734,6 +754,7 @@ Suite *tmpl_suite(void)
     tcase_add_test(tc, test_tmpl_expressions_and_filters);
     tcase_add_test(tc, test_tmpl_for_if_set_macro_include_comment);
     tcase_add_test(tc, test_tmpl_names_from_the_nearest_scope);
+    tcase_add_test(tc, test_tmpl_string_by_reference);
     tcase_add_test(tc, test_tmpl_white_space);
     tcase_add_test(tc, test_tmpl_dump);
     tcase_add_test(tc, test_tmpl_errors_word_for_word);
