@@ -378,7 +378,7 @@ static TValue *function_values(const void *ctx, size_t i, Arena *a)
     Fn fn = {a, tv_list(a), tv_list(a), tv_list(a), tv_list(a), 1};
     for (size_t k = 0; l && k < l->fields.n; k++) {
         const Field *f = l->fields.v[k];
-        add_field(&fn, f, (uint32_t)k, header_ident(a, f->name ? f->name : ""));
+        add_field(&fn, f, (uint32_t)k, header_ident_of(a, f->name ? f->name : ""));
     }
     TValue *d = tv_dict(a);
     tv_add(a, d, "name", tv_strref(a, e->name));
@@ -668,7 +668,7 @@ static TValue *message_values(const void *ctx, size_t i, Arena *a)
 {
     const Msg *msg = (const Msg *)ctx + i;
     TValue *d = tv_dict(a);
-    tv_add(a, d, "name", tv_strref(a, cat(a, "MSG_", header_ident(a, msg->name))));
+    tv_add(a, d, "name", tv_strref(a, cat(a, "MSG_", header_ident_of(a, msg->name))));
     tv_add(a, d, "id", tv_int(a, msg->id));
     return d;
 }
@@ -746,7 +746,7 @@ static TValue *event_values(const void *ctx, size_t i, Arena *a)
         Fn fn = {a, NULL, NULL, NULL, tv_list(a), 1};
         for (size_t k = 0; l && k < l->fields.n; k++) {
             const Field *fd = l->fields.v[k];
-            add_field(&fn, fd, (uint32_t)k, header_ident(a, fd->name ? fd->name : ""));
+            add_field(&fn, fd, (uint32_t)k, header_ident_of(a, fd->name ? fd->name : ""));
         }
         tv_add(a, ed, "function", tv_strref(a, g->fname[i]));
         tv_add(a, ed, "args", unique_args(a, fn.args));

@@ -1161,6 +1161,8 @@ void check_field_pieces(const Field *f, unsigned *descriptors, unsigned *params)
 /* mc's C identifier for a name (a leading digit and every character
  * outside [A-Za-z0-9_] become '_'). */
 char *header_ident(Arena *a, const char *name);
+/* The same, but name itself when it is one already (no copy). */
+const char *header_ident_of(Arena *a, const char *name);
 /* Appends mc's type code of a template field (header-api.md 6). */
 void header_mangle_field(const Field *f, Buf *out);
 /* The values the logging code of the header needs, as a template value:
