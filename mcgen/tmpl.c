@@ -1804,24 +1804,39 @@ static bool render_one(Rn *r, const Node *n, Scope *s, Buf *out)
             return rerr(r, n->expr, 0, 0, "'for' needs a list, not a %s", kind_name(it));
         if (!it->n)
             return render_nodes(r, &n->orelse, s, out);
-        /* what an iteration makes goes when it ends (what it sets stays
-         * in its own scope) */
+        /* the loop dictionary and the iteration's scope are made once and
+         * reset for each iteration (this runs once per element of every
+         * loop): what an iteration makes goes when it ends, what it sets
+         * stays in its own scope, and no template can change a dictionary,
+         * so nothing of one iteration is seen by the next */
+        TValue *loop = tv_dict(&r->a), *vars = tv_dict(&r->a);
+        TValue *index = tv_int(&r->a, 0), *index0 = tv_int(&r->a, 0);
+        TValue *first = tv_bool(&r->a, false), *last = tv_bool(&r->a, false);
+        tv_add(&r->a, loop, "index", index);
+        tv_add(&r->a, loop, "index0", index0);
+        tv_add(&r->a, loop, "first", first);
+        tv_add(&r->a, loop, "last", last);
+        tv_add(&r->a, loop, "length", tv_int(&r->a, (int64_t)it->n));
+        tv_add(&r->a, vars, "loop", loop);
+        tv_add(&r->a, vars, n->text, loop);
+        TValue **items = vars->items;
+        const char **keys = vars->keys;
+        size_t cap = vars->cap;
         ArenaMark mark = arena_mark(&r->a);
         uint64_t mask = name_bit("loop") | name_bit(n->text);
         for (size_t i = 0; i < it->n; i++) {
             if (!count_work(r, NULL, n->line, n->col))
                 return false;
-            /* fresh dictionaries with keys of static lifetime: no copies,
-             * no searches (this runs once per element of every loop) */
-            Scope inner = {tv_dict(&r->a), s, {0}, mask};
-            TValue *loop = tv_dict(&r->a);
-            tv_add(&r->a, loop, "index", tv_int(&r->a, (int64_t)i + 1));
-            tv_add(&r->a, loop, "index0", tv_int(&r->a, (int64_t)i));
-            tv_add(&r->a, loop, "first", tv_bool(&r->a, i == 0));
-            tv_add(&r->a, loop, "last", tv_bool(&r->a, i + 1 == it->n));
-            tv_add(&r->a, loop, "length", tv_int(&r->a, (int64_t)it->n));
-            tv_add(&r->a, inner.vars, "loop", loop);
-            tv_add(&r->a, inner.vars, n->text, tv_item(it, i, &r->a));
+            index->i = (int64_t)i + 1;
+            index0->i = (int64_t)i;
+            first->b = i == 0;
+            last->b = i + 1 == it->n;
+            /* a {% set %} of the last iteration may have replaced a name,
+             * added some, or moved the arrays into its released memory */
+            vars->items = items, vars->keys = keys, vars->cap = cap, vars->n = 2;
+            items[0] = loop;
+            items[1] = tv_item(it, i, &r->a);
+            Scope inner = {vars, s, {0}, mask};
             bool ok = render_nodes(r, &n->body, &inner, out);
             scope_end(&inner);
             arena_release(&r->a, mark);

@@ -142,6 +142,24 @@ START_TEST(test_tmpl_names_from_the_nearest_scope)
 }
 END_TEST
 
+/* Each iteration starts from the loop's own names: what the last one set
+ * (a new name, a loop variable replaced, more names than the scope first
+ * had room for) is gone. */
+START_TEST(test_tmpl_iteration_sees_nothing_of_the_last)
+{
+    expect_out("{% for x in items %}{{ q | default('-') }}{% set q = x %}{{ q }}{% endfor %}",
+               "-a-b-c");
+    expect_out("{% for x in items %}{{ loop.index }}{% set loop = 'L' %}{{ loop }}"
+               "{{ x }}{% set x = 'y' %}{{ x }}{% endfor %}",
+               "1Lay2Lby3Lcy");
+    expect_out("{% for x in items %}{{ a9 | default('-') }}{% set a1 = x %}{% set a2 = x %}"
+               "{% set a3 = x %}{% set a4 = x %}{% set a5 = x %}{% set a6 = x %}{% set a7 = x %}"
+               "{% set a8 = x %}{% set a9 = a1 ~ a8 %}{{ a9 }}{{ loop.index }}{{ loop.last }}"
+               "{% endfor %}",
+               "-aa1false-bb2false-cc3true");
+}
+END_TEST
+
 /* tv_strref: the string itself, not a copy, rendered as any string. */
 START_TEST(test_tmpl_string_by_reference)
 {
@@ -754,6 +772,7 @@ Suite *tmpl_suite(void)
     tcase_add_test(tc, test_tmpl_expressions_and_filters);
     tcase_add_test(tc, test_tmpl_for_if_set_macro_include_comment);
     tcase_add_test(tc, test_tmpl_names_from_the_nearest_scope);
+    tcase_add_test(tc, test_tmpl_iteration_sees_nothing_of_the_last);
     tcase_add_test(tc, test_tmpl_string_by_reference);
     tcase_add_test(tc, test_tmpl_white_space);
     tcase_add_test(tc, test_tmpl_dump);
