@@ -44,6 +44,11 @@ char *header_ident(Arena *a, const char *name)
     return s;
 }
 
+const char *header_ident_of(Arena *a, const char *name)
+{
+    return is_ident(name) ? name : header_ident(a, name);
+}
+
 /* Which providers repeat the symbol= (or, both without one, the name) of
  * an earlier provider: MCG2017 reports that (check_rules.c), and every
  * name made from the repeated prefix clashes with the earlier provider's,

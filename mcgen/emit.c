@@ -250,14 +250,11 @@ static void table_files(const EmitCtx *c, OutputList *l)
 static bool table_file(const EmitCtx *c, size_t part, const char *path, Out *out)
 {
     (void)path;
-    Buf b = {0};
     size_t k = part % c->names.ntables;
     if (c->mc)
-        msgtable_build_mc(c->mc, c->mc->mc->languages.v[k], c->m, &c->o->tables, &b);
+        msgtable_write_mc(c->mc, c->mc->mc->languages.v[k], c->m, &c->o->tables, out);
     else
-        msgtable_build(c->m, k, &c->o->tables, &b);
-    out_put(out, b.s, b.len);
-    buf_free(&b);
+        msgtable_write(c->m, k, &c->o->tables, out);
     return true;
 }
 
@@ -274,10 +271,7 @@ static void wevt_files(const EmitCtx *c, OutputList *l)
 static bool wevt_file(const EmitCtx *c, size_t part, const char *path, Out *out)
 {
     (void)part, (void)path;
-    Buf b = {0};
-    wevt_build(c->m, c->o->format, &b);
-    out_put(out, b.s, b.len);
-    buf_free(&b);
+    wevt_write(c->m, c->o->format, out);
     return true;
 }
 

@@ -148,9 +148,9 @@ typedef struct Fn {
 static void param(Fn *fn, const char *sal, const char *type, const char *name)
 {
     TValue *p = tv_dict(fn->a);
-    tv_add(fn->a, p, "sal", tv_str(fn->a, sal));
-    tv_add(fn->a, p, "type", tv_str(fn->a, type));
-    tv_add(fn->a, p, "name", tv_str(fn->a, name));
+    tv_add(fn->a, p, "sal", tv_strref(fn->a, sal));
+    tv_add(fn->a, p, "type", tv_strref(fn->a, type));
+    tv_add(fn->a, p, "name", tv_strref(fn->a, name));
     tv_push(fn->a, fn->params, p);
 }
 
@@ -158,8 +158,8 @@ static void data(Fn *fn, const char *ptr, const char *size)
 {
     TValue *d = tv_dict(fn->a);
     tv_add(fn->a, d, "index", tv_int(fn->a, fn->next++));
-    tv_add(fn->a, d, "ptr", tv_str(fn->a, ptr));
-    tv_add(fn->a, d, "size", tv_str(fn->a, size));
+    tv_add(fn->a, d, "ptr", tv_strref(fn->a, ptr));
+    tv_add(fn->a, d, "size", tv_strref(fn->a, size));
     tv_push(fn->a, fn->data, d);
 }
 
@@ -228,8 +228,8 @@ static void add_field(Fn *fn, const Field *f, uint32_t i, const char *macro_name
     check_field_pieces(f, &pieces, &params);
     bool takes_len = params == 2;
     if (takes_len)
-        tv_push(a, fn->args, tv_str(a, cat(a, macro_name, "_Len_")));
-    tv_push(a, fn->args, tv_str(a, macro_name));
+        tv_push(a, fn->args, tv_strref(a, cat(a, macro_name, "_Len_")));
+    tv_push(a, fn->args, tv_strref(a, macro_name));
     if (!fn->params)
         return; /* the function exists: only the macro's names were wanted */
     const char *arg = argn(a, i, "");
@@ -274,7 +274,7 @@ static void add_field(Fn *fn, const Field *f, uint32_t i, const char *macro_name
             /* a 16-bit byte count, then the bytes */
             const char *size = argn(a, i, "_Size_");
             tv_push(a, fn->locals,
-                    tv_str(a, cat(a, "USHORT ", size, " = (USHORT)(sizeof(", unit, ") * ", len, ");")));
+                    tv_strref(a, cat(a, "USHORT ", size, " = (USHORT)(sizeof(", unit, ") * ", len, ");")));
             data(fn, cat(a, "&", size), "sizeof(USHORT)");
             data(fn, arg, size);
         } else {
@@ -378,11 +378,11 @@ static TValue *function_values(const void *ctx, size_t i, Arena *a)
     Fn fn = {a, tv_list(a), tv_list(a), tv_list(a), tv_list(a), 1};
     for (size_t k = 0; l && k < l->fields.n; k++) {
         const Field *f = l->fields.v[k];
-        add_field(&fn, f, (uint32_t)k, header_ident(a, f->name ? f->name : ""));
+        add_field(&fn, f, (uint32_t)k, header_ident_of(a, f->name ? f->name : ""));
     }
     TValue *d = tv_dict(a);
-    tv_add(a, d, "name", tv_str(a, e->name));
-    tv_add(a, d, "template", l ? tv_str(a, l->tid) : tv_none(a));
+    tv_add(a, d, "name", tv_strref(a, e->name));
+    tv_add(a, d, "template", l ? tv_strref(a, l->tid) : tv_none(a));
     tv_add(a, d, "argcount", tv_int(a, fn.next - 1));
     tv_add(a, d, "params", fn.params);
     tv_add(a, d, "data", fn.data);
@@ -410,7 +410,7 @@ static TValue *unique_args(Arena *a, TValue *args)
         for (int k = 2; map_get(&used, s); k++)
             s = arena_printf(a, "%s_%d", args->items[i]->s, k);
         map_put(&used, s, (void *)s, false);
-        tv_push(a, out, tv_str(a, s));
+        tv_push(a, out, tv_strref(a, s));
     }
     map_free(&used);
     return out;
@@ -515,7 +515,7 @@ static const char *guid_text(Arena *a, const Guid *g)
 static TValue *define(Arena *a, const Facts *f, const void *item, int64_t value)
 {
     TValue *d = tv_dict(a);
-    tv_add(a, d, "symbol", tv_str(a, facts_name(f, item)));
+    tv_add(a, d, "symbol", tv_strref(a, facts_name(f, item)));
     tv_add(a, d, "value", tv_int(a, value));
     return d;
 }
@@ -527,6 +527,32 @@ static void define_item(Arena *a, const Facts *f, TValue *list, const void *item
 {
     if (!n->builtin)
         tv_push(a, list, define(a, f, item, value));
+}
+
+/* What a generated list of opcode or task defines makes its items from:
+ * a large manifest has tens of thousands of tasks, and their dictionaries
+ * need not all exist at once (tv_generated). */
+typedef struct DefinesGen {
+    const Facts *f;
+    const void **items; /* Opcode * or Task * */
+} DefinesGen;
+
+static TValue *opcode_define(const void *ctx, size_t i, Arena *a)
+{
+    const DefinesGen *g = ctx;
+    const Opcode *o = g->items[i];
+    return define(a, g->f, o, o->value);
+}
+
+static TValue *task_define(const void *ctx, size_t i, Arena *a)
+{
+    const DefinesGen *g = ctx;
+    const Task *t = g->items[i];
+    TValue *d = define(a, g->f, t, t->value);
+    bool guid = task_has_guid(t);
+    tv_add(a, d, "guid_symbol", guid ? tv_strref(a, facts_name(g->f, &t->event_guid)) : tv_none(a));
+    tv_add(a, d, "guid_init", guid ? tv_strref(a, guid_init(a, &t->event_guid)) : tv_none(a));
+    return d;
 }
 
 static int by_symbol(const void *x, const void *y)
@@ -563,29 +589,29 @@ static void descriptor_values(Arena *a, const Provider *pv, const Facts *f, TVal
     for (size_t i = 0; i < pv->levels.n; i++)
         define_item(a, f, l, pv->levels.v[i], &pv->levels.v[i]->n, pv->levels.v[i]->value);
     tv_add(a, pd, "levels", l);
-    /* provider opcodes, then each task's */
-    l = tv_list(a);
-    for (size_t i = 0; i < pv->opcodes.n; i++)
-        define_item(a, f, l, pv->opcodes.v[i], &pv->opcodes.v[i]->n, pv->opcodes.v[i]->value);
+    /* provider opcodes, then each task's (the manifest's: winmeta's have
+     * their defines in the SDK) */
+    size_t n = pv->opcodes.n;
     for (size_t i = 0; i < pv->tasks.n; i++)
-        for (size_t j = 0; j < pv->tasks.v[i]->opcodes.n; j++) {
-            const Opcode *o = pv->tasks.v[i]->opcodes.v[j];
-            define_item(a, f, l, o, &o->n, o->value);
-        }
-    tv_add(a, pd, "opcodes", l);
-    l = tv_list(a);
-    for (size_t i = 0; i < pv->tasks.n; i++) {
-        const Task *t = pv->tasks.v[i];
-        if (t->n.builtin)
-            continue;
-        TValue *d = define(a, f, t, t->value);
-        bool guid = task_has_guid(t);
-        tv_add(a, d, "guid_symbol",
-               guid ? tv_str(a, facts_name(f, &t->event_guid)) : tv_none(a));
-        tv_add(a, d, "guid_init", guid ? tv_str(a, guid_init(a, &t->event_guid)) : tv_none(a));
-        tv_push(a, l, d);
-    }
-    tv_add(a, pd, "tasks", l);
+        n += pv->tasks.v[i]->opcodes.n;
+    DefinesGen *g = arena_alloc(a, sizeof *g);
+    *g = (DefinesGen){f, arena_alloc(a, (n + 1) * sizeof *g->items)};
+    n = 0;
+    for (size_t i = 0; i < pv->opcodes.n; i++)
+        if (!pv->opcodes.v[i]->n.builtin)
+            g->items[n++] = pv->opcodes.v[i];
+    for (size_t i = 0; i < pv->tasks.n; i++)
+        for (size_t j = 0; j < pv->tasks.v[i]->opcodes.n; j++)
+            if (!pv->tasks.v[i]->opcodes.v[j]->n.builtin)
+                g->items[n++] = pv->tasks.v[i]->opcodes.v[j];
+    tv_add(a, pd, "opcodes", tv_generated(a, n, opcode_define, g));
+    g = arena_alloc(a, sizeof *g);
+    *g = (DefinesGen){f, arena_alloc(a, (pv->tasks.n + 1) * sizeof *g->items)};
+    n = 0;
+    for (size_t i = 0; i < pv->tasks.n; i++)
+        if (!pv->tasks.v[i]->n.builtin)
+            g->items[n++] = pv->tasks.v[i];
+    tv_add(a, pd, "tasks", tv_generated(a, n, task_define, g));
     l = tv_list(a);
     for (size_t i = 0; i < pv->keywords.n; i++)
         define_item(a, f, l, pv->keywords.v[i], &pv->keywords.v[i]->n,
@@ -607,13 +633,13 @@ static void descriptor_values(Arena *a, const Provider *pv, const Facts *f, TVal
         const ValueMap *vm = maps.v[i];
         TValue *d = tv_dict(a), *items = tv_list(a);
         const char *ms = header_ident(a, vm->symbol);
-        tv_add(a, d, "symbol", tv_str(a, ms));
+        tv_add(a, d, "symbol", tv_strref(a, ms));
         for (size_t j = 0; j < vm->items.n; j++) {
             const MapItem *it = vm->items.v[j];
             if (!it->symbol || !*it->symbol)
                 continue;
             TValue *e = tv_dict(a);
-            tv_add(a, e, "symbol", tv_str(a, arena_printf(a, "%s%s", ms, header_ident(a, it->symbol))));
+            tv_add(a, e, "symbol", tv_strref(a, arena_printf(a, "%s%s", ms, header_ident(a, it->symbol))));
             tv_add(a, e, "value", tv_int(a, (int32_t)it->value));
             tv_push(a, items, e);
         }
@@ -642,7 +668,7 @@ static TValue *message_values(const void *ctx, size_t i, Arena *a)
 {
     const Msg *msg = (const Msg *)ctx + i;
     TValue *d = tv_dict(a);
-    tv_add(a, d, "name", tv_str(a, cat(a, "MSG_", header_ident(a, msg->name))));
+    tv_add(a, d, "name", tv_strref(a, cat(a, "MSG_", header_ident_of(a, msg->name))));
     tv_add(a, d, "id", tv_int(a, msg->id));
     return d;
 }
@@ -702,8 +728,8 @@ static TValue *event_values(const void *ctx, size_t i, Arena *a)
     uint8_t level = e->level ? e->level->value : 0;
     TValue *ed = tv_dict(a);
     const char *sym = facts_name(g->f, e);
-    tv_add(a, ed, "symbol", tv_str(a, sym));
-    tv_add(a, ed, "macro_name", tv_str(a, macro_name(sym, g->strip)));
+    tv_add(a, ed, "symbol", tv_strref(a, sym));
+    tv_add(a, ed, "macro_name", tv_strref(a, macro_name(sym, g->strip)));
     tv_add(a, ed, "not_logged", tv_bool(a, e->not_logged));
     tv_add(a, ed, "id", tv_int(a, e->value));
     tv_add(a, ed, "version", tv_int(a, e->version));
@@ -720,9 +746,9 @@ static TValue *event_values(const void *ctx, size_t i, Arena *a)
         Fn fn = {a, NULL, NULL, NULL, tv_list(a), 1};
         for (size_t k = 0; l && k < l->fields.n; k++) {
             const Field *fd = l->fields.v[k];
-            add_field(&fn, fd, (uint32_t)k, header_ident(a, fd->name ? fd->name : ""));
+            add_field(&fn, fd, (uint32_t)k, header_ident_of(a, fd->name ? fd->name : ""));
         }
-        tv_add(a, ed, "function", tv_str(a, g->fname[i]));
+        tv_add(a, ed, "function", tv_strref(a, g->fname[i]));
         tv_add(a, ed, "args", unique_args(a, fn.args));
     }
     return ed;
@@ -742,8 +768,8 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
     for (size_t i = 0; i < m->providers.n; i++) {
         const Provider *pv = m->providers.v[i];
         TValue *pd = tv_dict(a);
-        tv_add(a, pd, "ident", tv_str(a, header_ident(a, pv->name)));
-        tv_add(a, pd, "symbol", tv_str(a, facts_name(f, pv)));
+        tv_add(a, pd, "ident", tv_strref(a, header_ident(a, pv->name)));
+        tv_add(a, pd, "symbol", tv_strref(a, facts_name(f, pv)));
         tv_add(a, pd, "control_guid", tv_bool(a, pv->has_control_guid));
         descriptor_values(a, pv, f, pd);
         int64_t tsize = 0;

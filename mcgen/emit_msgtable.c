@@ -92,7 +92,9 @@ static int by_id(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void collect(const Manifest *m, Collect *c)
+/* Every message of the culture, in model order, an id more than once when
+ * several items share it. */
+static void gather(const Manifest *m, Collect *c)
 {
     for (size_t i = 0; i < m->providers.n; i++) {
         const Provider *pv = m->providers.v[i];
@@ -135,6 +137,11 @@ static void collect(const Manifest *m, Collect *c)
     }
     for (size_t i = 0; i < m->message_table.n; i++)
         add(c, &m->message_table.v[i]->msg, NULL);
+}
+
+static void collect(const Manifest *m, Collect *c)
+{
+    gather(m, c);
     /* one entry per id: a shared string or a built-in item used by several
      * events is collected more than once, always with the same text */
     sort_stable(c->v.v, c->v.n, sizeof *c->v.v, by_id);
@@ -154,8 +161,39 @@ size_t msgtable_count(const Manifest *m, size_t culture)
     return n;
 }
 
-/* Entries sorted by id, one each, as a MESSAGE_RESOURCE_DATA. */
-static void write_table(const Collect *c, const MsgTableOptions *opt, Buf *out)
+/* msgtable_count(m, culture) > 0 without sorting for the count: an id
+ * collected once is still there after the duplicates go. */
+bool msgtable_any(const Manifest *m, size_t culture)
+{
+    Collect c = {.culture = culture};
+    gather(m, &c);
+    bool any = c.v.n > 0;
+    vec_free(&c.v);
+    return any;
+}
+
+/* Where a table goes: appended to a Buf, or into an Out as it is made. */
+typedef struct Sink {
+    Buf *buf;
+    Out *out;
+    size_t start; /* buf: its length before the table */
+} Sink;
+
+static void sink_put(Sink *k, const Buf *b)
+{
+    if (k->buf)
+        buf_add(k->buf, b->s, b->len);
+    else
+        out_put(k->out, b->s, b->len);
+}
+
+/* Entries sorted by id, one each, as a MESSAGE_RESOURCE_DATA.  The block
+ * table's offsets are known once the entries before each block are
+ * converted, and the entries go on in pieces of about 64 KiB, so a large
+ * table is never whole in memory: the block table is put as zeros before
+ * the first piece and patched at the end (a small table is put once,
+ * complete). */
+static void write_table(const Collect *c, const MsgTableOptions *opt, Sink *k)
 {
     static const MsgTableOptions defaults = {0};
     if (!opt)
@@ -165,17 +203,18 @@ static void write_table(const Collect *c, const MsgTableOptions *opt, Buf *out)
     for (size_t i = 0; i < c->v.n; i++)
         if (i == 0 || c->v.v[i].id != c->v.v[i - 1].id + 1)
             nblocks++;
-    Buf entries = {0}, text = {0}, crlf = {0};
-    buf_u32le(out, (uint32_t)nblocks);
+    Buf head = {0}, entries = {0}, text = {0}, crlf = {0};
+    buf_u32le(&head, (uint32_t)nblocks);
     size_t first_entry = 4 + 12 * nblocks;
+    size_t put = 0; /* bytes of entries handed on */
     for (size_t i = 0; i < c->v.n;) {
         size_t j = i + 1;
         while (j < c->v.n && c->v.v[j].id == c->v.v[j - 1].id + 1)
             j++;
-        buf_u32le(out, c->v.v[i].id);
-        buf_u32le(out, c->v.v[j - 1].id);
-        guard_here(first_entry + entries.len <= UINT32_MAX, "message table of 4 GiB or more");
-        buf_u32le(out, (uint32_t)(first_entry + entries.len));
+        buf_u32le(&head, c->v.v[i].id);
+        buf_u32le(&head, c->v.v[j - 1].id);
+        guard_here(first_entry + put + entries.len <= UINT32_MAX, "message table of 4 GiB or more");
+        buf_u32le(&head, (uint32_t)(first_entry + put + entries.len));
         for (; i < j; i++) {
             buf_reset(&text);
             const Entry *e = &c->v.v[i];
@@ -205,26 +244,58 @@ static void write_table(const Collect *c, const MsgTableOptions *opt, Buf *out)
             buf_u16le(&entries, (uint16_t)(len + pad));
             buf_u16le(&entries, opt->ansi ? 0 : 1);
             buf_add(&entries, text.s, text.len);
-            for (size_t k = 0; k < pad; k++)
+            for (size_t p = 0; p < pad; p++)
                 buf_u8(&entries, 0);
+            if (entries.len >= 64 * 1024) {
+                if (!put) { /* the block table's place */
+                    Buf zeros = {0};
+                    buf_grow(&zeros, first_entry);
+                    memset(zeros.s, 0, first_entry);
+                    zeros.len = first_entry;
+                    sink_put(k, &zeros);
+                    buf_free(&zeros);
+                }
+                sink_put(k, &entries);
+                put += entries.len;
+                entries.len = 0;
+            }
         }
     }
-    buf_add(out, entries.s, entries.len);
+    if (!put)
+        sink_put(k, &head);
+    sink_put(k, &entries);
+    if (put && k->buf)
+        memcpy(k->buf->s + k->start, head.s, head.len);
+    else if (put)
+        out_patch(k->out, 0, head.s, head.len);
+    buf_free(&head);
     buf_free(&entries);
     buf_free(&text);
     buf_free(&crlf);
 }
 
-void msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *opt, Buf *out)
+static void table_of(const Manifest *m, size_t culture, const MsgTableOptions *opt, Sink *k)
 {
     Collect c = {.culture = culture};
     collect(m, &c);
-    write_table(&c, opt, out);
+    write_table(&c, opt, k);
     vec_free(&c.v);
 }
 
-void msgtable_build_mc(const Manifest *mc, const McLanguage *lang, const Manifest *man,
-                       const MsgTableOptions *opt, Buf *out)
+void msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *opt, Buf *out)
+{
+    Sink k = {out, NULL, out->len};
+    table_of(m, culture, opt, &k);
+}
+
+void msgtable_write(const Manifest *m, size_t culture, const MsgTableOptions *opt, Out *out)
+{
+    Sink k = {NULL, out, 0};
+    table_of(m, culture, opt, &k);
+}
+
+static void table_of_mc(const Manifest *mc, const McLanguage *lang, const Manifest *man,
+                        const MsgTableOptions *opt, Sink *sink)
 {
     Collect c = {.culture = man ? mc_culture_of(man, lang) : SIZE_MAX};
     if (c.culture != SIZE_MAX)
@@ -239,6 +310,20 @@ void msgtable_build_mc(const Manifest *mc, const McLanguage *lang, const Manifes
             }
     }
     sort_stable(c.v.v, c.v.n, sizeof *c.v.v, by_id);
-    write_table(&c, opt, out);
+    write_table(&c, opt, sink);
     vec_free(&c.v);
+}
+
+void msgtable_build_mc(const Manifest *mc, const McLanguage *lang, const Manifest *man,
+                       const MsgTableOptions *opt, Buf *out)
+{
+    Sink k = {out, NULL, out->len};
+    table_of_mc(mc, lang, man, opt, &k);
+}
+
+void msgtable_write_mc(const Manifest *mc, const McLanguage *lang, const Manifest *man,
+                       const MsgTableOptions *opt, Out *out)
+{
+    Sink k = {NULL, out, 0};
+    table_of_mc(mc, lang, man, opt, &k);
 }

@@ -4,12 +4,15 @@
  * mc 8.1 on request (mc81_pads_end).  Layout, orders and quirks: ../shared/docs/wevt-template.md
  * (section numbers below refer to it).
  *
- * The file is built in one buffer; every offset is absolute (from the CRIM
- * header), so a list records where its entries land and later lists point
- * there: a side table of its own (W.at: item -> offset, valid for the
- * provider being written) keeps them, as the model is read-only here.
- * Sizes and counts are written as placeholders and patched when the list
- * is complete; nothing is guessed.  As it only reads the model, it can run
+ * Every offset is absolute (from the CRIM header), so a list records where
+ * its entries land and later lists point there: a side table of its own
+ * (W.at: item -> offset, valid for the provider being written) keeps them,
+ * as the model is read-only here.  Sizes and counts are written as
+ * placeholders and patched when the list is complete; nothing is guessed.
+ * Into an Out (wevt_write) the bytes go on in pieces (W.b holds those not
+ * handed on yet, at most a list of small entries, or one template, past
+ * FLUSH_AT), and a patch of bytes already handed on is an out_patch: the
+ * file is never whole in memory.  As it only reads the model, it can run
  * in a thread next to the other writers.
  */
 #include "mcgen.h"
@@ -20,7 +23,9 @@
 #define NO_MESSAGE 0xFFFFFFFFu
 
 typedef struct W {
-    Buf b;
+    Buf b;       /* the bytes from `base` on */
+    size_t base; /* what is before them went to `out` */
+    Out *out;    /* NULL: everything stays in b (wevt_build) */
     const Manifest *m;
     int major;       /* 5 or 3 */
     bool mc81;       /* mc 8.1: template ids by MD5, mc81_pads_end */
@@ -28,7 +33,21 @@ typedef struct W {
                       * the offset of its entry (this provider's) */
 } W;
 
-static size_t pos(W *w) { return w->b.len; }
+static size_t pos(const W *w) { return w->base + w->b.len; }
+
+/* Past this many bytes, W.b goes on to the Out at the next flush point. */
+enum { FLUSH_AT = 256 * 1024 };
+
+/* A place where nothing written before is patched often: between the
+ * templates of TTBL, between lists, between providers. */
+static void flush_point(W *w)
+{
+    if (!w->out || w->b.len < FLUSH_AT)
+        return;
+    out_put(w->out, w->b.s, w->b.len);
+    w->base += w->b.len;
+    w->b.len = 0;
+}
 
 /* The entry of `item` starts here. */
 static void mark(W *w, const void *item) { ptrmap_put(&w->at, item, (void *)(uintptr_t)pos(w)); }
@@ -41,8 +60,13 @@ static uint32_t at_of(const W *w, const void *item)
 
 static void patch32(W *w, size_t at, uint32_t v)
 {
+    char le[4];
     for (int i = 0; i < 4; i++)
-        w->b.s[at + (size_t)i] = (char)(v >> (8 * i));
+        le[i] = (char)(v >> (8 * i));
+    if (at >= w->base)
+        memcpy(w->b.s + (at - w->base), le, 4);
+    else
+        out_patch(w->out, at, le, 4);
 }
 
 static size_t placeholder(W *w)
@@ -398,25 +422,42 @@ static uint8_t subst_type(const Field *f)
     return t;
 }
 
-static uint16_t name_hash(const Buf *u16)
+static uint16_t name_hash(const char *u16, size_t nbytes)
 {
     uint32_t h = 0;
-    for (size_t i = 0; i + 1 < u16->len; i += 2)
-        h = h * 65599u + (uint32_t)((unsigned char)u16->s[i] | (unsigned char)u16->s[i + 1] << 8);
+    for (size_t i = 0; i + 1 < nbytes; i += 2)
+        h = h * 65599u + (uint32_t)((unsigned char)u16[i] | (unsigned char)u16[i + 1] << 8);
     return (uint16_t)h;
+}
+
+static void patch16(Buf *b, size_t at, uint16_t v)
+{
+    b->s[at] = (char)v;
+    b->s[at + 1] = (char)(v >> 8);
+}
+
+/* s in UTF-16 after a u16 count of its units (converted in place, no
+ * copy); `over` is the guard's message.  Returns where its units start. */
+static size_t counted_utf16(Buf *b, const char *s, const char *over)
+{
+    size_t count_at = b->len;
+    buf_u16le(b, 0);
+    size_t start = b->len;
+    utf8_to_utf16le(b, s, strlen(s));
+    size_t units = (b->len - start) / 2;
+    guard_here(units <= 0xFFFF, over);
+    patch16(b, count_at, (uint16_t)units);
+    return start;
 }
 
 /* BinXml name: u16 hash, u16 chars, UTF-16, NUL. */
 static void bx_name(Buf *b, const char *s)
 {
-    Buf u = {0};
-    utf8_to_utf16le(&u, s, strlen(s));
-    guard_here(u.len / 2 <= 0xFFFF, "BinXml name over 65,535 UTF-16 units (MCG6022)");
-    buf_u16le(b, name_hash(&u));
-    buf_u16le(b, (uint16_t)(u.len / 2));
-    buf_add(b, u.s, u.len);
+    size_t hash_at = b->len;
     buf_u16le(b, 0);
-    buf_free(&u);
+    size_t start = counted_utf16(b, s, "BinXml name over 65,535 UTF-16 units (MCG6022)");
+    patch16(b, hash_at, name_hash(b->s + start, b->len - start));
+    buf_u16le(b, 0);
 }
 
 typedef struct BxAttr {
@@ -438,14 +479,9 @@ static size_t bx_open(Buf *b, const char *name, const BxAttr *attrs, size_t n)
         for (size_t i = 0; i < n; i++) {
             buf_u8(b, i + 1 < n ? 0x46 : 0x06);
             bx_name(b, attrs[i].name);
-            Buf u = {0};
-            utf8_to_utf16le(&u, attrs[i].value, strlen(attrs[i].value));
             buf_u8(b, 0x05);
             buf_u8(b, 0x01);
-            guard_here(u.len / 2 <= 0xFFFF, "BinXml value over 65,535 UTF-16 units (MCG6022)");
-            buf_u16le(b, (uint16_t)(u.len / 2));
-            buf_add(b, u.s, u.len);
-            buf_free(&u);
+            counted_utf16(b, attrs[i].value, "BinXml value over 65,535 UTF-16 units (MCG6022)");
         }
         uint32_t len = (uint32_t)(b->len - list_at - 4);
         for (int i = 0; i < 4; i++)
@@ -508,9 +544,9 @@ static void bx_eventdata(const Layout *l, Buf *bx, Buf *x)
         bx_subst(bx, i, subst_type(f));
         bx_end(bx, d);
         xml_open(x, el, &a, 1);
-        char num[24];
-        snprintf(num, sizeof num, "%%%zu</", i + 1);
-        buf_adds(x, num);
+        buf_addc(x, '%');
+        buf_decimal(x, i + 1);
+        buf_adds(x, "</");
         buf_adds(x, el);
         buf_addc(x, '>');
     }
@@ -658,8 +694,10 @@ static void write_temp(W *w, Layout *l)
 static void write_ttbl(W *w, Provider *pv)
 {
     size_t at = list_begin(w, "TTBL");
-    for (size_t i = 0; i < pv->layouts.n; i++)
+    for (size_t i = 0; i < pv->layouts.n; i++) {
         write_temp(w, pv->layouts.v[i]);
+        flush_point(w);
+    }
     list_end(w, at, (uint32_t)pv->layouts.n, false);
 }
 
@@ -897,7 +935,7 @@ enum { L_LEVL = 0, L_TASK = 1, L_OPCO = 2, L_KEYW = 3, L_EVNT = 4, L_CHAN = 5, L
 static bool mc81_pads_end(const W *w, size_t at, int last_list, size_t keywords, bool followed)
 {
     return w->mc81 && followed && at % 8 == 0 && last_list == L_KEYW && keywords == 0 &&
-           w->b.len % 8 == 4;
+           pos(w) % 8 == 4;
 }
 
 /* followed: another provider's block comes after this one */
@@ -1008,6 +1046,7 @@ static void write_provider(W *w, Provider *pv, Arena *ar, bool followed) /* ar: 
         case L_EVTA: write_evta(w, events, pv->events.n, ar); break;
         case L_FLTR: write_fltr(w, pv); break;
         }
+        flush_point(w);
     }
     if (mc81_pads_end(w, at, lists[nl - 1], keywords.n, followed))
         buf_u32le(&w->b, 0);
@@ -1022,34 +1061,55 @@ static void write_provider(W *w, Provider *pv, Arena *ar, bool followed) /* ar: 
     vec_free(&keywords);
 }
 
-void wevt_build(const Manifest *m, WevtFormat format, Buf *out)
+/* The file into w->b, and through it into w->out when there is one. */
+static void build(W *w)
 {
-    int major = format == WEVT_V5 ? 5 : 3;
-    W w = {.m = m, .major = major, .mc81 = format == WEVT_V3_MC81};
-    sig(&w, "CRIM");
-    size_t size_at = placeholder(&w);
-    buf_u16le(&w.b, (uint16_t)major);
-    buf_u16le(&w.b, 1);
-    buf_u32le(&w.b, (uint32_t)m->providers.n);
-    size_t table = pos(&w);
+    const Manifest *m = w->m;
+    int major = w->major;
+    sig(w, "CRIM");
+    size_t size_at = placeholder(w);
+    buf_u16le(&w->b, (uint16_t)major);
+    buf_u16le(&w->b, 1);
+    buf_u32le(&w->b, (uint32_t)m->providers.n);
+    size_t table = pos(w);
     for (size_t i = 0; i < m->providers.n; i++) {
-        guid(&w, &m->providers.v[i]->guid);
-        buf_u32le(&w.b, 0);
+        guid(w, &m->providers.v[i]->guid);
+        buf_u32le(&w->b, 0);
     }
     /* scratch strings live in an arena of our own: wevt_build may run in a
      * thread beside other writers, and touches no shared allocator state
      * but malloc's */
     Arena scratch = {0};
     for (size_t i = 0; i < m->providers.n; i++) {
-        patch32(&w, table + 20 * i + 16, (uint32_t)pos(&w));
-        write_provider(&w, m->providers.v[i], &scratch, i + 1 < m->providers.n);
+        patch32(w, table + 20 * i + 16, (uint32_t)pos(w));
+        write_provider(w, m->providers.v[i], &scratch, i + 1 < m->providers.n);
     }
     arena_free(&scratch);
     /* every offset and size is below the end, so all of them fit */
-    guard_here(pos(&w) <= UINT32_MAX, "TEMP.BIN of 4 GiB or more");
-    patch32(&w, size_at, (uint32_t)pos(&w));
-    buf_u16le(&w.b, 0); /* two bytes after the counted size (section 2) */
-    buf_add(out, w.b.s, w.b.len);
+    guard_here(pos(w) <= UINT32_MAX, "TEMP.BIN of 4 GiB or more");
+    patch32(w, size_at, (uint32_t)pos(w));
+    buf_u16le(&w->b, 0); /* two bytes after the counted size (section 2) */
+    ptrmap_free(&w->at);
+}
+
+void wevt_build(const Manifest *m, WevtFormat format, Buf *out)
+{
+    W w = {.m = m, .major = format == WEVT_V5 ? 5 : 3, .mc81 = format == WEVT_V3_MC81};
+    build(&w);
+    if (out->len) {
+        buf_add(out, w.b.s, w.b.len);
+        buf_free(&w.b);
+    } else {
+        /* handed over, not copied */
+        buf_free(out);
+        *out = w.b;
+    }
+}
+
+void wevt_write(const Manifest *m, WevtFormat format, Out *out)
+{
+    W w = {.m = m, .major = format == WEVT_V5 ? 5 : 3, .mc81 = format == WEVT_V3_MC81, .out = out};
+    build(&w);
+    out_put(out, w.b.s, w.b.len);
     buf_free(&w.b);
-    ptrmap_free(&w.at);
 }

@@ -298,7 +298,7 @@ static size_t table_names(const Manifest *man, const Manifest *mc, bool tables, 
     for (size_t i = 0; tables && i < n; i++) {
         if (mc && mc_language_used(mc->mc, mc->mc->languages.v[i]))
             names[i] = xstrdup(mc->mc->languages.v[i]->file);
-        else if (!mc && msgtable_count(man, i) > 0) {
+        else if (!mc && msgtable_any(man, i)) {
             Buf b = {0};
             buf_printf(&b, "MSG%05zX", i + 1);
             names[i] = b.s;

@@ -820,16 +820,22 @@ typedef struct MsgTableOptions {
  * (mc's defaults).  With -A every text must have passed
  * check_ansi_tables. */
 void msgtable_build(const Manifest *m, size_t culture, const MsgTableOptions *opt, Buf *out);
+/* The same into an Out, as it is made: never whole in memory. */
+void msgtable_write(const Manifest *m, size_t culture, const MsgTableOptions *opt, Out *out);
 /* Appends a manifest string's text as the message tables hold it: each
  * line feed as CR LF (a CR already before it kept as that pair's CR). */
 void msgtable_manifest_text(Buf *out, const char *s);
 /* How many messages that table holds (0: mc writes no file). */
 size_t msgtable_count(const Manifest *m, size_t culture);
+/* Whether it holds any (msgtable_count > 0, cheaper). */
+bool msgtable_any(const Manifest *m, size_t culture);
 /* The message table of a .mc language: its messages' texts, plus, when a
  * manifest is compiled in the same run (man not NULL), the strings of the
  * manifest's culture of the same language id. */
 void msgtable_build_mc(const Manifest *mc, const McLanguage *lang, const Manifest *man,
                        const MsgTableOptions *opt, Buf *out);
+void msgtable_write_mc(const Manifest *mc, const McLanguage *lang, const Manifest *man,
+                       const MsgTableOptions *opt, Out *out);
 
 /* ======================================================================
  * read_msgtable.c
@@ -863,6 +869,8 @@ typedef enum {
 
 /* The WEVT_TEMPLATE resource (<base>TEMP.BIN), appended to `out`. */
 void wevt_build(const Manifest *m, WevtFormat format, Buf *out);
+/* The same into an Out, as it is made: never whole in memory. */
+void wevt_write(const Manifest *m, WevtFormat format, Out *out);
 
 /* ======================================================================
  * read_wevt.c
@@ -965,6 +973,10 @@ typedef struct OutSet OutSet;
 OutSet *outset_new(void);
 Out *outset_open(OutSet *s, const char *path);
 void out_put(Out *o, const void *p, size_t n);
+/* Overwrites n bytes at `at`, among those put already (a size or an offset
+ * known only later).  An output patched is compared with the file it
+ * replaces when complete, so an unchanged one still keeps its mtime. */
+void out_patch(Out *o, uint64_t at, const void *p, size_t n);
 bool outset_commit(OutSet *s, bool ok);
 /* A run's files, before anything is read or written: false after a usage
  * diagnostic (exit 2) when an output names an input (the same file, or the
@@ -1149,6 +1161,8 @@ void check_field_pieces(const Field *f, unsigned *descriptors, unsigned *params)
 /* mc's C identifier for a name (a leading digit and every character
  * outside [A-Za-z0-9_] become '_'). */
 char *header_ident(Arena *a, const char *name);
+/* The same, but name itself when it is one already (no copy). */
+const char *header_ident_of(Arena *a, const char *name);
 /* Appends mc's type code of a template field (header-api.md 6). */
 void header_mangle_field(const Field *f, Buf *out);
 /* The values the logging code of the header needs, as a template value:

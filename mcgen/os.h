@@ -83,6 +83,8 @@ bool os_names_descriptor(const char *link, int *fd);
 FILE *os_fopen(const char *path, const char *mode);
 /* The size of an open file, or -1. */
 int64_t os_file_size(FILE *f);
+/* fseek with a 64-bit offset (whence: SEEK_SET, SEEK_END); false on error. */
+bool os_seek(FILE *f, int64_t at, int whence);
 bool os_mkdir(const char *path); /* EEXIST when something is there */
 bool os_rmdir(const char *path);
 /* Creates a new file of its own from `tmpl`, whose last six characters

@@ -169,6 +169,8 @@ int64_t os_file_size(FILE *f)
     return fstat(fileno(f), &s) == 0 && S_ISREG(s.st_mode) ? (int64_t)s.st_size : -1;
 }
 
+bool os_seek(FILE *f, int64_t at, int whence) { return fseeko(f, (off_t)at, whence) == 0; }
+
 bool os_mkdir(const char *path) { return mkdir(path, 0777) == 0; }
 bool os_rmdir(const char *path) { return rmdir(path) == 0; }
 

@@ -333,6 +333,8 @@ int64_t os_file_size(FILE *f)
     return os_fstat(_fileno(f), &st) && st.kind == OS_FILE ? (int64_t)st.size : -1;
 }
 
+bool os_seek(FILE *f, int64_t at, int whence) { return _fseeki64(f, at, whence) == 0; }
+
 bool os_mkdir(const char *path)
 {
     wchar_t *w = wide(path);

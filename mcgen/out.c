@@ -12,7 +12,11 @@
  *     the rest written after.  The commit renames it over the target, so a
  *     failed or killed run never leaves a partial or missing output (a kill
  *     may leave a temporary), and an unchanged output keeps its bytes and
- *     its mtime: build tools see nothing new.
+ *     its mtime: build tools see nothing new.  An output patched after
+ *     its bytes were put (out_patch: TEMP.BIN's sizes and offsets) cannot
+ *     be compared as it goes: it goes to its temporary from the first
+ *     patch, and the complete temporary is compared with the old file,
+ *     and removed when they are equal.
  *   - A symbolic link is followed, through chains, to the file it finally
  *     names; that file is the one replaced (its temporary beside it), and
  *     the link stays a link.
@@ -75,6 +79,8 @@ struct Out {
     FILE *tmp;        /* the temporary (in place: a tmpfile()) */
     struct Temp *temp; /* its name, while it is ours; NULL for a tmpfile() */
     bool failed;      /* a diagnostic was given */
+    bool patched;     /* out_patch was used: compared with the old file when
+                       * finished, as the bytes put were not final */
 };
 
 struct OutSet {
@@ -381,6 +387,41 @@ void out_put(Out *o, const void *p, size_t n)
         fail(o, "cannot write", o->path);
 }
 
+void out_patch(Out *o, uint64_t at, const void *p, size_t n)
+{
+    o->patched = true;
+    if (o->failed || n == 0)
+        return;
+    if (o->old) {
+        diverge(o);
+        if (o->failed)
+            return;
+    }
+    if (!os_seek(o->tmp, (int64_t)at, SEEK_SET) || fwrite(p, 1, n, o->tmp) != n ||
+        !os_seek(o->tmp, 0, SEEK_END))
+        fail(o, "cannot write", o->path);
+}
+
+/* Whether the complete temporary of a patched output holds the bytes of
+ * the file it would replace (false when either cannot be read). */
+static bool same_as_target(const Out *o)
+{
+    FILE *a = os_fopen(o->temp->path, "rb"), *b = os_fopen(o->target, "rb");
+    bool same = a && b;
+    while (same) {
+        char x[16384], y[16384];
+        size_t n = fread(x, 1, sizeof x, a), m = fread(y, 1, sizeof y, b);
+        same = n == m && memcmp(x, y, n) == 0 && !ferror(a) && !ferror(b);
+        if (n < sizeof x)
+            break;
+    }
+    if (a)
+        fclose(a);
+    if (b)
+        fclose(b);
+    return same;
+}
+
 /* Makes the temporary complete: flushed, closed (a file) or rewound (a
  * tmpfile), with the target's mode.  An unchanged file is left as it is. */
 static void finish(Out *o)
@@ -402,6 +443,13 @@ static void finish(Out *o)
     }
     if (o->in_place) {
         rewind(o->tmp);
+        return;
+    }
+    if (o->patched && o->existed && same_as_target(o)) {
+        fclose(o->tmp);
+        o->tmp = NULL;
+        temp_remove(o->temp);
+        o->temp = NULL;
         return;
     }
     /* a temporary is made 0600: a replaced file keeps its mode, a new one

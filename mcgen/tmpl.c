@@ -7,8 +7,10 @@
  * line loses the indentation before it and the newline after it.  The
  * parser then reads each tag's inside with a small tokenizer and builds a
  * tree (Node for statements, Expr for expressions) by recursive descent.
- * Rendering walks the tree with a chain of variable scopes; values made
- * while rendering live in an arena freed when rendering ends.
+ * Rendering walks the tree with a chain of variable scopes (each with a
+ * 64-bit mask of its names' hashes, so a lookup skips the scopes that
+ * cannot hold the name); values made while rendering live in an arena
+ * freed when rendering ends.
  *
  * Nothing a template says can exhaust the stack, the memory or the time:
  * the parser counts how deep it recurses and how tall each expression's
@@ -62,6 +64,14 @@ static TValue *tv_strn(Arena *a, const char *s, size_t n)
 }
 
 TValue *tv_str(Arena *a, const char *s) { return tv_strn(a, s, strlen(s)); }
+
+TValue *tv_strref(Arena *a, const char *s)
+{
+    TValue *v = tv_new(a, TV_STR);
+    v->s = s;
+    v->n = strlen(s);
+    return v;
+}
 TValue *tv_list(Arena *a) { return tv_new(a, TV_LIST); }
 TValue *tv_dict(Arena *a) { return tv_new(a, TV_DICT); }
 
@@ -172,6 +182,7 @@ struct Expr {
     Expr *a, *b;
     VEC(Expr *) args; /* E_CALL, E_FILTER */
     size_t hint;      /* E_ATTR: where the key was found last time */
+    uint64_t bit;     /* E_NAME: name_bit(name) */
     int height;       /* of its tree: 1 for a leaf */
     uint32_t line, col;
 };
@@ -201,6 +212,15 @@ struct Tmpl {
     NodeList nodes;
     VEC(Expr *) exprs;
 };
+
+/* A name's bit in a scope's mask (Scope.mask): one of 64, by its hash. */
+static uint64_t name_bit(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return (uint64_t)1 << (h >> 26);
+}
 
 /* ---- scanning ---- */
 
@@ -516,7 +536,7 @@ static Expr *parse_primary(P *p)
         else if (is_word(p, "none"))
             e->lit = tv_none(&p->t->arena);
         else
-            e->kind = E_NAME, e->name = tok_text(p);
+            e->kind = E_NAME, e->name = tok_text(p), e->bit = name_bit(e->name);
         next(p);
     } else if (p->tok == '(') {
         next(p);
@@ -969,6 +989,10 @@ typedef struct Scope {
     TValue *vars; /* a dict */
     struct Scope *up;
     Map index; /* vars' names to their position + 1, once it has many */
+    /* the name_bit of every name in vars: a name whose bit is not here is
+     * not searched for here (a lookup passes most scopes of a deep chain,
+     * and searching each was 4% of a large header's instructions) */
+    uint64_t mask;
 } Scope;
 
 /* Past this many names a scope is searched through its index: a template
@@ -1209,6 +1233,7 @@ static TValue *scope_get(const Scope *s, const char *name)
  * outlives the scope. */
 static void scope_set(Rn *r, Scope *s, const char *name, TValue *v)
 {
+    s->mask |= name_bit(name);
     if (!s->index.cap && s->vars->n < SCOPE_INDEXED) {
         tv_set(&r->a, s->vars, name, v);
         return;
@@ -1227,9 +1252,12 @@ static void scope_set(Rn *r, Scope *s, const char *name, TValue *v)
 
 static void scope_end(Scope *s) { map_free(&s->index); }
 
-static TValue *lookup(const Scope *s, const char *name)
+/* name's value in the nearest scope that has it; bit is name_bit(name). */
+static TValue *lookup(const Scope *s, const char *name, uint64_t bit)
 {
     for (; s; s = s->up) {
+        if (!(s->mask & bit))
+            continue;
         TValue *v = scope_get(s, name);
         if (v)
             return v;
@@ -1510,7 +1538,7 @@ static TValue *filter(Rn *r, const Expr *e, Scope *s)
 {
     const Filter *f = e->filter;
     TValue *v;
-    if (f->undefined_ok && e->a->kind == E_NAME && !lookup(s, e->a->name))
+    if (f->undefined_ok && e->a->kind == E_NAME && !lookup(s, e->a->name, e->a->bit))
         v = tv_none(&r->a);
     else
         v = eval(r, e->a, s);
@@ -1547,7 +1575,7 @@ static TValue *call(Rn *r, const Expr *e, Scope *s)
     /* the call's scope and temporaries go when it returns: only its text
      * is kept, copied after the release */
     ArenaMark mark = arena_mark(&r->a);
-    Scope inner = {tv_dict(&r->a), s, {0}};
+    Scope inner = {tv_dict(&r->a), s, {0}, 0};
     bool ok = true;
     for (size_t i = 0; ok && i < e->args.n; i++) {
         TValue *a = eval(r, e->args.v[i], s);
@@ -1668,7 +1696,7 @@ static TValue *eval_expr(Rn *r, const Expr *e, Scope *s)
     switch (e->kind) {
     case E_LIT: return e->lit;
     case E_NAME: {
-        TValue *v = lookup(s, e->name);
+        TValue *v = lookup(s, e->name, e->bit);
         if (!v)
             rerr(r, e, 0, 0, "undefined name '%s'", e->name);
         return v;
@@ -1776,23 +1804,39 @@ static bool render_one(Rn *r, const Node *n, Scope *s, Buf *out)
             return rerr(r, n->expr, 0, 0, "'for' needs a list, not a %s", kind_name(it));
         if (!it->n)
             return render_nodes(r, &n->orelse, s, out);
-        /* what an iteration makes goes when it ends (what it sets stays
-         * in its own scope) */
+        /* the loop dictionary and the iteration's scope are made once and
+         * reset for each iteration (this runs once per element of every
+         * loop): what an iteration makes goes when it ends, what it sets
+         * stays in its own scope, and no template can change a dictionary,
+         * so nothing of one iteration is seen by the next */
+        TValue *loop = tv_dict(&r->a), *vars = tv_dict(&r->a);
+        TValue *index = tv_int(&r->a, 0), *index0 = tv_int(&r->a, 0);
+        TValue *first = tv_bool(&r->a, false), *last = tv_bool(&r->a, false);
+        tv_add(&r->a, loop, "index", index);
+        tv_add(&r->a, loop, "index0", index0);
+        tv_add(&r->a, loop, "first", first);
+        tv_add(&r->a, loop, "last", last);
+        tv_add(&r->a, loop, "length", tv_int(&r->a, (int64_t)it->n));
+        tv_add(&r->a, vars, "loop", loop);
+        tv_add(&r->a, vars, n->text, loop);
+        TValue **items = vars->items;
+        const char **keys = vars->keys;
+        size_t cap = vars->cap;
         ArenaMark mark = arena_mark(&r->a);
+        uint64_t mask = name_bit("loop") | name_bit(n->text);
         for (size_t i = 0; i < it->n; i++) {
             if (!count_work(r, NULL, n->line, n->col))
                 return false;
-            /* fresh dictionaries with keys of static lifetime: no copies,
-             * no searches (this runs once per element of every loop) */
-            Scope inner = {tv_dict(&r->a), s, {0}};
-            TValue *loop = tv_dict(&r->a);
-            tv_add(&r->a, loop, "index", tv_int(&r->a, (int64_t)i + 1));
-            tv_add(&r->a, loop, "index0", tv_int(&r->a, (int64_t)i));
-            tv_add(&r->a, loop, "first", tv_bool(&r->a, i == 0));
-            tv_add(&r->a, loop, "last", tv_bool(&r->a, i + 1 == it->n));
-            tv_add(&r->a, loop, "length", tv_int(&r->a, (int64_t)it->n));
-            tv_add(&r->a, inner.vars, "loop", loop);
-            tv_add(&r->a, inner.vars, n->text, tv_item(it, i, &r->a));
+            index->i = (int64_t)i + 1;
+            index0->i = (int64_t)i;
+            first->b = i == 0;
+            last->b = i + 1 == it->n;
+            /* a {% set %} of the last iteration may have replaced a name,
+             * added some, or moved the arrays into its released memory */
+            vars->items = items, vars->keys = keys, vars->cap = cap, vars->n = 2;
+            items[0] = loop;
+            items[1] = tv_item(it, i, &r->a);
+            Scope inner = {vars, s, {0}, mask};
             bool ok = render_nodes(r, &n->body, &inner, out);
             scope_end(&inner);
             arena_release(&r->a, mark);
@@ -1834,7 +1878,7 @@ static bool render_one(Rn *r, const Node *n, Scope *s, Buf *out)
         /* its own scope: what it sets or defines stays inside it (and
          * nothing outlives its tree, freed below) */
         ArenaMark mark = arena_mark(&r->a);
-        Scope inner = {tv_dict(&r->a), s, {0}};
+        Scope inner = {tv_dict(&r->a), s, {0}, 0};
         bool ok = render_nodes(r, &t->top, &inner, out);
         scope_end(&inner);
         arena_release(&r->a, mark);
@@ -1867,8 +1911,10 @@ static bool render(const Tmpl *t, const TValue *vars, const TmplLoader *loader,
             .top_base = out->len,
             .sink = sink,
             .err = err};
-    Scope global = {(TValue *)vars, NULL, {0}};
-    Scope top = {tv_dict(&r.a), &global, {0}};
+    Scope global = {(TValue *)vars, NULL, {0}, 0};
+    for (size_t i = 0; vars && vars->kind == TV_DICT && i < vars->n; i++)
+        global.mask |= name_bit(vars->keys[i]);
+    Scope top = {tv_dict(&r.a), &global, {0}, 0};
     bool ok = render_nodes(&r, &t->top, &top, out);
     scope_end(&top);
     arena_free(&r.a);

@@ -54,6 +54,9 @@ TValue *tv_none(Arena *a);
 TValue *tv_bool(Arena *a, bool b);
 TValue *tv_int(Arena *a, int64_t i);
 TValue *tv_str(Arena *a, const char *s); /* copies s */
+/* A string that is s itself, not a copy: s must outlive the value (a
+ * literal, the model's, or made in the same arena before it). */
+TValue *tv_strref(Arena *a, const char *s);
 TValue *tv_list(Arena *a);
 TValue *tv_dict(Arena *a);
 void tv_push(Arena *a, TValue *list, TValue *v);

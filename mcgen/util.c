@@ -383,6 +383,15 @@ void buf_u64le(Buf *b, uint64_t v)
     buf_u32le(b, (uint32_t)(v >> 32));
 }
 
+void buf_decimal(Buf *b, uint64_t v)
+{
+    char tmp[20], *p = tmp + sizeof tmp;
+    do
+        *--p = (char)('0' + v % 10);
+    while (v /= 10);
+    buf_add(b, p, (size_t)(tmp + sizeof tmp - p));
+}
+
 /* ---- vectors ---- */
 
 void vec_grow_(void **v, size_t *cap, size_t elem)
@@ -912,6 +921,10 @@ static void merge_pass(char *a, char *tmp, size_t n, size_t size,
     size_t half = n / 2;
     merge_pass(a, tmp, half, size, cmp);
     merge_pass(a + half * size, tmp, n - half, size, cmp);
+    /* halves already in order (most of the lists sorted are: events and
+     * messages by id, as written): one comparison instead of a merge */
+    if (cmp(a + half * size, a + (half - 1) * size) >= 0)
+        return;
     size_t i = 0, j = half, k = 0;
     while (i < half && j < n) {
         if (cmp(a + j * size, a + i * size) < 0)

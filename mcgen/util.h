@@ -162,6 +162,8 @@ void buf_u8(Buf *b, uint8_t v);
 void buf_u16le(Buf *b, uint16_t v);
 void buf_u32le(Buf *b, uint32_t v);
 void buf_u64le(Buf *b, uint64_t v);
+/* v in decimal, without printf's machinery. */
+void buf_decimal(Buf *b, uint64_t v);
 
 /* ---- vectors ---------------------------------------------------------
  * VEC(T) declares an anonymous growable array of T.  Elements live in the

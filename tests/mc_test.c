@@ -368,6 +368,34 @@ START_TEST(test_mc_language_names_accumulate)
 }
 END_TEST
 
+/* msgtable_write_mc hands a large table on in pieces and patches its
+ * block table at the end: its bytes are msgtable_build_mc's.  3,000
+ * messages in runs of consecutive ids (60 blocks), about 360 KB. */
+static void write_english(Out *out, const void *m)
+{
+    const Manifest *mc = m;
+    msgtable_write_mc(mc, mc->mc->languages.v[0], NULL, NULL, out);
+}
+
+START_TEST(test_mc_table_written_in_pieces_is_built_table)
+{
+    Buf doc = {0};
+    for (int i = 0; i < 3000; i++)
+        buf_printf(&doc, "MessageId=0x%x SymbolicName=M%d\nLanguage=English\n"
+                         "message number %d of the table, long enough to fill it\n.\n",
+                   (i / 50) * 100 + i % 50 + 1, i, i);
+    Manifest *m = load(doc.s);
+    const McLanguage *l = m->mc->languages.v[0];
+    Buf want = {0};
+    msgtable_build_mc(m, l, NULL, NULL, &want);
+    ck_assert_uint_gt(want.len, 5 * 64 * 1024);
+    unit_write_twice(write_english, m, &want, "msgtable_write_mc");
+    buf_free(&want);
+    buf_free(&doc);
+    manifest_free(m);
+}
+END_TEST
+
 /* nssm declares English=0x0409:MSG00409 and mc writes MSG00409.bin, not
  * MSG00001.bin [B]: the built-in English is replaced, without a warning
  * (it was never declared twice). */
@@ -462,6 +490,7 @@ Suite *mc_suite(void)
     tcase_add_test(tc, test_mc_id_overflows);
     tcase_add_test(tc, test_mc_severity_facility_carried);
     tcase_add_test(tc, test_mc_language_names_accumulate);
+    tcase_add_test(tc, test_mc_table_written_in_pieces_is_built_table);
     tcase_add_test(tc, test_mc_builtin_english_redefined);
     tcase_add_test(tc, test_mc_comment_inside_message);
     tcase_add_test(tc, test_mc_banner_after_header_comments);

@@ -155,6 +155,54 @@ START_TEST(test_out_write_if_changed)
 }
 END_TEST
 
+/* A size known only later: "ab" then a placeholder "00" patched to "cd",
+ * then "ef" (TEMP.BIN's way, wevt_write).  The file is compared when
+ * complete: rewritten only when the final bytes differ, nothing left. */
+START_TEST(test_out_patch_write_if_changed)
+{
+    static const struct {
+        const char *old; /* NULL: no file yet */
+        bool rewritten;
+    } cases[] = {
+        {"abcdef", false}, /* the same once patched, though "ab00" was not */
+        {"ab00ef", true},  /* the bytes put, not the final ones */
+        {"abcdeX", true},  /* differs after the patch */
+        {"abcdefg", true}, /* longer than the new */
+        {NULL, true},
+    };
+    scratch();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        unlink(at("f"));
+        if (cases[i].old) {
+            put_file("f", cases[i].old);
+            struct timespec old_time[2] = {{1000000000, 0}, {1000000000, 0}};
+            ck_assert_int_eq(utimensat(AT_FDCWD, at("f"), old_time, 0), 0);
+        }
+        OutSet *s = outset_new();
+        Out *o = outset_open(s, at("f"));
+        put(o, "ab00");
+        out_patch(o, 2, "cd", 2);
+        put(o, "ef");
+        ck_assert(outset_commit(s, true));
+        ck_assert_str_eq(file_text("f"), "abcdef");
+        struct stat st;
+        ck_assert_int_eq(stat(at("f"), &st), 0);
+        ck_assert_msg((st.st_mtime != 1000000000) == cases[i].rewritten, "case %zu", i);
+        ck_assert_int_eq(entries(), 1);
+    }
+    /* a failed run: the old file stays, no temporary */
+    put_file("f", "old");
+    OutSet *s = outset_new();
+    Out *o = outset_open(s, at("f"));
+    put(o, "ab00");
+    out_patch(o, 0, "xy", 2);
+    ck_assert(!outset_commit(s, false));
+    ck_assert_str_eq(file_text("f"), "old");
+    ck_assert_int_eq(entries(), 1);
+    scratch_remove();
+}
+END_TEST
+
 START_TEST(test_out_symlink_target_replaced)
 {
     scratch();
@@ -237,6 +285,7 @@ Suite *out_suite(void)
     TCase *tc = tcase_create("out");
     tcase_add_test(tc, test_out_set_all_or_nothing);
     tcase_add_test(tc, test_out_write_if_changed);
+    tcase_add_test(tc, test_out_patch_write_if_changed);
     tcase_add_test(tc, test_out_symlink_target_replaced);
     tcase_add_test(tc, test_out_check_paths);
     suite_add_tcase(s, tc);

@@ -127,6 +127,59 @@ START_TEST(test_tmpl_for_if_set_macro_include_comment)
 }
 END_TEST
 
+/* A name is found in the nearest scope that holds it, whichever scope held
+ * it a moment before (each scope keeps a mask of its names' hash bits). */
+START_TEST(test_tmpl_names_from_the_nearest_scope)
+{
+    expect_out("{% set name = 'top' %}{% for x in items %}{% if x == 'b' %}{% set name = x %}"
+               "{% endif %}{{ name }}{% endfor %}{{ name }}",
+               "topbtoptop");
+    expect_out("{% for x in items %}{{ n }}{% set n = x %}{{ n }}{% endfor %}{{ n }}",
+               "26a26b26c26");
+    expect_out("{% for name in items %}{{ name }}{% endfor %}{{ name }}", "abcEvent");
+    expect_out("{% macro m(n) %}{{ n }}{{ name }}{% endmacro %}{{ m(1) }}{{ n }}", "1Event26");
+    expect_out("{{ undefined_name | default('-') }}{{ name }}", "-Event");
+}
+END_TEST
+
+/* Each iteration starts from the loop's own names: what the last one set
+ * (a new name, a loop variable replaced, more names than the scope first
+ * had room for) is gone. */
+START_TEST(test_tmpl_iteration_sees_nothing_of_the_last)
+{
+    expect_out("{% for x in items %}{{ q | default('-') }}{% set q = x %}{{ q }}{% endfor %}",
+               "-a-b-c");
+    expect_out("{% for x in items %}{{ loop.index }}{% set loop = 'L' %}{{ loop }}"
+               "{{ x }}{% set x = 'y' %}{{ x }}{% endfor %}",
+               "1Lay2Lby3Lcy");
+    expect_out("{% for x in items %}{{ a9 | default('-') }}{% set a1 = x %}{% set a2 = x %}"
+               "{% set a3 = x %}{% set a4 = x %}{% set a5 = x %}{% set a6 = x %}{% set a7 = x %}"
+               "{% set a8 = x %}{% set a9 = a1 ~ a8 %}{{ a9 }}{{ loop.index }}{{ loop.last }}"
+               "{% endfor %}",
+               "-aa1false-bb2false-cc3true");
+}
+END_TEST
+
+/* tv_strref: the string itself, not a copy, rendered as any string. */
+START_TEST(test_tmpl_string_by_reference)
+{
+    static const char text[] = "by reference";
+    TValue *d = tv_dict(&va), *v = tv_strref(&va, text);
+    ck_assert_ptr_eq(v->s, text);
+    ck_assert_uint_eq(v->n, strlen(text));
+    tv_add(&va, d, "s", v);
+    static const char src[] = "{{ s }}: {{ s | length }}";
+    Buf out = {0}, err = {0};
+    Tmpl *t = tmpl_parse("t.j2", src, strlen(src), &err);
+    ck_assert_ptr_nonnull(t);
+    ck_assert(tmpl_render(t, d, NULL, NULL, &out, &err));
+    ck_assert_str_eq(out.s, "by reference: 12");
+    buf_free(&out);
+    buf_free(&err);
+    tmpl_free(t);
+}
+END_TEST
+
 START_TEST(test_tmpl_white_space)
 {
     /* block tags alone on their line take the line with them */
@@ -718,6 +771,9 @@ Suite *tmpl_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_tmpl_expressions_and_filters);
     tcase_add_test(tc, test_tmpl_for_if_set_macro_include_comment);
+    tcase_add_test(tc, test_tmpl_names_from_the_nearest_scope);
+    tcase_add_test(tc, test_tmpl_iteration_sees_nothing_of_the_last);
+    tcase_add_test(tc, test_tmpl_string_by_reference);
     tcase_add_test(tc, test_tmpl_white_space);
     tcase_add_test(tc, test_tmpl_dump);
     tcase_add_test(tc, test_tmpl_errors_word_for_word);

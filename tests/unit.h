@@ -37,6 +37,13 @@ Manifest *unit_load(const char *name, const void *bytes, size_t len, size_t chun
  * as it checks mcgen.  For code that ends the process (out of memory). */
 int unit_in_child(void (*fn)(void *), void *arg, Buf *err);
 
+/* Writes a file with write(out, ctx) into an Out of a new output set in a
+ * scratch directory, twice (a new file, then over the same bytes): each
+ * time the committed file must hold exactly `want` ("what" names the
+ * writer in the failure). */
+void unit_write_twice(void (*write)(Out *out, const void *ctx), const void *ctx,
+                      const Buf *want, const char *what);
+
 /* The chunk sizes every in-memory parse is run with (0 = all at once). */
 extern const size_t unit_chunks[5];
 

@@ -2,6 +2,8 @@
  * unit_main.c - runs every Check suite.  The summary line Check prints
  * ("100%: Checks: N, Failures: 0, Errors: 0") is what CI reads.
  */
+#define _XOPEN_SOURCE 700 /* mkdtemp */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -54,6 +56,27 @@ Manifest *unit_load(const char *name, const void *bytes, size_t len, size_t chun
 const char *__tsan_default_options(void);
 const char *__tsan_default_options(void) { return "report_thread_leaks=0"; }
 #endif
+
+void unit_write_twice(void (*write)(Out *out, const void *ctx), const void *ctx,
+                      const Buf *want, const char *what)
+{
+    char dir[] = "/tmp/mcgen-unit-XXXXXX", path[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/out.bin", dir);
+    for (int round = 0; round < 2; round++) {
+        OutSet *set = outset_new();
+        write(outset_open(set, path), ctx);
+        ck_assert(outset_commit(set, true));
+        size_t n;
+        char *got = read_file(path, &n);
+        ck_assert_ptr_nonnull(got);
+        ck_assert_uint_eq(n, want->len);
+        ck_assert_msg(memcmp(got, want->s, n) == 0, "%s: the bytes differ", what);
+        free(got);
+    }
+    remove(path);
+    remove(dir);
+}
 
 int unit_in_child(void (*fn)(void *), void *arg, Buf *err)
 {

@@ -131,6 +131,44 @@ static void rich_wevt(Buf *b)
     diag_reset();
 }
 
+static void write_v5(Out *out, const void *m) { wevt_write(m, WEVT_V5, out); }
+
+/* wevt_write hands the file on in pieces and patches what it has handed
+ * on (out_patch): its bytes are wevt_build's.  Two providers of 700
+ * templates of eight fields make a file of about 1 MB, handed on in
+ * several pieces of each provider's TTBL. */
+START_TEST(test_wevt_write_in_pieces_is_wevt_build)
+{
+    Buf doc = {0};
+    buf_adds(&doc, "<instrumentationManifest " NS "><instrumentation><events>\n");
+    for (int p = 0; p < 2; p++) {
+        buf_printf(&doc, "<provider name='P%d' guid='{00000000-0000-0000-0000-00000000000%d}' "
+                         "symbol='P%d' resourceFileName='r' messageFileName='m'><templates>\n",
+                   p, p + 1, p);
+        for (int t = 0; t < 700; t++) {
+            buf_printf(&doc, "<template tid='T%d'>", t);
+            for (int f = 0; f < 8; f++)
+                buf_printf(&doc, "<data name='field%d_%d' inType='win:UInt32'/>", f, t);
+            buf_adds(&doc, "</template>\n");
+        }
+        buf_adds(&doc, "</templates><events>\n");
+        for (int e = 0; e < 700; e++)
+            buf_printf(&doc, "<event value='%d' version='0' template='T%d'/>\n", e + 1, e);
+        buf_adds(&doc, "</events></provider>\n");
+    }
+    buf_adds(&doc, "</events></instrumentation></instrumentationManifest>\n");
+    Manifest *m = load(doc.s);
+    Buf want = {0};
+    wevt_build(m, WEVT_V5, &want);
+    ck_assert_uint_gt(want.len, 4 * 256 * 1024);
+    unit_write_twice(write_v5, m, &want, "wevt_write");
+    buf_free(&want);
+    buf_free(&doc);
+    manifest_free(m);
+    diag_reset();
+}
+END_TEST
+
 START_TEST(test_wevt_read_back)
 {
     Buf b = {0}, err = {0};
@@ -220,6 +258,7 @@ Suite *wevt_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_wevt_no_providers_is_18_bytes);
     tcase_add_test(tc, test_wevt_template_binxml_and_id);
+    tcase_add_test(tc, test_wevt_write_in_pieces_is_wevt_build);
     tcase_add_test(tc, test_wevt_read_back);
     tcase_add_test(tc, test_wevt_read_exact_errors);
     tcase_add_test(tc, test_wevt_read_corrupted_never_crashes);
