@@ -178,7 +178,7 @@ void buf_u64le(Buf *b, uint64_t v);
 void vec_grow_(void **v, size_t *cap, size_t elem);
 
 /* ---- hash map: NUL-terminated string keys to pointers ----------------
- * Open addressing, FNV-1a.  Keys are not copied: they must outlive the map
+ * Open addressing, a word-at-a-time hash.  Keys are not copied: they must outlive the map
  * (arena strings). */
 typedef struct MapEntry {
     const char *key;
