@@ -513,29 +513,41 @@ static int32_t re_step(Regex *re, int32_t st, int sym)
     return to;
 }
 
-/* Whether the whole of s[0..n) matches (XSD patterns are anchored). */
+/* Whether the whole of s[0..n) matches (XSD patterns are anchored).  The
+ * ASCII loop is one table lookup per character; a state's row is filled
+ * (re_step) the first time a character leaves it, and may move the
+ * states vector. */
 static bool re_match(Regex *re, const char *s, size_t n)
 {
     int32_t st = 0;
+    const DState *base = re->states.v, *d = base;
     for (size_t i = 0; i < n;) {
         unsigned char ch = (unsigned char)s[i];
-        int sym;
+        int32_t to;
+        if (ch < 128 && (to = d->next[ch]) >= 0) {
+            i++;
+            st = to;
+            d = base + to;
+            continue;
+        }
+        int sym = ch;
         if (ch < 128) {
-            sym = ch;
             i++;
         } else {
             uint32_t cp;
             i += utf8_get(s + i, n - i, &cp);
             sym = SYM_OTHER;
         }
-        int32_t to = re->states.v[st].next[sym];
+        to = d->next[sym];
         if (to == -2)
             to = re_step(re, st, sym);
         if (to < 0)
             return false;
         st = to;
+        base = re->states.v;
+        d = base + to;
     }
-    return re->states.v[st].accept;
+    return d->accept;
 }
 
 /* ======================================================================
@@ -1229,20 +1241,24 @@ void schema_release(void)
 
 static bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-/* XSD whitespace "collapse": into `tmp` only when the value needs it. */
+/* XSD whitespace "collapse": into `tmp` only when the value needs it.
+ * Most values have no character at or below a space, so the scan for one
+ * that needs collapsing tests each character once. */
 static const char *collapse(const char *v, size_t n, size_t *out_n, Buf *tmp)
 {
-    bool clean = !(n && (v[0] == ' ' || v[n - 1] == ' '));
-    for (size_t i = 0; clean && i < n; i++)
-        if (v[i] == '\t' || v[i] == '\n' || v[i] == '\r' || (v[i] == ' ' && v[i + 1] == ' '))
-            clean = false;
-    if (clean) {
+    size_t i = 0;
+    if (n && v[0] != ' ' && v[n - 1] != ' ')
+        for (; i < n; i++)
+            if ((unsigned char)v[i] <= ' ' &&
+                (v[i] == '\t' || v[i] == '\n' || v[i] == '\r' || (v[i] == ' ' && v[i + 1] == ' ')))
+                break;
+    if (i == n) {
         *out_n = n;
         return v;
     }
     buf_reset(tmp);
     bool space = false;
-    for (size_t i = 0; i < n; i++) {
+    for (i = 0; i < n; i++) {
         if (is_ws(v[i])) {
             space = tmp->len > 0;
             continue;
@@ -1287,22 +1303,34 @@ static int num_cmp(Num a, Num b)
     return a.neg ? -r : r;
 }
 
-static bool ncname_start(unsigned char c)
-{
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c >= 128;
-}
-
-static bool ncname_char(unsigned char c)
-{
-    return ncname_start(c) || (c >= '0' && c <= '9') || c == '.' || c == '-';
-}
+/* NCName characters by byte: 1 letters and '_' (may start a name), 2 those
+ * and digits, '.', '-' (may follow); every non-ASCII byte is both, as the
+ * schema checks names' ASCII only. */
+static const unsigned char nc_class[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 00 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 10 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 0, /* 20 */
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, /* 30 */
+    0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* 40 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 0, 0, 3, /* 50 */
+    0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* 60 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 0, 0, 0, /* 70 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* 80 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* 90 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* a0 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* b0 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* c0 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* d0 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* e0 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* f0 */
+};
 
 static bool is_ncname(const char *v, size_t n)
 {
-    if (!n || !ncname_start((unsigned char)v[0]))
+    if (!n || !(nc_class[(unsigned char)v[0]] & 1))
         return false;
     for (size_t i = 1; i < n; i++)
-        if (!ncname_char((unsigned char)v[i]))
+        if (!(nc_class[(unsigned char)v[i]] & 2))
             return false;
     return true;
 }
@@ -1477,9 +1505,19 @@ static bool facets_valid(const SType *t, const char *v, size_t n, size_t items)
 static bool type_valid(Check *ck, const SType *t, const char *v, size_t n)
 {
     if (t->builtin != B_NONE) {
-        if (t->builtin != B_STRING && t->builtin != B_NORMALIZED)
-            v = collapse(v, n, &n, &ck->tmp);
-        return builtin_valid(ck, t->builtin, v, n);
+        Builtin b = t->builtin;
+        if (b == B_STRING || b == B_NORMALIZED || b == B_TOKEN)
+            return true; /* any text, collapsed or not */
+        /* No value of these contains whitespace, so one valid as written
+         * is its own collapsed form: only a refused one is collapsed and
+         * tried again (most values are valid and need no scan). */
+        bool spaceless = b != B_ANYURI && b != B_DATETIME;
+        if (spaceless && builtin_valid(ck, b, v, n))
+            return true;
+        const char *c = collapse(v, n, &n, &ck->tmp);
+        if (spaceless && c == v)
+            return false; /* as written: refused above */
+        return builtin_valid(ck, b, c, n);
     }
     if (t->members.n) {
         bool ok = false;
