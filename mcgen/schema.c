@@ -620,6 +620,7 @@ typedef struct AttrDecl {
     const char *name;
     SType *type;
     bool required;
+    uint8_t next_same; /* 1 + the next of attrs[] with name[0] the same; 0: none */
 } AttrDecl;
 
 typedef enum { CT_EMPTY, CT_ELEMENTS, CT_SIMPLE } Content;
@@ -635,6 +636,7 @@ struct CType {
     VEC(Particle *) leaves;
     SType *text;                /* CT_SIMPLE */
     VEC(AttrDecl) attrs;
+    uint8_t attr_by_first[128]; /* 1 + the first of attrs[] whose name starts with c */
     uint64_t required;          /* bit i: attrs[i] is required */
     int any_attr;               /* 0 none, 1 ##other, 2 ##any */
     bool resolving, resolved;
@@ -1042,11 +1044,15 @@ static void ctype_attrs(Schema *s, CType *c, const SNode *holder)
     for (size_t i = 0; i < holder->kids.n; i++) {
         const SNode *k = holder->kids.v[i];
         if (is_xs(k, "attribute")) {
-            AttrDecl d = {sval(k, "name"), NULL, false};
+            AttrDecl d = {sval(k, "name"), NULL, false, 0};
             const SAttr *ty = sattr(k, "type");
             const char *use = sval(k, "use");
             if (!d.name || sattr(k, "ref") || sattr(k, "fixed")) {
                 bad_schema(s, k, "attribute without name=, or with ref= or fixed=");
+                continue;
+            }
+            if ((unsigned char)d.name[0] >= 128) {
+                bad_schema(s, k, "attribute name '%s' starts with a non-ASCII character", d.name);
                 continue;
             }
             d.type = ty ? stype_ref(s, k, ty->q) : map_get(&s->builtin_types, "string");
@@ -1060,6 +1066,11 @@ static void ctype_attrs(Schema *s, CType *c, const SNode *holder)
             if (d.required)
                 c->required |= 1ull << c->attrs.n;
             vec_push(&c->attrs, d);
+            /* chained by first character, in declaration order */
+            uint8_t *link = &c->attr_by_first[(unsigned char)d.name[0]];
+            while (*link)
+                link = &c->attrs.v[*link - 1].next_same;
+            *link = (uint8_t)c->attrs.n;
         } else if (is_xs(k, "anyAttribute")) {
             const char *ns = sval(k, "namespace");
             c->any_attr = ns && !strcmp(ns, "##other") ? 1 : 2;
@@ -1669,7 +1680,7 @@ static bool leaf_matches(const SchemaCheck *sc, const Particle *p, const XmlElem
 {
     if (p->kind == P_ANY)
         return !p->any_other || (e->ns[0] && !in_target(sc, e->ns));
-    return in_target(sc, e->ns) && strcmp(p->name, e->local) == 0;
+    return p->name[0] == e->local[0] && in_target(sc, e->ns) && strcmp(p->name, e->local) == 0;
 }
 
 /* "<a>, <b> or <c>" of the leaves in `cand` (bit i: leaves[i] for xs:all,
@@ -1773,12 +1784,15 @@ static const Particle *child_leaf(SchemaCheck *sc, SFrame *pf, const XmlElem *e)
     return NULL;
 }
 
+/* The declaration of attribute `name` on c: among those whose name starts
+ * with the same character only, most often one. */
 static const AttrDecl *attr_decl(const CType *c, const char *name, size_t *index)
 {
-    for (size_t i = 0; i < c->attrs.n; i++)
-        if (c->attrs.v[i].name[0] == name[0] && !strcmp(c->attrs.v[i].name, name)) {
-            *index = i;
-            return &c->attrs.v[i];
+    unsigned char first = (unsigned char)name[0];
+    for (unsigned i = first < 128 ? c->attr_by_first[first] : 0; i; i = c->attrs.v[i - 1].next_same)
+        if (!strcmp(c->attrs.v[i - 1].name, name)) {
+            *index = i - 1;
+            return &c->attrs.v[i - 1];
         }
     return NULL;
 }
