@@ -3,13 +3,20 @@
  *
  * mcgen has one description of a manifest's structure, the XML Schema in
  * schema/eventman.xsd, which editors and `xmllint --schema` also read.
- * This file loads that schema (embedded in the binary, recorded by the XML
- * layer's reader when mcgen is built: tools/xmlrec.c) once per process
- * and checks each element against it while the manifest is parsed: which
- * child elements may appear where and how often, which attributes an
- * element has and which it needs, and what their values (and the text of
- * simple-content elements) may be.  So mcgen and xmllint accept and refuse
- * the same documents, and a rule is changed in one place.
+ * This file checks each element against that schema while the manifest is
+ * parsed: which child elements may appear where and how often, which
+ * attributes an element has and which it needs, and what their values
+ * (and the text of simple-content elements) may be.  So mcgen and xmllint
+ * accept and refuse the same documents, and a rule is changed in one
+ * place.
+ *
+ * The schema is compiled when mcgen is built, by this same file built
+ * with SCHEMA_COMPILER into the build's host program (tools/xmlrec.c):
+ * its loader and compiler (the #ifdef SCHEMA_COMPILER parts) read the
+ * XSD and write the compiled types and automata as C tables
+ * (build/gen/schema_tables.inc), which mcgen's own build of this file
+ * includes.  So a run does no schema work before its first element, and
+ * a construct mcgen cannot interpret fails the build, not a run.
  *
  * It understands the subset of XSD 1.0 the schema is written in (stated at
  * the top of eventman.xsd): named types only; content models of
@@ -17,7 +24,7 @@
  * level; simple content; attributes with use= and one anyAttribute;
  * simple types by restriction (enumeration, pattern, min/maxInclusive,
  * (min/max)length), union and list over the built-in types below.
- * Anything else in the schema is an internal error found when it loads.
+ * Anything else in the schema is an error of the build (bad_schema).
  *
  * Content models and patterns are both compiled into Glushkov automata:
  * one position per leaf (an element particle, or a character class),
@@ -55,6 +62,7 @@ typedef struct Glushkov {
     bool overflow;
 } Glushkov;
 
+#ifdef SCHEMA_COMPILER /* building automata: at build time only */
 static const GInfo gl_empty = {0, 0, true};
 
 static GInfo gl_leaf(Glushkov *a, int payload)
@@ -87,6 +95,7 @@ static GInfo gl_alt(GInfo x, GInfo y)
 {
     return (GInfo){x.first | y.first, x.last | y.last, x.nullable || y.nullable};
 }
+#endif
 
 /* The positions that may come next after `state` (at_start: none yet). */
 static uint64_t gl_next(const Glushkov *a, uint64_t state, bool at_start)
@@ -107,6 +116,7 @@ static bool gl_accepts(const Glushkov *a, uint64_t state, bool at_start)
     return at_start ? a->g.nullable : (state & a->g.last) != 0;
 }
 
+#ifdef SCHEMA_COMPILER
 /* x{min,max}: min copies in sequence, then max-min optional copies (or a
  * loop when unbounded); `build` makes one fresh copy of x. */
 typedef GInfo (*BuildFn)(Glushkov *a, const void *node, void *ctx);
@@ -130,6 +140,7 @@ static GInfo gl_repeat(Glushkov *a, const void *node, int min, int max, BuildFn 
     }
     return r;
 }
+#endif
 
 /* ======================================================================
  * Patterns (xs:pattern)
@@ -143,12 +154,14 @@ typedef struct CharClass {
     bool other;       /* matches non-ASCII characters */
 } CharClass;
 
+#ifdef SCHEMA_COMPILER
 typedef struct ReNode {
     enum { RE_CLASS, RE_SEQ, RE_ALT } kind;
     int min, max;
     int cls;
     VEC(struct ReNode *) kids;
 } ReNode;
+#endif
 
 typedef struct DState {
     uint64_t set;
@@ -163,6 +176,7 @@ typedef struct Regex {
     VEC(DState) states;
 } Regex;
 
+#ifdef SCHEMA_COMPILER
 typedef struct ReParser {
     const char *s;
     size_t i, n;
@@ -173,10 +187,12 @@ typedef struct ReParser {
 } ReParser;
 
 static void cc_set(CharClass *c, int ch) { c->bits[ch >> 6] |= 1ull << (ch & 63); }
+#endif
 static bool cc_has(const CharClass *c, int sym)
 {
     return sym == SYM_OTHER ? c->other : (c->bits[sym >> 6] >> (sym & 63) & 1) != 0;
 }
+#ifdef SCHEMA_COMPILER
 static void cc_range(CharClass *c, int lo, int hi)
 {
     for (int ch = lo; ch <= hi && ch < 128; ch++)
@@ -477,11 +493,19 @@ static Regex *re_compile(Arena *arena, const char *src, const char **err)
         vec_free(&re->classes);
         return NULL;
     }
+    return re;
+}
+
+#endif
+
+/* The DFA's start state, made on a pattern's first use (the automaton
+ * comes from the build's tables without it). */
+static void re_start(Regex *re)
+{
     DState start = {0, true, re->g.g.nullable, {0}};
     for (int i = 0; i < NSYM; i++)
         start.next[i] = -2;
     vec_push(&re->states, start);
-    return re;
 }
 
 static int32_t re_step(Regex *re, int32_t st, int sym)
@@ -519,6 +543,8 @@ static int32_t re_step(Regex *re, int32_t st, int sym)
  * states vector. */
 static bool re_match(Regex *re, const char *s, size_t n)
 {
+    if (!re->states.n)
+        re_start(re);
     int32_t st = 0;
     const DState *base = re->states.v, *d = base;
     for (size_t i = 0; i < n;) {
@@ -560,6 +586,7 @@ typedef enum {
     B_NONE /* a derived type: see base/members/item */
 } Builtin;
 
+#ifdef SCHEMA_COMPILER
 static const struct {
     const char *name;
     Builtin b;
@@ -574,6 +601,8 @@ static const struct {
     {"nonNegativeInteger", B_NONNEG}, {"hexBinary", B_HEXBINARY},
     {"dateTime", B_DATETIME},
 };
+
+#endif
 
 /* An integer as XSD reads it: sign and magnitude; `big` past 2^64-1. */
 typedef struct Num {
@@ -647,6 +676,7 @@ struct CType {
  * Loading the schema document
  * ==================================================================== */
 
+#ifdef SCHEMA_COMPILER
 /* The schema document as a tree; attribute values that are QNames are
  * resolved while it is read. */
 typedef struct SAttr {
@@ -662,6 +692,7 @@ typedef struct SNode {
     const char *text;
     Loc loc;
 } SNode;
+#endif
 
 struct Schema {
     Arena arena;
@@ -670,7 +701,7 @@ struct Schema {
     Map ctypes, stypes; /* by local name (target namespace) */
     Map builtin_types;  /* "string" -> SType */
     Map element_names;  /* every element name the schema declares */
-    VEC(SNode *) nodes; /* for freeing */
+    VEC(struct SNode *) nodes; /* for freeing (SCHEMA_COMPILER) */
     VEC(Regex *) regexes;
     VEC(SType *) all_stypes;
     VEC(CType *) all_ctypes;
@@ -678,6 +709,7 @@ struct Schema {
     bool failed;
 };
 
+#ifdef SCHEMA_COMPILER
 typedef struct SLoader {
     Schema *s;
     VEC(SNode *) stack;
@@ -1183,33 +1215,22 @@ static bool schema_compile(Schema *s, const SNode *doc)
     return !s->failed && s->root;
 }
 
-static Schema *loaded;
-
-const Schema *schema_get(void)
+/* The schema text compiled; its `failed` set after a diagnostic. */
+static Schema *schema_from_text(const char *name, const void *text, size_t len)
 {
-    if (loaded)
-        return loaded->failed ? NULL : loaded;
     Schema *s = xcalloc(1, sizeof *s);
-    loaded = s;
     SLoader l = {s, {0}, NULL};
     XmlHandler h = {&l, load_start, load_end};
     int before = diag_error_count();
-    bool ok = xml_parse_recorded("schema/eventman.xsd", embed_eventman_xsd,
-                                 (size_t)embed_eventman_xsd_len, rec_eventman_xsd,
-                                 (size_t)rec_eventman_xsd_len, &s->arena, &h);
+    bool ok = xml_parse_mem(name, text, len, 0, &s->arena, &h);
     vec_free(&l.stack);
-    if (!ok || diag_error_count() != before || !schema_compile(s, l.doc)) {
+    if (!ok || diag_error_count() != before || !schema_compile(s, l.doc))
         s->failed = true;
-        return NULL;
-    }
     return s;
 }
 
-void schema_release(void)
+static void schema_free(Schema *s)
 {
-    Schema *s = loaded;
-    if (!s)
-        return;
     for (size_t i = 0; i < s->nodes.n; i++) {
         for (size_t j = 0; j < s->nodes.v[i]->attrs.n; j++)
             vec_free(&s->nodes.v[i]->attrs.v[j].qs);
@@ -1243,8 +1264,277 @@ void schema_release(void)
     map_free(&s->element_names);
     arena_free(&s->arena);
     free(s);
-    loaded = NULL;
 }
+
+/* The build's schema compiler has no tables to check documents with. */
+const Schema *schema_get(void) { return NULL; }
+void schema_release(void) {}
+
+static bool declares_element(const Schema *s, const char *name)
+{
+    return map_get(&s->element_names, name) != NULL;
+}
+
+/* ---- the compiled schema written as C (schema_write_tables) ----
+ * Every object becomes an element of one static array per kind, pointers
+ * become addresses of elements, vectors compound literals; what a run
+ * fills in itself (a type's message text, a pattern's DFA) starts empty. */
+
+typedef struct TableWriter {
+    FILE *out;
+    PtrMap index; /* object -> 1 + its index in its array */
+} TableWriter;
+
+static size_t tw_index(TableWriter *w, const void *p)
+{
+    size_t i = (size_t)(uintptr_t)ptrmap_get(&w->index, p);
+    guard_here(i > 0, "schema object without a table entry");
+    return i - 1;
+}
+
+/* A C string literal; NULL as NULL.  Octal escapes are always three
+ * digits, so a digit after one is not read into it. */
+static void tw_str(TableWriter *w, const char *v)
+{
+    if (!v) {
+        fputs("NULL", w->out);
+        return;
+    }
+    fputc('"', w->out);
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(w->out, "\\%c", *p);
+        else if (*p < 0x20 || *p >= 0x7f || *p == '?')
+            fprintf(w->out, "\\%03o", *p);
+        else
+            fputc(*p, w->out);
+    }
+    fputc('"', w->out);
+}
+
+static void tw_ref(TableWriter *w, const char *array, const void *p)
+{
+    if (p)
+        fprintf(w->out, "&%s[%zu]", array, tw_index(w, p));
+    else
+        fputs("NULL", w->out);
+}
+
+/* ",\n     .field = {(type[]){&array[i], ...}, n, n}": a vector of
+ * pointers to table objects, nothing when it is empty. */
+#define tw_refs(w, field, type, array, vec)                                      \
+    do {                                                                         \
+        if ((vec).n) {                                                           \
+            fprintf((w)->out, ",\n     .%s = {(%s[]){", field, type);            \
+            for (size_t k_ = 0; k_ < (vec).n; k_++) {                            \
+                fputs(k_ ? ", " : "", (w)->out);                                 \
+                tw_ref(w, array, (vec).v[k_]);                                   \
+            }                                                                    \
+            fprintf((w)->out, "}, %zu, %zu}", (vec).n, (vec).n);                 \
+        }                                                                        \
+    } while (0)
+
+static void tw_glushkov(TableWriter *w, const Glushkov *g)
+{
+    fprintf(w->out, "{.npos = %d, .payload = {", g->npos);
+    for (int p = 0; p < g->npos; p++)
+        fprintf(w->out, "%s%d", p ? ", " : "", g->payload[p]);
+    fputs("}, .follow = {", w->out);
+    for (int p = 0; p < g->npos; p++)
+        fprintf(w->out, "%s0x%llxull", p ? ", " : "", (unsigned long long)g->follow[p]);
+    fprintf(w->out, "}, .g = {0x%llxull, 0x%llxull, %d}}", (unsigned long long)g->g.first,
+            (unsigned long long)g->g.last, g->g.nullable);
+}
+
+static void tw_num(TableWriter *w, Num n)
+{
+    fprintf(w->out, "{%d, %d, %lluull}", n.neg, n.big, (unsigned long long)n.mag);
+}
+
+static int by_strcmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void tw_schema(TableWriter *w, const Schema *s)
+{
+    FILE *o = w->out;
+    for (size_t i = 0; i < s->regexes.n; i++)
+        ptrmap_put(&w->index, s->regexes.v[i], (void *)(uintptr_t)(i + 1));
+    for (size_t i = 0; i < s->all_stypes.n; i++)
+        ptrmap_put(&w->index, s->all_stypes.v[i], (void *)(uintptr_t)(i + 1));
+    for (size_t i = 0; i < s->all_ctypes.n; i++)
+        ptrmap_put(&w->index, s->all_ctypes.v[i], (void *)(uintptr_t)(i + 1));
+    for (size_t i = 0; i < s->particles.n; i++)
+        ptrmap_put(&w->index, s->particles.v[i], (void *)(uintptr_t)(i + 1));
+    fprintf(o, "static Regex schema_re[%zu];\nstatic SType schema_st[%zu];\n"
+               "static CType schema_ct[%zu];\nstatic Particle schema_pt[%zu];\n\n",
+            s->regexes.n ? s->regexes.n : 1, s->all_stypes.n, s->all_ctypes.n, s->particles.n);
+
+    fprintf(o, "static Regex schema_re[%zu] = {\n", s->regexes.n ? s->regexes.n : 1);
+    for (size_t i = 0; i < s->regexes.n; i++) {
+        const Regex *re = s->regexes.v[i];
+        fputs("    {.src = ", o);
+        tw_str(w, re->src);
+        fputs(",\n     .g = ", o);
+        tw_glushkov(w, &re->g);
+        fprintf(o, ",\n     .classes = {(CharClass[]){");
+        for (size_t k = 0; k < re->classes.n; k++)
+            fprintf(o, "%s{{0x%llxull, 0x%llxull}, %d}", k ? ", " : "",
+                    (unsigned long long)re->classes.v[k].bits[0],
+                    (unsigned long long)re->classes.v[k].bits[1], re->classes.v[k].other);
+        fprintf(o, "}, %zu, %zu}},\n", re->classes.n, re->classes.n);
+    }
+    fputs("};\n\n", o);
+
+    fprintf(o, "static SType schema_st[%zu] = {\n", s->all_stypes.n);
+    for (size_t i = 0; i < s->all_stypes.n; i++) {
+        const SType *t = s->all_stypes.v[i];
+        fputs("    {.name = ", o);
+        tw_str(w, t->name);
+        fprintf(o, ", .builtin = %d, .base = ", (int)t->builtin);
+        tw_ref(w, "schema_st", t->base);
+        fputs(", .item = ", o);
+        tw_ref(w, "schema_st", t->item);
+        tw_refs(w, "members", "SType *", "schema_st", t->members);
+        if (t->enums.n) {
+            fputs(",\n     .enums = {(const char *[]){", o);
+            for (size_t k = 0; k < t->enums.n; k++) {
+                fputs(k ? ", " : "", o);
+                tw_str(w, t->enums.v[k]);
+            }
+            fprintf(o, "}, %zu, %zu},\n     .enum_lens = {(size_t[]){", t->enums.n, t->enums.n);
+            for (size_t k = 0; k < t->enums.n; k++)
+                fprintf(o, "%s%zu", k ? ", " : "", t->enum_lens.v[k]);
+            fprintf(o, "}, %zu, %zu}", t->enums.n, t->enums.n);
+        }
+        tw_refs(w, "patterns", "Regex *", "schema_re", t->patterns);
+        fprintf(o, ",\n     .has_min = %d, .has_max = %d, .min = ", t->has_min, t->has_max);
+        tw_num(w, t->min);
+        fputs(", .max = ", o);
+        tw_num(w, t->max);
+        fprintf(o, ", .length = %ld, .min_length = %ld, .max_length = %ld,\n     .doc = ",
+                t->length, t->min_length, t->max_length);
+        tw_str(w, t->doc);
+        fputs(", .resolved = true},\n", o);
+    }
+    fputs("};\n\n", o);
+
+    fprintf(o, "static CType schema_ct[%zu] = {\n", s->all_ctypes.n);
+    for (size_t i = 0; i < s->all_ctypes.n; i++) {
+        const CType *c = s->all_ctypes.v[i];
+        fputs("    {.name = ", o);
+        tw_str(w, c->name);
+        fprintf(o, ", .content = %d, .mixed = %d, .all = %d, .all_empty = %d,\n     .g = ",
+                (int)c->content, c->mixed, c->all, c->all_empty);
+        tw_glushkov(w, &c->g);
+        tw_refs(w, "leaves", "Particle *", "schema_pt", c->leaves);
+        fputs(",\n     .text = ", o);
+        tw_ref(w, "schema_st", c->text);
+        if (c->attrs.n) {
+            fputs(",\n     .attrs = {(AttrDecl[]){", o);
+            for (size_t k = 0; k < c->attrs.n; k++) {
+                const AttrDecl *d = &c->attrs.v[k];
+                fputs(k ? ",\n                           {" : "{", o);
+                tw_str(w, d->name);
+                fputs(", ", o);
+                tw_ref(w, "schema_st", d->type);
+                fprintf(o, ", %d, %u}", d->required, d->next_same);
+            }
+            fprintf(o, "}, %zu, %zu},\n     .attr_by_first = {", c->attrs.n, c->attrs.n);
+            bool first = true;
+            for (int ch = 0; ch < 128; ch++)
+                if (c->attr_by_first[ch]) {
+                    fprintf(o, "%s[%d] = %u", first ? "" : ", ", ch, c->attr_by_first[ch]);
+                    first = false;
+                }
+            fputs("}", o);
+        }
+        fprintf(o, ",\n     .required = 0x%llxull, .any_attr = %d, .resolved = true},\n",
+                (unsigned long long)c->required, c->any_attr);
+    }
+    fputs("};\n\n", o);
+
+    fprintf(o, "static Particle schema_pt[%zu] = {\n", s->particles.n);
+    for (size_t i = 0; i < s->particles.n; i++) {
+        const Particle *p = s->particles.v[i];
+        fprintf(o, "    {.kind = %d, .min = %d, .max = %d, .name = ", (int)p->kind, p->min, p->max);
+        tw_str(w, p->name);
+        fputs(", .type = ", o);
+        tw_ref(w, "schema_ct", p->type);
+        fprintf(o, ", .any_other = %d},\n", p->any_other);
+    }
+    fputs("};\n\n", o);
+
+    /* sorted, for bsearch */
+    VEC(const char *) names = {0};
+    for (size_t i = 0; i < s->element_names.cap; i++)
+        if (s->element_names.e[i].key)
+            vec_push(&names, s->element_names.e[i].key);
+    qsort(names.v, names.n, sizeof *names.v, by_strcmp);
+    fputs("static const char *const schema_element_names[] = {\n", o);
+    for (size_t i = 0; i < names.n; i++) {
+        fputs("    ", o);
+        tw_str(w, names.v[i]);
+        fputs(",\n", o);
+    }
+    fputs("};\n\n", o);
+    vec_free(&names);
+
+    fputs("static Schema schema_built = {.target = ", o);
+    tw_str(w, s->target);
+    fputs(", .root = ", o);
+    tw_ref(w, "schema_ct", s->root);
+    fputs("};\n", o);
+}
+
+bool schema_write_tables(const char *name, const void *text, size_t len, FILE *out)
+{
+    Schema *s = schema_from_text(name, text, len);
+    bool ok = !s->failed;
+    if (ok) {
+        TableWriter w = {out, {0}};
+        fprintf(out, "/* generated from %s by tools/xmlrec.c (schema_write_tables): the\n"
+                     " * schema compiled, for mcgen/schema.c to include */\n\n", name);
+        tw_schema(&w, s);
+        ptrmap_free(&w.index);
+    }
+    schema_free(s);
+    return ok;
+}
+#else
+
+/* The schema as the build compiled it (tools/xmlrec.c, schema_write_tables):
+ * schema_st, schema_ct, schema_pt, schema_re, schema_element_names,
+ * schema_built. */
+#include "../build/gen/schema_tables.inc"
+
+const Schema *schema_get(void) { return &schema_built; }
+
+/* What runs filled in: the patterns' DFAs, the types' message texts. */
+void schema_release(void)
+{
+    for (size_t i = 0; i < sizeof schema_re / sizeof schema_re[0]; i++)
+        vec_free(&schema_re[i].states);
+    for (size_t i = 0; i < sizeof schema_st / sizeof schema_st[0]; i++)
+        schema_st[i].desc = NULL;
+    arena_free(&schema_built.arena);
+}
+
+static int name_cmp(const void *key, const void *elem)
+{
+    return strcmp(*(const char *const *)key, *(const char *const *)elem);
+}
+
+/* Whether the schema declares an element of this name anywhere. */
+static bool declares_element(const Schema *s, const char *name)
+{
+    (void)s;
+    return bsearch(&name, schema_element_names,
+                   sizeof schema_element_names / sizeof schema_element_names[0],
+                   sizeof schema_element_names[0], name_cmp) != NULL;
+}
+#endif
 
 /* ======================================================================
  * Values
@@ -1769,7 +2059,7 @@ static const Particle *child_leaf(SchemaCheck *sc, SFrame *pf, const XmlElem *e)
     }
     Buf exp = {0};
     expected_list(c, cand, &exp);
-    bool known = in_target(sc, e->ns) && map_get(&sc->s->element_names, e->local);
+    bool known = in_target(sc, e->ns) && declares_element(sc->s, e->local);
     const char *what = known ? "unexpected" : "unknown element";
     const char *ns_note = !in_target(sc, e->ns) && e->ns[0] ? " (in another namespace)" : "";
     if (exp.len)
