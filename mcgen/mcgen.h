@@ -651,9 +651,14 @@ const String *manifest_string(const Manifest *m, const Culture *c, const char *i
  * winmeta.c
  * ==================================================================== */
 
-/* Loads the embedded schema/winmeta.xml into m->wm.  false on error (a
- * broken build). */
+/* Loads the built-in definitions of schema/winmeta.xml (read when mcgen
+ * was built) into m->wm. */
 bool winmeta_load(Manifest *m);
+/* At build time only (winmeta.c compiled with WINMETA_COMPILER, linked
+ * into tools/xmlrec.c): winmeta.xml's text checked and written to `out`
+ * as the table of rows mcgen's winmeta.c includes; false after a
+ * diagnostic. */
+bool winmeta_write_tables(const char *name, const void *text, size_t len, FILE *out);
 
 /* ======================================================================
  * schema.c

@@ -1292,25 +1292,7 @@ static size_t tw_index(TableWriter *w, const void *p)
     return i - 1;
 }
 
-/* A C string literal; NULL as NULL.  Octal escapes are always three
- * digits, so a digit after one is not read into it. */
-static void tw_str(TableWriter *w, const char *v)
-{
-    if (!v) {
-        fputs("NULL", w->out);
-        return;
-    }
-    fputc('"', w->out);
-    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(w->out, "\\%c", *p);
-        else if (*p < 0x20 || *p >= 0x7f || *p == '?')
-            fprintf(w->out, "\\%03o", *p);
-        else
-            fputc(*p, w->out);
-    }
-    fputc('"', w->out);
-}
+static void tw_str(TableWriter *w, const char *v) { put_c_string(w->out, v); }
 
 static void tw_ref(TableWriter *w, const char *array, const void *p)
 {

@@ -966,3 +966,21 @@ void sort_stable(void *base, size_t n, size_t size, int (*cmp)(const void *, con
     merge_pass(base, tmp, n, size, cmp);
     free(tmp);
 }
+
+void put_c_string(FILE *out, const char *s)
+{
+    if (!s) {
+        fputs("NULL", out);
+        return;
+    }
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20 || *p >= 0x7f || *p == '?')
+            fprintf(out, "\\%03o", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}

@@ -262,4 +262,9 @@ void sort_stable(void *base, size_t n, size_t size, int (*cmp)(const void *, con
 /* Reads a whole file; NULL with errno set on failure. */
 char *read_file(const char *path, size_t *len);
 
+/* Writes s as a C string literal (NULL as NULL), for the tables the build
+ * generates.  Every byte outside printable ASCII, and '?' (no trigraph),
+ * is a three-digit octal escape, so a digit after one is not read into it. */
+void put_c_string(FILE *out, const char *s);
+
 #endif

@@ -1,22 +1,23 @@
 /*
- * xmlrec.c - records the embedded schema documents when mcgen is built.
+ * xmlrec.c - the build's host program for the embedded schema documents.
+ *
+ *     build/tools/xmlrec --schema-tables schema/eventman.xsd > build/gen/schema_tables.inc
+ *     build/tools/xmlrec --winmeta-tables schema/winmeta.xml > build/gen/winmeta_tables.inc
+ *
+ * compile the schema (mcgen/schema.c built with SCHEMA_COMPILER: its
+ * loader and compiler, which mcgen itself does not contain) and read the
+ * built-in definitions (mcgen/winmeta.c with WINMETA_COMPILER), and write
+ * them as C tables, which mcgen's schema.c and winmeta.c include: a run
+ * starts with both ready, no XML parsed.
  *
  *     build/tools/xmlrec schema/winmeta.xml schema/eventman.xsd > build/gen/records.c
  *
- * Each file is parsed once here, by xml.c's own reader (xml_record), and
- * written as a C array rec_<name with . and - as _>[] of the records its
- * reader thread would write, with rec_<name>_len; a run of mcgen replays
- * them (xml_parse_recorded) instead of running expat over the text, which
- * was about 1 ms of every run.  The records hold native 32-bit integers:
- * the builds this file serves (the host's, and mingw-w64's x86-64) are
- * little-endian alike.
- *
- *     build/tools/xmlrec --schema-tables schema/eventman.xsd > build/gen/schema_tables.inc
- *
- * compiles the schema (mcgen/schema.c built with SCHEMA_COMPILER: its
- * loader and compiler, which mcgen itself does not contain) and writes the
- * result as C tables, which mcgen's schema.c includes: a run starts with
- * the schema compiled.
+ * parses each file by xml.c's own reader (xml_record) and writes it as a C
+ * array rec_<name with . and - as _>[] of the records its reader thread
+ * would write, with rec_<name>_len, for xml.c's replay path
+ * (xml_parse_recorded) and its tests; mcgen itself replayed them before
+ * the tables.  The records hold native 32-bit integers: the builds this
+ * file serves (the host's, and mingw-w64's x86-64) are little-endian alike.
  */
 #include "mcgen.h"
 
@@ -26,14 +27,16 @@
 
 int main(int argc, char **argv)
 {
-    if (argc == 3 && strcmp(argv[1], "--schema-tables") == 0) {
+    bool schema = argc == 3 && strcmp(argv[1], "--schema-tables") == 0;
+    if (schema || (argc == 3 && strcmp(argv[1], "--winmeta-tables") == 0)) {
         size_t len;
         char *text = read_file(argv[2], &len);
         if (!text) {
             fprintf(stderr, "xmlrec: cannot open '%s': %s\n", argv[2], strerror(errno));
             return 2;
         }
-        bool ok = schema_write_tables(argv[2], text, len, stdout);
+        bool ok = schema ? schema_write_tables(argv[2], text, len, stdout)
+                         : winmeta_write_tables(argv[2], text, len, stdout);
         free(text);
         return !ok ? 1 : ferror(stdout) ? 2 : 0;
     }
