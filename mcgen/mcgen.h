@@ -651,19 +651,29 @@ const String *manifest_string(const Manifest *m, const Culture *c, const char *i
  * winmeta.c
  * ==================================================================== */
 
-/* Loads the embedded schema/winmeta.xml into m->wm.  false on error (a
- * broken build). */
+/* Loads the built-in definitions of schema/winmeta.xml (read when mcgen
+ * was built) into m->wm. */
 bool winmeta_load(Manifest *m);
+/* At build time only (winmeta.c compiled with WINMETA_COMPILER, linked
+ * into tools/xmlrec.c): winmeta.xml's text checked and written to `out`
+ * as the table of rows mcgen's winmeta.c includes; false after a
+ * diagnostic. */
+bool winmeta_write_tables(const char *name, const void *text, size_t len, FILE *out);
 
 /* ======================================================================
  * schema.c
  * ==================================================================== */
 
-/* The embedded schema/eventman.xsd, loaded once per process; NULL after a
- * diagnostic if it cannot be interpreted (a broken build). */
+/* schema/eventman.xsd as the build compiled it into tables (no work at
+ * run time); schema_release frees what runs filled in. */
 typedef struct Schema Schema;
 const Schema *schema_get(void);
 void schema_release(void);
+/* At build time only (schema.c compiled with SCHEMA_COMPILER, linked into
+ * tools/xmlrec.c): the schema text compiled and written to `out` as the
+ * C tables mcgen's schema.c includes; false after a diagnostic (mcgen
+ * cannot interpret what the schema uses). */
+bool schema_write_tables(const char *name, const void *text, size_t len, FILE *out);
 
 /* One document's check: schema_start for every start tag, schema_end for
  * every end tag, in document order.  Each returns false after reporting

@@ -3,13 +3,20 @@
  *
  * mcgen has one description of a manifest's structure, the XML Schema in
  * schema/eventman.xsd, which editors and `xmllint --schema` also read.
- * This file loads that schema (embedded in the binary, recorded by the XML
- * layer's reader when mcgen is built: tools/xmlrec.c) once per process
- * and checks each element against it while the manifest is parsed: which
- * child elements may appear where and how often, which attributes an
- * element has and which it needs, and what their values (and the text of
- * simple-content elements) may be.  So mcgen and xmllint accept and refuse
- * the same documents, and a rule is changed in one place.
+ * This file checks each element against that schema while the manifest is
+ * parsed: which child elements may appear where and how often, which
+ * attributes an element has and which it needs, and what their values
+ * (and the text of simple-content elements) may be.  So mcgen and xmllint
+ * accept and refuse the same documents, and a rule is changed in one
+ * place.
+ *
+ * The schema is compiled when mcgen is built, by this same file built
+ * with SCHEMA_COMPILER into the build's host program (tools/xmlrec.c):
+ * its loader and compiler (the #ifdef SCHEMA_COMPILER parts) read the
+ * XSD and write the compiled types and automata as C tables
+ * (build/gen/schema_tables.inc), which mcgen's own build of this file
+ * includes.  So a run does no schema work before its first element, and
+ * a construct mcgen cannot interpret fails the build, not a run.
  *
  * It understands the subset of XSD 1.0 the schema is written in (stated at
  * the top of eventman.xsd): named types only; content models of
@@ -17,7 +24,7 @@
  * level; simple content; attributes with use= and one anyAttribute;
  * simple types by restriction (enumeration, pattern, min/maxInclusive,
  * (min/max)length), union and list over the built-in types below.
- * Anything else in the schema is an internal error found when it loads.
+ * Anything else in the schema is an error of the build (bad_schema).
  *
  * Content models and patterns are both compiled into Glushkov automata:
  * one position per leaf (an element particle, or a character class),
@@ -55,6 +62,7 @@ typedef struct Glushkov {
     bool overflow;
 } Glushkov;
 
+#ifdef SCHEMA_COMPILER /* building automata: at build time only */
 static const GInfo gl_empty = {0, 0, true};
 
 static GInfo gl_leaf(Glushkov *a, int payload)
@@ -87,6 +95,7 @@ static GInfo gl_alt(GInfo x, GInfo y)
 {
     return (GInfo){x.first | y.first, x.last | y.last, x.nullable || y.nullable};
 }
+#endif
 
 /* The positions that may come next after `state` (at_start: none yet). */
 static uint64_t gl_next(const Glushkov *a, uint64_t state, bool at_start)
@@ -107,6 +116,7 @@ static bool gl_accepts(const Glushkov *a, uint64_t state, bool at_start)
     return at_start ? a->g.nullable : (state & a->g.last) != 0;
 }
 
+#ifdef SCHEMA_COMPILER
 /* x{min,max}: min copies in sequence, then max-min optional copies (or a
  * loop when unbounded); `build` makes one fresh copy of x. */
 typedef GInfo (*BuildFn)(Glushkov *a, const void *node, void *ctx);
@@ -130,6 +140,7 @@ static GInfo gl_repeat(Glushkov *a, const void *node, int min, int max, BuildFn 
     }
     return r;
 }
+#endif
 
 /* ======================================================================
  * Patterns (xs:pattern)
@@ -143,12 +154,14 @@ typedef struct CharClass {
     bool other;       /* matches non-ASCII characters */
 } CharClass;
 
+#ifdef SCHEMA_COMPILER
 typedef struct ReNode {
     enum { RE_CLASS, RE_SEQ, RE_ALT } kind;
     int min, max;
     int cls;
     VEC(struct ReNode *) kids;
 } ReNode;
+#endif
 
 typedef struct DState {
     uint64_t set;
@@ -163,6 +176,7 @@ typedef struct Regex {
     VEC(DState) states;
 } Regex;
 
+#ifdef SCHEMA_COMPILER
 typedef struct ReParser {
     const char *s;
     size_t i, n;
@@ -173,10 +187,12 @@ typedef struct ReParser {
 } ReParser;
 
 static void cc_set(CharClass *c, int ch) { c->bits[ch >> 6] |= 1ull << (ch & 63); }
+#endif
 static bool cc_has(const CharClass *c, int sym)
 {
     return sym == SYM_OTHER ? c->other : (c->bits[sym >> 6] >> (sym & 63) & 1) != 0;
 }
+#ifdef SCHEMA_COMPILER
 static void cc_range(CharClass *c, int lo, int hi)
 {
     for (int ch = lo; ch <= hi && ch < 128; ch++)
@@ -477,11 +493,19 @@ static Regex *re_compile(Arena *arena, const char *src, const char **err)
         vec_free(&re->classes);
         return NULL;
     }
+    return re;
+}
+
+#endif
+
+/* The DFA's start state, made on a pattern's first use (the automaton
+ * comes from the build's tables without it). */
+static void re_start(Regex *re)
+{
     DState start = {0, true, re->g.g.nullable, {0}};
     for (int i = 0; i < NSYM; i++)
         start.next[i] = -2;
     vec_push(&re->states, start);
-    return re;
 }
 
 static int32_t re_step(Regex *re, int32_t st, int sym)
@@ -513,29 +537,43 @@ static int32_t re_step(Regex *re, int32_t st, int sym)
     return to;
 }
 
-/* Whether the whole of s[0..n) matches (XSD patterns are anchored). */
+/* Whether the whole of s[0..n) matches (XSD patterns are anchored).  The
+ * ASCII loop is one table lookup per character; a state's row is filled
+ * (re_step) the first time a character leaves it, and may move the
+ * states vector. */
 static bool re_match(Regex *re, const char *s, size_t n)
 {
+    if (!re->states.n)
+        re_start(re);
     int32_t st = 0;
+    const DState *base = re->states.v, *d = base;
     for (size_t i = 0; i < n;) {
         unsigned char ch = (unsigned char)s[i];
-        int sym;
+        int32_t to;
+        if (ch < 128 && (to = d->next[ch]) >= 0) {
+            i++;
+            st = to;
+            d = base + to;
+            continue;
+        }
+        int sym = ch;
         if (ch < 128) {
-            sym = ch;
             i++;
         } else {
             uint32_t cp;
             i += utf8_get(s + i, n - i, &cp);
             sym = SYM_OTHER;
         }
-        int32_t to = re->states.v[st].next[sym];
+        to = d->next[sym];
         if (to == -2)
             to = re_step(re, st, sym);
         if (to < 0)
             return false;
         st = to;
+        base = re->states.v;
+        d = base + to;
     }
-    return re->states.v[st].accept;
+    return d->accept;
 }
 
 /* ======================================================================
@@ -548,6 +586,7 @@ typedef enum {
     B_NONE /* a derived type: see base/members/item */
 } Builtin;
 
+#ifdef SCHEMA_COMPILER
 static const struct {
     const char *name;
     Builtin b;
@@ -562,6 +601,8 @@ static const struct {
     {"nonNegativeInteger", B_NONNEG}, {"hexBinary", B_HEXBINARY},
     {"dateTime", B_DATETIME},
 };
+
+#endif
 
 /* An integer as XSD reads it: sign and magnitude; `big` past 2^64-1. */
 typedef struct Num {
@@ -608,6 +649,7 @@ typedef struct AttrDecl {
     const char *name;
     SType *type;
     bool required;
+    uint8_t next_same; /* 1 + the next of attrs[] with name[0] the same; 0: none */
 } AttrDecl;
 
 typedef enum { CT_EMPTY, CT_ELEMENTS, CT_SIMPLE } Content;
@@ -623,6 +665,7 @@ struct CType {
     VEC(Particle *) leaves;
     SType *text;                /* CT_SIMPLE */
     VEC(AttrDecl) attrs;
+    uint8_t attr_by_first[128]; /* 1 + the first of attrs[] whose name starts with c */
     uint64_t required;          /* bit i: attrs[i] is required */
     int any_attr;               /* 0 none, 1 ##other, 2 ##any */
     bool resolving, resolved;
@@ -633,6 +676,7 @@ struct CType {
  * Loading the schema document
  * ==================================================================== */
 
+#ifdef SCHEMA_COMPILER
 /* The schema document as a tree; attribute values that are QNames are
  * resolved while it is read. */
 typedef struct SAttr {
@@ -648,6 +692,7 @@ typedef struct SNode {
     const char *text;
     Loc loc;
 } SNode;
+#endif
 
 struct Schema {
     Arena arena;
@@ -656,7 +701,7 @@ struct Schema {
     Map ctypes, stypes; /* by local name (target namespace) */
     Map builtin_types;  /* "string" -> SType */
     Map element_names;  /* every element name the schema declares */
-    VEC(SNode *) nodes; /* for freeing */
+    VEC(struct SNode *) nodes; /* for freeing (SCHEMA_COMPILER) */
     VEC(Regex *) regexes;
     VEC(SType *) all_stypes;
     VEC(CType *) all_ctypes;
@@ -664,6 +709,7 @@ struct Schema {
     bool failed;
 };
 
+#ifdef SCHEMA_COMPILER
 typedef struct SLoader {
     Schema *s;
     VEC(SNode *) stack;
@@ -1030,11 +1076,15 @@ static void ctype_attrs(Schema *s, CType *c, const SNode *holder)
     for (size_t i = 0; i < holder->kids.n; i++) {
         const SNode *k = holder->kids.v[i];
         if (is_xs(k, "attribute")) {
-            AttrDecl d = {sval(k, "name"), NULL, false};
+            AttrDecl d = {sval(k, "name"), NULL, false, 0};
             const SAttr *ty = sattr(k, "type");
             const char *use = sval(k, "use");
             if (!d.name || sattr(k, "ref") || sattr(k, "fixed")) {
                 bad_schema(s, k, "attribute without name=, or with ref= or fixed=");
+                continue;
+            }
+            if ((unsigned char)d.name[0] >= 128) {
+                bad_schema(s, k, "attribute name '%s' starts with a non-ASCII character", d.name);
                 continue;
             }
             d.type = ty ? stype_ref(s, k, ty->q) : map_get(&s->builtin_types, "string");
@@ -1048,6 +1098,11 @@ static void ctype_attrs(Schema *s, CType *c, const SNode *holder)
             if (d.required)
                 c->required |= 1ull << c->attrs.n;
             vec_push(&c->attrs, d);
+            /* chained by first character, in declaration order */
+            uint8_t *link = &c->attr_by_first[(unsigned char)d.name[0]];
+            while (*link)
+                link = &c->attrs.v[*link - 1].next_same;
+            *link = (uint8_t)c->attrs.n;
         } else if (is_xs(k, "anyAttribute")) {
             const char *ns = sval(k, "namespace");
             c->any_attr = ns && !strcmp(ns, "##other") ? 1 : 2;
@@ -1160,33 +1215,22 @@ static bool schema_compile(Schema *s, const SNode *doc)
     return !s->failed && s->root;
 }
 
-static Schema *loaded;
-
-const Schema *schema_get(void)
+/* The schema text compiled; its `failed` set after a diagnostic. */
+static Schema *schema_from_text(const char *name, const void *text, size_t len)
 {
-    if (loaded)
-        return loaded->failed ? NULL : loaded;
     Schema *s = xcalloc(1, sizeof *s);
-    loaded = s;
     SLoader l = {s, {0}, NULL};
     XmlHandler h = {&l, load_start, load_end};
     int before = diag_error_count();
-    bool ok = xml_parse_recorded("schema/eventman.xsd", embed_eventman_xsd,
-                                 (size_t)embed_eventman_xsd_len, rec_eventman_xsd,
-                                 (size_t)rec_eventman_xsd_len, &s->arena, &h);
+    bool ok = xml_parse_mem(name, text, len, 0, &s->arena, &h);
     vec_free(&l.stack);
-    if (!ok || diag_error_count() != before || !schema_compile(s, l.doc)) {
+    if (!ok || diag_error_count() != before || !schema_compile(s, l.doc))
         s->failed = true;
-        return NULL;
-    }
     return s;
 }
 
-void schema_release(void)
+static void schema_free(Schema *s)
 {
-    Schema *s = loaded;
-    if (!s)
-        return;
     for (size_t i = 0; i < s->nodes.n; i++) {
         for (size_t j = 0; j < s->nodes.v[i]->attrs.n; j++)
             vec_free(&s->nodes.v[i]->attrs.v[j].qs);
@@ -1220,8 +1264,259 @@ void schema_release(void)
     map_free(&s->element_names);
     arena_free(&s->arena);
     free(s);
-    loaded = NULL;
 }
+
+/* The build's schema compiler has no tables to check documents with. */
+const Schema *schema_get(void) { return NULL; }
+void schema_release(void) {}
+
+static bool declares_element(const Schema *s, const char *name)
+{
+    return map_get(&s->element_names, name) != NULL;
+}
+
+/* ---- the compiled schema written as C (schema_write_tables) ----
+ * Every object becomes an element of one static array per kind, pointers
+ * become addresses of elements, vectors compound literals; what a run
+ * fills in itself (a type's message text, a pattern's DFA) starts empty. */
+
+typedef struct TableWriter {
+    FILE *out;
+    PtrMap index; /* object -> 1 + its index in its array */
+} TableWriter;
+
+static size_t tw_index(TableWriter *w, const void *p)
+{
+    size_t i = (size_t)(uintptr_t)ptrmap_get(&w->index, p);
+    guard_here(i > 0, "schema object without a table entry");
+    return i - 1;
+}
+
+static void tw_str(TableWriter *w, const char *v) { put_c_string(w->out, v); }
+
+static void tw_ref(TableWriter *w, const char *array, const void *p)
+{
+    if (p)
+        fprintf(w->out, "&%s[%zu]", array, tw_index(w, p));
+    else
+        fputs("NULL", w->out);
+}
+
+/* ",\n     .field = {(type[]){&array[i], ...}, n, n}": a vector of
+ * pointers to table objects, nothing when it is empty. */
+#define tw_refs(w, field, type, array, vec)                                      \
+    do {                                                                         \
+        if ((vec).n) {                                                           \
+            fprintf((w)->out, ",\n     .%s = {(%s[]){", field, type);            \
+            for (size_t k_ = 0; k_ < (vec).n; k_++) {                            \
+                fputs(k_ ? ", " : "", (w)->out);                                 \
+                tw_ref(w, array, (vec).v[k_]);                                   \
+            }                                                                    \
+            fprintf((w)->out, "}, %zu, %zu}", (vec).n, (vec).n);                 \
+        }                                                                        \
+    } while (0)
+
+static void tw_glushkov(TableWriter *w, const Glushkov *g)
+{
+    fprintf(w->out, "{.npos = %d, .payload = {", g->npos);
+    for (int p = 0; p < g->npos; p++)
+        fprintf(w->out, "%s%d", p ? ", " : "", g->payload[p]);
+    fputs("}, .follow = {", w->out);
+    for (int p = 0; p < g->npos; p++)
+        fprintf(w->out, "%s0x%llxull", p ? ", " : "", (unsigned long long)g->follow[p]);
+    fprintf(w->out, "}, .g = {0x%llxull, 0x%llxull, %d}}", (unsigned long long)g->g.first,
+            (unsigned long long)g->g.last, g->g.nullable);
+}
+
+static void tw_num(TableWriter *w, Num n)
+{
+    fprintf(w->out, "{%d, %d, %lluull}", n.neg, n.big, (unsigned long long)n.mag);
+}
+
+static int by_strcmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void tw_schema(TableWriter *w, const Schema *s)
+{
+    FILE *o = w->out;
+    for (size_t i = 0; i < s->regexes.n; i++)
+        ptrmap_put(&w->index, s->regexes.v[i], (void *)(uintptr_t)(i + 1));
+    for (size_t i = 0; i < s->all_stypes.n; i++)
+        ptrmap_put(&w->index, s->all_stypes.v[i], (void *)(uintptr_t)(i + 1));
+    for (size_t i = 0; i < s->all_ctypes.n; i++)
+        ptrmap_put(&w->index, s->all_ctypes.v[i], (void *)(uintptr_t)(i + 1));
+    for (size_t i = 0; i < s->particles.n; i++)
+        ptrmap_put(&w->index, s->particles.v[i], (void *)(uintptr_t)(i + 1));
+    fprintf(o, "static Regex schema_re[%zu];\nstatic SType schema_st[%zu];\n"
+               "static CType schema_ct[%zu];\nstatic Particle schema_pt[%zu];\n\n",
+            s->regexes.n ? s->regexes.n : 1, s->all_stypes.n, s->all_ctypes.n, s->particles.n);
+
+    fprintf(o, "static Regex schema_re[%zu] = {\n", s->regexes.n ? s->regexes.n : 1);
+    for (size_t i = 0; i < s->regexes.n; i++) {
+        const Regex *re = s->regexes.v[i];
+        fputs("    {.src = ", o);
+        tw_str(w, re->src);
+        fputs(",\n     .g = ", o);
+        tw_glushkov(w, &re->g);
+        fprintf(o, ",\n     .classes = {(CharClass[]){");
+        for (size_t k = 0; k < re->classes.n; k++)
+            fprintf(o, "%s{{0x%llxull, 0x%llxull}, %d}", k ? ", " : "",
+                    (unsigned long long)re->classes.v[k].bits[0],
+                    (unsigned long long)re->classes.v[k].bits[1], re->classes.v[k].other);
+        fprintf(o, "}, %zu, %zu}},\n", re->classes.n, re->classes.n);
+    }
+    fputs("};\n\n", o);
+
+    fprintf(o, "static SType schema_st[%zu] = {\n", s->all_stypes.n);
+    for (size_t i = 0; i < s->all_stypes.n; i++) {
+        const SType *t = s->all_stypes.v[i];
+        fputs("    {.name = ", o);
+        tw_str(w, t->name);
+        fprintf(o, ", .builtin = %d, .base = ", (int)t->builtin);
+        tw_ref(w, "schema_st", t->base);
+        fputs(", .item = ", o);
+        tw_ref(w, "schema_st", t->item);
+        tw_refs(w, "members", "SType *", "schema_st", t->members);
+        if (t->enums.n) {
+            fputs(",\n     .enums = {(const char *[]){", o);
+            for (size_t k = 0; k < t->enums.n; k++) {
+                fputs(k ? ", " : "", o);
+                tw_str(w, t->enums.v[k]);
+            }
+            fprintf(o, "}, %zu, %zu},\n     .enum_lens = {(size_t[]){", t->enums.n, t->enums.n);
+            for (size_t k = 0; k < t->enums.n; k++)
+                fprintf(o, "%s%zu", k ? ", " : "", t->enum_lens.v[k]);
+            fprintf(o, "}, %zu, %zu}", t->enums.n, t->enums.n);
+        }
+        tw_refs(w, "patterns", "Regex *", "schema_re", t->patterns);
+        fprintf(o, ",\n     .has_min = %d, .has_max = %d, .min = ", t->has_min, t->has_max);
+        tw_num(w, t->min);
+        fputs(", .max = ", o);
+        tw_num(w, t->max);
+        fprintf(o, ", .length = %ld, .min_length = %ld, .max_length = %ld,\n     .doc = ",
+                t->length, t->min_length, t->max_length);
+        tw_str(w, t->doc);
+        fputs(", .resolved = true},\n", o);
+    }
+    fputs("};\n\n", o);
+
+    fprintf(o, "static CType schema_ct[%zu] = {\n", s->all_ctypes.n);
+    for (size_t i = 0; i < s->all_ctypes.n; i++) {
+        const CType *c = s->all_ctypes.v[i];
+        fputs("    {.name = ", o);
+        tw_str(w, c->name);
+        fprintf(o, ", .content = %d, .mixed = %d, .all = %d, .all_empty = %d,\n     .g = ",
+                (int)c->content, c->mixed, c->all, c->all_empty);
+        tw_glushkov(w, &c->g);
+        tw_refs(w, "leaves", "Particle *", "schema_pt", c->leaves);
+        fputs(",\n     .text = ", o);
+        tw_ref(w, "schema_st", c->text);
+        if (c->attrs.n) {
+            fputs(",\n     .attrs = {(AttrDecl[]){", o);
+            for (size_t k = 0; k < c->attrs.n; k++) {
+                const AttrDecl *d = &c->attrs.v[k];
+                fputs(k ? ",\n                           {" : "{", o);
+                tw_str(w, d->name);
+                fputs(", ", o);
+                tw_ref(w, "schema_st", d->type);
+                fprintf(o, ", %d, %u}", d->required, d->next_same);
+            }
+            fprintf(o, "}, %zu, %zu},\n     .attr_by_first = {", c->attrs.n, c->attrs.n);
+            bool first = true;
+            for (int ch = 0; ch < 128; ch++)
+                if (c->attr_by_first[ch]) {
+                    fprintf(o, "%s[%d] = %u", first ? "" : ", ", ch, c->attr_by_first[ch]);
+                    first = false;
+                }
+            fputs("}", o);
+        }
+        fprintf(o, ",\n     .required = 0x%llxull, .any_attr = %d, .resolved = true},\n",
+                (unsigned long long)c->required, c->any_attr);
+    }
+    fputs("};\n\n", o);
+
+    fprintf(o, "static Particle schema_pt[%zu] = {\n", s->particles.n);
+    for (size_t i = 0; i < s->particles.n; i++) {
+        const Particle *p = s->particles.v[i];
+        fprintf(o, "    {.kind = %d, .min = %d, .max = %d, .name = ", (int)p->kind, p->min, p->max);
+        tw_str(w, p->name);
+        fputs(", .type = ", o);
+        tw_ref(w, "schema_ct", p->type);
+        fprintf(o, ", .any_other = %d},\n", p->any_other);
+    }
+    fputs("};\n\n", o);
+
+    /* sorted, for bsearch */
+    VEC(const char *) names = {0};
+    for (size_t i = 0; i < s->element_names.cap; i++)
+        if (s->element_names.e[i].key)
+            vec_push(&names, s->element_names.e[i].key);
+    qsort(names.v, names.n, sizeof *names.v, by_strcmp);
+    fputs("static const char *const schema_element_names[] = {\n", o);
+    for (size_t i = 0; i < names.n; i++) {
+        fputs("    ", o);
+        tw_str(w, names.v[i]);
+        fputs(",\n", o);
+    }
+    fputs("};\n\n", o);
+    vec_free(&names);
+
+    fputs("static Schema schema_built = {.target = ", o);
+    tw_str(w, s->target);
+    fputs(", .root = ", o);
+    tw_ref(w, "schema_ct", s->root);
+    fputs("};\n", o);
+}
+
+bool schema_write_tables(const char *name, const void *text, size_t len, FILE *out)
+{
+    Schema *s = schema_from_text(name, text, len);
+    bool ok = !s->failed;
+    if (ok) {
+        TableWriter w = {out, {0}};
+        fprintf(out, "/* generated from %s by tools/xmlrec.c (schema_write_tables): the\n"
+                     " * schema compiled, for mcgen/schema.c to include */\n\n", name);
+        tw_schema(&w, s);
+        ptrmap_free(&w.index);
+    }
+    schema_free(s);
+    return ok;
+}
+#else
+
+/* The schema as the build compiled it (tools/xmlrec.c, schema_write_tables):
+ * schema_st, schema_ct, schema_pt, schema_re, schema_element_names,
+ * schema_built. */
+#include "../build/gen/schema_tables.inc"
+
+const Schema *schema_get(void) { return &schema_built; }
+
+/* What runs filled in: the patterns' DFAs, the types' message texts. */
+void schema_release(void)
+{
+    for (size_t i = 0; i < sizeof schema_re / sizeof schema_re[0]; i++)
+        vec_free(&schema_re[i].states);
+    for (size_t i = 0; i < sizeof schema_st / sizeof schema_st[0]; i++)
+        schema_st[i].desc = NULL;
+    arena_free(&schema_built.arena);
+}
+
+static int name_cmp(const void *key, const void *elem)
+{
+    return strcmp(*(const char *const *)key, *(const char *const *)elem);
+}
+
+/* Whether the schema declares an element of this name anywhere. */
+static bool declares_element(const Schema *s, const char *name)
+{
+    (void)s;
+    return bsearch(&name, schema_element_names,
+                   sizeof schema_element_names / sizeof schema_element_names[0],
+                   sizeof schema_element_names[0], name_cmp) != NULL;
+}
+#endif
 
 /* ======================================================================
  * Values
@@ -1229,20 +1524,24 @@ void schema_release(void)
 
 static bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-/* XSD whitespace "collapse": into `tmp` only when the value needs it. */
+/* XSD whitespace "collapse": into `tmp` only when the value needs it.
+ * Most values have no character at or below a space, so the scan for one
+ * that needs collapsing tests each character once. */
 static const char *collapse(const char *v, size_t n, size_t *out_n, Buf *tmp)
 {
-    bool clean = !(n && (v[0] == ' ' || v[n - 1] == ' '));
-    for (size_t i = 0; clean && i < n; i++)
-        if (v[i] == '\t' || v[i] == '\n' || v[i] == '\r' || (v[i] == ' ' && v[i + 1] == ' '))
-            clean = false;
-    if (clean) {
+    size_t i = 0;
+    if (n && v[0] != ' ' && v[n - 1] != ' ')
+        for (; i < n; i++)
+            if ((unsigned char)v[i] <= ' ' &&
+                (v[i] == '\t' || v[i] == '\n' || v[i] == '\r' || (v[i] == ' ' && v[i + 1] == ' ')))
+                break;
+    if (i == n) {
         *out_n = n;
         return v;
     }
     buf_reset(tmp);
     bool space = false;
-    for (size_t i = 0; i < n; i++) {
+    for (i = 0; i < n; i++) {
         if (is_ws(v[i])) {
             space = tmp->len > 0;
             continue;
@@ -1287,22 +1586,34 @@ static int num_cmp(Num a, Num b)
     return a.neg ? -r : r;
 }
 
-static bool ncname_start(unsigned char c)
-{
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c >= 128;
-}
-
-static bool ncname_char(unsigned char c)
-{
-    return ncname_start(c) || (c >= '0' && c <= '9') || c == '.' || c == '-';
-}
+/* NCName characters by byte: 1 letters and '_' (may start a name), 2 those
+ * and digits, '.', '-' (may follow); every non-ASCII byte is both, as the
+ * schema checks names' ASCII only. */
+static const unsigned char nc_class[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 00 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 10 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 0, /* 20 */
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, /* 30 */
+    0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* 40 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 0, 0, 3, /* 50 */
+    0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* 60 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 0, 0, 0, /* 70 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* 80 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* 90 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* a0 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* b0 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* c0 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* d0 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* e0 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* f0 */
+};
 
 static bool is_ncname(const char *v, size_t n)
 {
-    if (!n || !ncname_start((unsigned char)v[0]))
+    if (!n || !(nc_class[(unsigned char)v[0]] & 1))
         return false;
     for (size_t i = 1; i < n; i++)
-        if (!ncname_char((unsigned char)v[i]))
+        if (!(nc_class[(unsigned char)v[i]] & 2))
             return false;
     return true;
 }
@@ -1477,9 +1788,19 @@ static bool facets_valid(const SType *t, const char *v, size_t n, size_t items)
 static bool type_valid(Check *ck, const SType *t, const char *v, size_t n)
 {
     if (t->builtin != B_NONE) {
-        if (t->builtin != B_STRING && t->builtin != B_NORMALIZED)
-            v = collapse(v, n, &n, &ck->tmp);
-        return builtin_valid(ck, t->builtin, v, n);
+        Builtin b = t->builtin;
+        if (b == B_STRING || b == B_NORMALIZED || b == B_TOKEN)
+            return true; /* any text, collapsed or not */
+        /* No value of these contains whitespace, so one valid as written
+         * is its own collapsed form: only a refused one is collapsed and
+         * tried again (most values are valid and need no scan). */
+        bool spaceless = b != B_ANYURI && b != B_DATETIME;
+        if (spaceless && builtin_valid(ck, b, v, n))
+            return true;
+        const char *c = collapse(v, n, &n, &ck->tmp);
+        if (spaceless && c == v)
+            return false; /* as written: refused above */
+        return builtin_valid(ck, b, c, n);
     }
     if (t->members.n) {
         bool ok = false;
@@ -1631,7 +1952,7 @@ static bool leaf_matches(const SchemaCheck *sc, const Particle *p, const XmlElem
 {
     if (p->kind == P_ANY)
         return !p->any_other || (e->ns[0] && !in_target(sc, e->ns));
-    return in_target(sc, e->ns) && strcmp(p->name, e->local) == 0;
+    return p->name[0] == e->local[0] && in_target(sc, e->ns) && strcmp(p->name, e->local) == 0;
 }
 
 /* "<a>, <b> or <c>" of the leaves in `cand` (bit i: leaves[i] for xs:all,
@@ -1720,7 +2041,7 @@ static const Particle *child_leaf(SchemaCheck *sc, SFrame *pf, const XmlElem *e)
     }
     Buf exp = {0};
     expected_list(c, cand, &exp);
-    bool known = in_target(sc, e->ns) && map_get(&sc->s->element_names, e->local);
+    bool known = in_target(sc, e->ns) && declares_element(sc->s, e->local);
     const char *what = known ? "unexpected" : "unknown element";
     const char *ns_note = !in_target(sc, e->ns) && e->ns[0] ? " (in another namespace)" : "";
     if (exp.len)
@@ -1735,12 +2056,15 @@ static const Particle *child_leaf(SchemaCheck *sc, SFrame *pf, const XmlElem *e)
     return NULL;
 }
 
+/* The declaration of attribute `name` on c: among those whose name starts
+ * with the same character only, most often one. */
 static const AttrDecl *attr_decl(const CType *c, const char *name, size_t *index)
 {
-    for (size_t i = 0; i < c->attrs.n; i++)
-        if (c->attrs.v[i].name[0] == name[0] && !strcmp(c->attrs.v[i].name, name)) {
-            *index = i;
-            return &c->attrs.v[i];
+    unsigned char first = (unsigned char)name[0];
+    for (unsigned i = first < 128 ? c->attr_by_first[first] : 0; i; i = c->attrs.v[i - 1].next_same)
+        if (!strcmp(c->attrs.v[i - 1].name, name)) {
+            *index = i - 1;
+            return &c->attrs.v[i - 1];
         }
     return NULL;
 }

@@ -403,15 +403,47 @@ void vec_grow_(void **v, size_t *cap, size_t elem)
 
 /* ---- hash map ---- */
 
-uint32_t util_hash(const char *s, size_t n)
+/* Eight bytes at a time (keys are symbols and names of 10-40 bytes: a
+ * byte-wise FNV-1a was most of map_get's cost), the last word read
+ * overlapping the one before so no byte past the key is touched; the final
+ * mix spreads every input bit into the low bits the table index uses. */
+static uint64_t load64(const char *s)
 {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 16777619u;
-    }
-    return h;
+    uint64_t w;
+    memcpy(&w, s, 8);
+    return w;
 }
+
+static uint64_t load32(const char *s)
+{
+    uint32_t w;
+    memcpy(&w, s, 4);
+    return w;
+}
+
+static inline uint32_t hash_bytes(const char *s, size_t n)
+{
+    const uint64_t k = 0x9e3779b97f4a7c15ull;
+    uint64_t h = n * k;
+    if (n >= 8) {
+        size_t i = 0;
+        for (; i + 8 < n; i += 8)
+            h = (h ^ load64(s + i)) * k, h ^= h >> 32;
+        h = (h ^ load64(s + n - 8)) * k;
+    } else if (n >= 4) {
+        h = (h ^ (load32(s) << 32 | load32(s + n - 4))) * k;
+    } else if (n) {
+        uint64_t w = (uint64_t)(unsigned char)s[0] << 16 |
+                     (uint64_t)(unsigned char)s[n / 2] << 8 | (unsigned char)s[n - 1];
+        h = (h ^ w) * k;
+    }
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 32;
+    return (uint32_t)h;
+}
+
+uint32_t util_hash(const char *s, size_t n) { return hash_bytes(s, n); }
 
 static MapEntry *map_slot(const MapEntry *e, size_t cap, const char *key, uint32_t h)
 {
@@ -428,7 +460,7 @@ void *map_get(const Map *m, const char *key)
 {
     if (!m->cap)
         return NULL;
-    MapEntry *x = map_slot(m->e, m->cap, key, util_hash(key, strlen(key)));
+    MapEntry *x = map_slot(m->e, m->cap, key, hash_bytes(key, strlen(key)));
     return x->key ? x->val : NULL;
 }
 
@@ -448,7 +480,7 @@ void *map_put(Map *m, const char *key, void *val, bool keep_old)
 {
     if ((m->n + 1) * 4 > m->cap * 3)
         map_rehash(m);
-    uint32_t h = util_hash(key, strlen(key));
+    uint32_t h = hash_bytes(key, strlen(key));
     MapEntry *x = map_slot(m->e, m->cap, key, h);
     if (x->key) {
         void *old = x->val;
@@ -946,4 +978,22 @@ void sort_stable(void *base, size_t n, size_t size, int (*cmp)(const void *, con
     char *tmp = xmalloc(n * size);
     merge_pass(base, tmp, n, size, cmp);
     free(tmp);
+}
+
+void put_c_string(FILE *out, const char *s)
+{
+    if (!s) {
+        fputs("NULL", out);
+        return;
+    }
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20 || *p >= 0x7f || *p == '?')
+            fprintf(out, "\\%03o", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
 }

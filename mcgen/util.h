@@ -180,7 +180,7 @@ void buf_decimal(Buf *b, uint64_t v);
 void vec_grow_(void **v, size_t *cap, size_t elem);
 
 /* ---- hash map: NUL-terminated string keys to pointers ----------------
- * Open addressing, FNV-1a.  Keys are not copied: they must outlive the map
+ * Open addressing, a word-at-a-time hash.  Keys are not copied: they must outlive the map
  * (arena strings). */
 typedef struct MapEntry {
     const char *key;
@@ -263,5 +263,10 @@ void sort_stable(void *base, size_t n, size_t size, int (*cmp)(const void *, con
 
 /* Reads a whole file; NULL with errno set on failure. */
 char *read_file(const char *path, size_t *len);
+
+/* Writes s as a C string literal (NULL as NULL), for the tables the build
+ * generates.  Every byte outside printable ASCII, and '?' (no trigraph),
+ * is a three-digit octal escape, so a digit after one is not read into it. */
+void put_c_string(FILE *out, const char *s);
 
 #endif

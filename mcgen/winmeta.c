@@ -1,22 +1,54 @@
 /*
  * winmeta.c - the built-in win: definitions (levels, tasks, opcodes,
- * keywords, channels, inTypes, outTypes).  They are data, not code: the
- * build embeds schema/winmeta.xml as the records of the XML layer's reader
- * (tools/xmlrec.c, when mcgen is built), and this file replays them into
- * the manifest's arena, so every model object a reference can resolve to
- * is an ordinary model object (flagged builtin).
+ * keywords, channels, inTypes, outTypes).  They are data, not code:
+ * schema/winmeta.xml is read when mcgen is built, by this same file built
+ * with WINMETA_COMPILER into the build's host program (tools/xmlrec.c),
+ * which checks every item and writes them as one table of rows
+ * (build/gen/winmeta_tables.inc), in the document's order.  mcgen's own
+ * build of this file includes that table, and winmeta_load turns its rows
+ * into the manifest's model objects (flagged builtin), so every model
+ * object a reference can resolve to is an ordinary model object; their
+ * strings are the table's, not copies.
  */
 #include "mcgen.h"
 
 #include <string.h>
 
-typedef struct WmParser {
-    Manifest *m;
-    InType *in; /* the <inType> being read */
-    bool bad;
-} WmParser;
+/* One winmeta.xml item.  An inType's allowed outTypes follow it, one
+ * WM_ALLOWED_OUT row each. */
+typedef enum {
+    WM_CHANNEL, WM_LEVEL, WM_TASK, WM_OPCODE, WM_KEYWORD, WM_OUT_TYPE, WM_IN_TYPE,
+    WM_ALLOWED_OUT
+} WmKind;
 
-static const char *wm_attr(WmParser *w, const XmlElem *e, const char *name)
+typedef struct WmRow {
+    WmKind kind;
+    const char *name;    /* name=; an outType's "xs:string"; WM_ALLOWED_OUT: the outType */
+    const char *display; /* "win:Error" (levels, tasks, opcodes, keywords, inTypes) */
+    const char *symbol, *message, *msgid; /* channels and named items */
+    const char *default_out;              /* an inType's defaultOutType= */
+    uint64_t value;                       /* value=; a keyword's mask= */
+    ChannelType type;                     /* a channel's type= */
+    uint8_t size;                         /* inType */
+    char mangle;                          /* inType */
+    bool pointer;                         /* inType */
+} WmRow;
+
+#ifdef WINMETA_COMPILER
+
+/* ---- schema/winmeta.xml read into rows (at build time) ---- */
+
+#include <stdlib.h>
+
+typedef struct WmReader {
+    VEC(WmRow) rows;
+    Map out_names; /* outTypes declared so far */
+    bool in;       /* inside an <inType> */
+    bool bad;
+    Arena *arena;
+} WmReader;
+
+static const char *wm_attr(WmReader *w, const XmlElem *e, const char *name)
 {
     const char *v = xml_attr(e, name);
     if (!v) {
@@ -24,10 +56,10 @@ static const char *wm_attr(WmParser *w, const XmlElem *e, const char *name)
         w->bad = true;
         return "";
     }
-    return v;
+    return arena_strdup(w->arena, v);
 }
 
-static uint64_t wm_num(WmParser *w, const XmlElem *e, const char *name, uint64_t max)
+static uint64_t wm_num(WmReader *w, const XmlElem *e, const char *name, uint64_t max)
 {
     uint64_t v = 0;
     if (!parse_uint(wm_attr(w, e, name), max, &v)) {
@@ -37,123 +69,232 @@ static uint64_t wm_num(WmParser *w, const XmlElem *e, const char *name, uint64_t
     return v;
 }
 
-static void wm_named(WmParser *w, const XmlElem *e, Named *n)
+static const char *wm_out(WmReader *w, const XmlElem *e, const char *name)
 {
-    Arena *a = &w->m->arena;
-    n->name.ns = NS_WIN;
-    n->name.local = arena_strdup(a, wm_attr(w, e, "name"));
-    n->display = arena_printf(a, "win:%s", n->name.local);
-    n->written = n->display;
-    n->symbol = arena_strdup(a, wm_attr(w, e, "symbol"));
-    n->builtin_msg = arena_strdup(a, wm_attr(w, e, "message"));
-    n->builtin_msgid = arena_strdup(a, wm_attr(w, e, "msgId"));
-    n->builtin = true;
-}
-
-static OutType *wm_out(WmParser *w, const XmlElem *e, const char *name)
-{
-    OutType *o = map_get(&w->m->wm.out_by_name, name);
-    if (!o) {
+    if (!map_get(&w->out_names, name)) {
         diag_at(DIAG_ERROR, e->loc, "winmeta: unknown outType '%s'", name);
         w->bad = true;
     }
-    return o;
+    return name;
+}
+
+/* A level, task, opcode or keyword: its value (a keyword's mask) under
+ * `value_attr`, at most max. */
+static void wm_named(WmReader *w, const XmlElem *e, WmKind kind, const char *value_attr,
+                     uint64_t max)
+{
+    WmRow row = {kind, wm_attr(w, e, "name"), NULL, NULL, NULL, NULL, NULL, 0, CHAN_NONE, 0, 0,
+                 false};
+    row.display = arena_printf(w->arena, "win:%s", row.name);
+    row.symbol = wm_attr(w, e, "symbol");
+    row.message = wm_attr(w, e, "message");
+    row.msgid = wm_attr(w, e, "msgId");
+    row.value = wm_num(w, e, value_attr, max);
+    vec_push(&w->rows, row);
 }
 
 static void wm_start(void *ctx, XmlReader *r, const XmlElem *e)
 {
     (void)r;
-    WmParser *w = ctx;
-    Winmeta *wm = &w->m->wm;
-    Arena *a = &w->m->arena;
+    WmReader *w = ctx;
     const char *n = e->local;
+    WmRow row = {WM_CHANNEL, NULL, NULL, NULL, NULL, NULL, NULL, 0, CHAN_NONE, 0, 0, false};
     if (strcmp(n, "channel") == 0) {
-        Channel *c = arena_alloc(a, sizeof *c);
-        c->name = c->chid = arena_strdup(a, wm_attr(w, e, "name"));
-        c->value = (uint8_t)wm_num(w, e, "value", 255);
-        c->has_value = true;
-        c->symbol = arena_strdup(a, wm_attr(w, e, "symbol"));
-        c->builtin_msg = arena_strdup(a, wm_attr(w, e, "message"));
-        c->builtin_msgid = arena_strdup(a, wm_attr(w, e, "msgId"));
-        c->builtin = true;
+        row.name = wm_attr(w, e, "name");
+        row.value = wm_num(w, e, "value", 255);
+        row.symbol = wm_attr(w, e, "symbol");
+        row.message = wm_attr(w, e, "message");
+        row.msgid = wm_attr(w, e, "msgId");
         const char *t = wm_attr(w, e, "type");
         static const char *types[] = {"Admin", "Operational", "Analytic", "Debug"};
-        c->type = CHAN_NONE;
         for (int i = 0; i < 4; i++)
             if (strcmp(t, types[i]) == 0)
-                c->type = (ChannelType)i;
-        vec_push(&wm->channels, c);
-        map_put(&wm->channel_by_name, c->name, c, true);
+                row.type = (ChannelType)i;
+        vec_push(&w->rows, row);
     } else if (strcmp(n, "level") == 0) {
-        Level *l = arena_alloc(a, sizeof *l);
-        wm_named(w, e, &l->n);
-        l->value = (uint8_t)wm_num(w, e, "value", 255);
-        vec_push(&wm->levels, l);
-        map_put(&wm->level_by_name, l->n.name.local, l, true);
+        wm_named(w, e, WM_LEVEL, "value", 255);
     } else if (strcmp(n, "task") == 0) {
-        Task *t = arena_alloc(a, sizeof *t);
-        wm_named(w, e, &t->n);
-        t->value = (uint16_t)wm_num(w, e, "value", 65535);
-        vec_push(&wm->tasks, t);
-        map_put(&wm->task_by_name, t->n.name.local, t, true);
+        wm_named(w, e, WM_TASK, "value", 65535);
     } else if (strcmp(n, "opcode") == 0 && !w->in) {
-        Opcode *o = arena_alloc(a, sizeof *o);
-        wm_named(w, e, &o->n);
-        o->value = (uint8_t)wm_num(w, e, "value", 255);
-        vec_push(&wm->opcodes, o);
-        map_put(&wm->opcode_by_name, o->n.name.local, o, true);
+        wm_named(w, e, WM_OPCODE, "value", 255);
     } else if (strcmp(n, "keyword") == 0) {
-        Keyword *k = arena_alloc(a, sizeof *k);
-        wm_named(w, e, &k->n);
-        k->mask = wm_num(w, e, "mask", UINT64_MAX);
-        vec_push(&wm->keywords, k);
-        map_put(&wm->keyword_by_name, k->n.name.local, k, true);
+        wm_named(w, e, WM_KEYWORD, "mask", UINT64_MAX);
     } else if (strcmp(n, "outType") == 0 && !w->in) {
-        OutType *o = arena_alloc(a, sizeof *o);
-        const char *name = wm_attr(w, e, "name");
-        o->display = arena_strdup(a, name);
-        const char *colon = strchr(o->display, ':');
-        o->name.ns = colon && strncmp(o->display, "xs:", 3) == 0 ? NS_XS : NS_WIN;
-        o->name.local = colon ? colon + 1 : o->display;
-        o->value = (uint8_t)wm_num(w, e, "value", 255);
-        vec_push(&wm->out_types, o);
-        map_put(&wm->out_by_name, o->display, o, true);
+        row.kind = WM_OUT_TYPE;
+        row.name = wm_attr(w, e, "name");
+        row.value = wm_num(w, e, "value", 255);
+        map_put(&w->out_names, row.name, (void *)row.name, true);
+        vec_push(&w->rows, row);
     } else if (strcmp(n, "inType") == 0) {
-        InType *t = arena_alloc(a, sizeof *t);
-        t->name.ns = NS_WIN;
-        t->name.local = arena_strdup(a, wm_attr(w, e, "name"));
-        t->display = arena_printf(a, "win:%s", t->name.local);
-        t->value = (uint8_t)wm_num(w, e, "value", 255);
-        t->size = (uint8_t)wm_num(w, e, "size", 255);
-        const char *mg = wm_attr(w, e, "mangle");
-        t->mangle = mg[0];
+        row.kind = WM_IN_TYPE;
+        row.name = wm_attr(w, e, "name");
+        row.display = arena_printf(w->arena, "win:%s", row.name);
+        row.value = wm_num(w, e, "value", 255);
+        row.size = (uint8_t)wm_num(w, e, "size", 255);
+        row.mangle = wm_attr(w, e, "mangle")[0];
         const char *ptr = xml_attr(e, "pointer");
-        t->pointer = ptr && strcmp(ptr, "true") == 0;
-        t->default_out = wm_out(w, e, wm_attr(w, e, "defaultOutType"));
-        vec_push(&wm->in_types, t);
-        map_put(&wm->in_by_name, t->name.local, t, true);
-        w->in = t;
+        row.pointer = ptr && strcmp(ptr, "true") == 0;
+        row.default_out = wm_out(w, e, wm_attr(w, e, "defaultOutType"));
+        vec_push(&w->rows, row);
+        w->in = true;
     } else if (strcmp(n, "outType") == 0 && w->in) {
-        OutType *o = wm_out(w, e, wm_attr(w, e, "name"));
-        if (o)
-            vec_push(&w->in->allowed, o);
+        row.kind = WM_ALLOWED_OUT;
+        row.name = wm_out(w, e, wm_attr(w, e, "name"));
+        vec_push(&w->rows, row);
     }
 }
 
 static void wm_end(void *ctx, XmlReader *r, const XmlElem *e, const char *text, size_t len)
 {
     (void)r, (void)text, (void)len;
-    WmParser *w = ctx;
+    WmReader *w = ctx;
     if (strcmp(e->local, "inType") == 0)
-        w->in = NULL;
+        w->in = false;
+}
+
+bool winmeta_write_tables(const char *name, const void *text, size_t len, FILE *out)
+{
+    static const char *kinds[] = {"WM_CHANNEL", "WM_LEVEL", "WM_TASK", "WM_OPCODE",
+                                  "WM_KEYWORD", "WM_OUT_TYPE", "WM_IN_TYPE", "WM_ALLOWED_OUT"};
+    static const char *types[] = {"CHAN_ADMIN", "CHAN_OPERATIONAL", "CHAN_ANALYTIC",
+                                  "CHAN_DEBUG", "CHAN_NONE"};
+    Arena arena = {0};
+    WmReader w = {{0}, {0}, false, false, &arena};
+    XmlHandler h = {&w, wm_start, wm_end};
+    int before = diag_error_count();
+    bool ok = xml_parse_mem(name, text, len, 0, &arena, &h) && !w.bad &&
+              diag_error_count() == before;
+    if (ok) {
+        fprintf(out, "/* generated from %s by tools/xmlrec.c (winmeta_write_tables),\n"
+                     " * for mcgen/winmeta.c to include */\n\n"
+                     "static const WmRow winmeta_rows[] = {\n", name);
+        for (size_t i = 0; i < w.rows.n; i++) {
+            const WmRow *r = &w.rows.v[i];
+            fprintf(out, "    {%s, ", kinds[r->kind]);
+            const char *strs[] = {r->name, r->display, r->symbol, r->message, r->msgid,
+                                  r->default_out};
+            for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++) {
+                put_c_string(out, strs[k]);
+                fputs(", ", out);
+            }
+            fprintf(out, "%lluull, %s, %u, ", (unsigned long long)r->value, types[r->type],
+                    r->size);
+            if (r->mangle >= 'a' && r->mangle <= 'z')
+                fprintf(out, "'%c'", r->mangle);
+            else
+                fprintf(out, "%d", r->mangle);
+            fprintf(out, ", %s},\n", r->pointer ? "true" : "false");
+        }
+        fputs("};\n", out);
+    }
+    vec_free(&w.rows);
+    map_free(&w.out_names);
+    arena_free(&arena);
+    return ok;
+}
+
+#else
+
+/* ---- the rows into a manifest's model (every run) ---- */
+
+#include "../build/gen/winmeta_tables.inc"
+
+static void wm_named(Named *n, const WmRow *r)
+{
+    n->name.ns = NS_WIN;
+    n->name.local = r->name;
+    n->display = r->display;
+    n->written = n->display;
+    n->symbol = r->symbol;
+    n->builtin_msg = r->message;
+    n->builtin_msgid = r->msgid;
+    n->builtin = true;
 }
 
 bool winmeta_load(Manifest *m)
 {
-    WmParser w = {m, NULL, false};
-    XmlHandler h = {&w, wm_start, wm_end};
-    bool ok = xml_parse_recorded("<embedded>/schema/winmeta.xml", embed_winmeta_xml,
-                                 embed_winmeta_xml_len, rec_winmeta_xml, rec_winmeta_xml_len,
-                                 &m->arena, &h);
-    return ok && !w.bad;
+    Winmeta *wm = &m->wm;
+    Arena *a = &m->arena;
+    InType *in = NULL;
+    for (size_t i = 0; i < sizeof winmeta_rows / sizeof winmeta_rows[0]; i++) {
+        const WmRow *r = &winmeta_rows[i];
+        switch (r->kind) {
+        case WM_CHANNEL: {
+            Channel *c = arena_alloc(a, sizeof *c);
+            c->name = c->chid = r->name;
+            c->value = (uint8_t)r->value;
+            c->has_value = true;
+            c->symbol = r->symbol;
+            c->builtin_msg = r->message;
+            c->builtin_msgid = r->msgid;
+            c->builtin = true;
+            c->type = r->type;
+            vec_push(&wm->channels, c);
+            map_put(&wm->channel_by_name, c->name, c, true);
+            break;
+        }
+        case WM_LEVEL: {
+            Level *l = arena_alloc(a, sizeof *l);
+            wm_named(&l->n, r);
+            l->value = (uint8_t)r->value;
+            vec_push(&wm->levels, l);
+            map_put(&wm->level_by_name, l->n.name.local, l, true);
+            break;
+        }
+        case WM_TASK: {
+            Task *t = arena_alloc(a, sizeof *t);
+            wm_named(&t->n, r);
+            t->value = (uint16_t)r->value;
+            vec_push(&wm->tasks, t);
+            map_put(&wm->task_by_name, t->n.name.local, t, true);
+            break;
+        }
+        case WM_OPCODE: {
+            Opcode *o = arena_alloc(a, sizeof *o);
+            wm_named(&o->n, r);
+            o->value = (uint8_t)r->value;
+            vec_push(&wm->opcodes, o);
+            map_put(&wm->opcode_by_name, o->n.name.local, o, true);
+            break;
+        }
+        case WM_KEYWORD: {
+            Keyword *k = arena_alloc(a, sizeof *k);
+            wm_named(&k->n, r);
+            k->mask = r->value;
+            vec_push(&wm->keywords, k);
+            map_put(&wm->keyword_by_name, k->n.name.local, k, true);
+            break;
+        }
+        case WM_OUT_TYPE: {
+            OutType *o = arena_alloc(a, sizeof *o);
+            o->display = r->name;
+            const char *colon = strchr(o->display, ':');
+            o->name.ns = colon && strncmp(o->display, "xs:", 3) == 0 ? NS_XS : NS_WIN;
+            o->name.local = colon ? colon + 1 : o->display;
+            o->value = (uint8_t)r->value;
+            vec_push(&wm->out_types, o);
+            map_put(&wm->out_by_name, o->display, o, true);
+            break;
+        }
+        case WM_IN_TYPE: {
+            in = arena_alloc(a, sizeof *in);
+            in->name.ns = NS_WIN;
+            in->name.local = r->name;
+            in->display = r->display;
+            in->value = (uint8_t)r->value;
+            in->size = r->size;
+            in->mangle = r->mangle;
+            in->pointer = r->pointer;
+            in->default_out = map_get(&wm->out_by_name, r->default_out);
+            vec_push(&wm->in_types, in);
+            map_put(&wm->in_by_name, in->name.local, in, true);
+            break;
+        }
+        case WM_ALLOWED_OUT:
+            vec_push(&in->allowed, (OutType *)map_get(&wm->out_by_name, r->name));
+            break;
+        }
+    }
+    return true;
 }
+#endif

@@ -68,6 +68,60 @@ START_TEST(test_util_map_put_get_grow)
 }
 END_TEST
 
+/* The map's hash reads keys a word at a time, the last word overlapping
+ * the one before: every byte of a key of every length changes the hash,
+ * and keys that are prefixes of one another (same bytes, other lengths)
+ * are told apart. */
+START_TEST(test_util_hash_every_byte_counts)
+{
+    char key[41];
+    for (size_t n = 1; n <= 40; n++) {
+        memset(key, 'x', n);
+        uint32_t base = util_hash(key, n);
+        for (size_t p = 0; p < n; p++) {
+            key[p] = 'y';
+            ck_assert_msg(util_hash(key, n) != base, "length %zu, byte %zu", n, p);
+            key[p] = 'x';
+        }
+    }
+    Map m = {0};
+    Arena a = {0};
+    for (size_t n = 0; n <= 40; n++) {
+        char *k = arena_alloc(&a, n + 1);
+        memset(k, 'x', n);
+        ck_assert_ptr_null(map_put(&m, k, (void *)(uintptr_t)(n + 1), false));
+    }
+    ck_assert_uint_eq(m.n, 41);
+    for (size_t n = 0; n <= 40; n++) {
+        memset(key, 'x', n);
+        key[n] = 0;
+        ck_assert_ptr_eq(map_get(&m, key), (void *)(uintptr_t)(n + 1));
+    }
+    map_free(&m);
+    arena_free(&a);
+}
+END_TEST
+
+/* The build's tables quote strings so that the C compiler reads back the
+ * same bytes: quotes and backslashes escaped, everything else outside
+ * printable ASCII (and '?', no trigraph) as three octal digits, so a digit
+ * after one stays a character of its own. */
+START_TEST(test_util_put_c_string)
+{
+    FILE *f = tmpfile();
+    ck_assert_ptr_nonnull(f);
+    put_c_string(f, "a\"b\\c?\?/\n\x01\xc3\xa9" "1");
+    fputc(' ', f);
+    put_c_string(f, NULL);
+    char text[128] = {0};
+    rewind(f);
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    ck_assert_uint_lt(len, sizeof text - 1);
+    ck_assert_str_eq(text, "\"a\\\"b\\\\c\\077\\077/\\012\\001\\303\\2511\" NULL");
+}
+END_TEST
+
 START_TEST(test_util_arena_zeroed_aligned)
 {
     Arena a = {0};
@@ -382,6 +436,8 @@ Suite *util_suite(void)
     tcase_add_test(tc, test_util_buf_invariants);
     tcase_add_test(tc, test_util_buf_little_endian);
     tcase_add_test(tc, test_util_map_put_get_grow);
+    tcase_add_test(tc, test_util_hash_every_byte_counts);
+    tcase_add_test(tc, test_util_put_c_string);
     tcase_add_test(tc, test_util_arena_zeroed_aligned);
     tcase_add_test(tc, test_util_arena_mark_release);
     tcase_add_test(tc, test_util_parse_uint);
