@@ -186,11 +186,12 @@ static Field *find_sibling(Field **v, size_t n, const char *name)
     return NULL;
 }
 
-static void resolve_quantity(Manifest *m, Provider *pv, Layout *l, Field *f, Quantity *q,
+static void resolve_quantity(Manifest *m, Provider *pv, Layout *l, Field *f, const Quantity *cq,
                              const char *what)
 {
-    if (q->kind != QTY_FIELD)
+    if (cq->kind != QTY_FIELD)
         return;
+    Quantity *q = (Quantity *)cq; /* read_man.c's, in the arena (Field.count) */
     const char *name = q->text;
     Field *ref = NULL;
     if (f->parent)
@@ -207,8 +208,8 @@ static void resolve_fields(Manifest *m, Provider *pv, Layout *l, Field **v, size
 {
     for (size_t i = 0; i < n; i++) {
         Field *f = v[i];
-        resolve_quantity(m, pv, l, f, &f->count, "count");
-        resolve_quantity(m, pv, l, f, &f->length, "length");
+        resolve_quantity(m, pv, l, f, f->count, "count");
+        resolve_quantity(m, pv, l, f, f->length, "length");
         if (f->is_struct) {
             resolve_fields(m, pv, l, f->members.v, f->members.n);
             continue;

@@ -272,8 +272,8 @@ static void fields(W *w, const char *k, Field *const *v, size_t n)
             kbool(w, "outTypeExplicit", f->out_type != NULL);
             kstr(w, "map", f->map ? f->map->name : NULL);
         }
-        quantity(w, "count", &f->count);
-        quantity(w, "length", &f->length);
+        quantity(w, "count", f->count);
+        quantity(w, "length", f->length);
         if (f->is_struct)
             fields(w, "members", f->members.v, f->members.n);
         kloc(w, f->loc);

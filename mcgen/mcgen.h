@@ -394,22 +394,29 @@ typedef struct Quantity {
     Loc loc;
 } Quantity;
 
-/* One <data> or <struct> of a payload layout (a manifest <template>). */
+/* The Quantity of a field without count= (or length=): QTY_NONE. */
+extern const Quantity quantity_none;
+
+/* One <data> or <struct> of a payload layout (a manifest <template>).
+ * A large manifest has tens of thousands, the biggest part of the model:
+ * members are ordered so that none pads, and count= and length=, which
+ * most fields lack, are behind pointers. */
 struct Field {
-    bool is_struct;
     const char *name;
     InType *in_type;   /* data */
     OutType *out_type; /* data: written, or NULL for the inType default */
     ValueMap *map;     /* data, optional */
     const char *map_name;
     QName in_q, out_q; /* as written, resolved through the namespaces */
-    bool has_out;
-    Loc in_loc, out_loc, map_loc;
-    Quantity count, length;
+    /* never NULL: &quantity_none when absent; check_resolve.c writes the
+     * ref of a QTY_FIELD one (in the arena, never quantity_none) */
+    const Quantity *count, *length;
     VEC(Field *) members; /* struct */
     Field *parent;        /* enclosing struct or NULL */
     uint32_t index;       /* position among its siblings */
-    Loc loc;
+    bool is_struct;
+    bool has_out;
+    Loc loc, in_loc, out_loc, map_loc;
 };
 
 /* Generic XML kept verbatim (the <UserData> of a template). */

@@ -575,11 +575,15 @@ static Layout *read_template(Parser *p, const XmlElem *e)
     return l;
 }
 
-static void read_quantity(Parser *p, const XmlElem *e, const char *name, Quantity *q)
+const Quantity quantity_none = {QTY_NONE, 0, NULL, NULL, {0}};
+
+/* count= or length=; &quantity_none when absent (most fields) */
+static const Quantity *read_quantity(Parser *p, const XmlElem *e, const char *name)
 {
     const XmlAttr *a = xml_attr_full(e, name);
     if (!a)
-        return;
+        return &quantity_none;
+    Quantity *q = arena_alloc(A(p), sizeof *q);
     q->loc = a->loc;
     uint64_t v;
     size_t n;
@@ -587,7 +591,7 @@ static void read_quantity(Parser *p, const XmlElem *e, const char *name, Quantit
     if (is_numeral(a->value)) {
         if (!number(a->value, 65535, &v)) {
             bad_number(p, a->loc, name, a->value, e->local, 65535);
-            return;
+            return q;
         }
         q->kind = QTY_FIXED;
         q->n = (uint32_t)v;
@@ -595,6 +599,7 @@ static void read_quantity(Parser *p, const XmlElem *e, const char *name, Quantit
         q->kind = QTY_FIELD; /* resolved later */
         q->text = arena_strndup(A(p), s, n);
     }
+    return q;
 }
 
 /* data: name inType outType map count length
@@ -616,8 +621,8 @@ static Field *read_field(Parser *p, XmlReader *r, const XmlElem *e, bool is_stru
         f->out_loc = attr_loc(e, "outType");
         f->map_loc = attr_loc(e, "map");
     }
-    read_quantity(p, e, "count", &f->count);
-    read_quantity(p, e, "length", &f->length);
+    f->count = read_quantity(p, e, "count");
+    f->length = read_quantity(p, e, "length");
     PFrame *parent = top(p);
     if (parent->kind == K_STRUCT) {
         Field *s = parent->obj;
