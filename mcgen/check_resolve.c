@@ -276,6 +276,8 @@ static void resolve_event(Manifest *m, Provider *pv, Event *ev)
         unresolved(m, pv, ev->opcode_loc, "unknown opcode '%s'%s%s%s",
                 qname_display(a, ev->opcode_q), ev->task ? " (in task '" : "",
                 ev->task ? qname_display(a, ev->task->n.name) : "", ev->task ? "')" : "");
+    if (ev->keyword_qs.n)
+        ev->keywords.v = arena_alloc(a, ev->keyword_qs.n * sizeof *ev->keywords.v);
     for (size_t i = 0; i < ev->keyword_qs.n; i++) {
         Keyword *k = find_keyword(m, pv, ev->keyword_qs.v[i]);
         if (!k) {
@@ -283,10 +285,10 @@ static void resolve_event(Manifest *m, Provider *pv, Event *ev)
                     qname_display(a, ev->keyword_qs.v[i]));
             continue;
         }
-        vec_push(&ev->keywords, k);
+        ev->keywords.v[ev->keywords.n++] = k;
         ev->keyword_mask |= k->mask;
     }
-    vec_free(&ev->keyword_qs);
+    ev->keyword_qs.n = 0;
     if (ev->template_ref) {
         ev->layout = map_get(&pv->layout_by_tid, ev->template_ref);
         if (!ev->layout)

@@ -441,26 +441,29 @@ typedef struct EventAttr {
     const char *key, *value;
 } EventAttr;
 
+/* One <event>.  After the fields, the most numerous node of a large
+ * manifest: no member pads, and its lists are arrays in the arena, sized
+ * exactly (no heap block per event). */
 typedef struct Event {
     uint16_t value;
     uint8_t version;
+    bool not_logged, suppress_projection;
+    bool has_level, has_task, has_opcode; /* level=, task=, opcode= written */
     const char *symbol;
     const char *name;
     Channel *channel;
     Level *level;
     Task *task;
     Opcode *opcode;
-    VEC(Keyword *) keywords;
+    struct { Keyword **v; size_t n; } keywords; /* in the arena */
     uint64_t keyword_mask; /* OR of keywords */
     Layout *layout;
     MsgRef msg;
-    bool not_logged, suppress_projection;
     const char *attributes; /* as written */
-    VEC(EventAttr) attrs;  /* parsed key=value pairs */
+    struct { EventAttr *v; size_t n; } attrs; /* parsed key=value pairs, in the arena */
     /* references as written (resolved in the second pass) */
     QName level_q, task_q, opcode_q;
-    bool has_level, has_task, has_opcode;
-    VEC(QName) keyword_qs;
+    struct { QName *v; size_t n; } keyword_qs; /* in the arena; emptied by resolution */
     const char *channel_ref, *template_ref;
     Loc loc, channel_loc, level_loc, task_loc, opcode_loc, keywords_loc, template_loc;
 } Event;

@@ -57,6 +57,7 @@ typedef struct Parser {
     size_t part_depth;
     bool saw_instrumentation;
     Loc channels_at; /* the current provider's first <channels>; line 0: none yet */
+    Buf word; /* read_event: one word of keywords= */
 } Parser;
 
 /* ---- helpers ---- */
@@ -642,6 +643,10 @@ static void parse_event_attributes(Parser *p, Event *ev, const char *s)
 {
     Buf key = {0}, val = {0};
     size_t i = 0, n = strlen(s);
+    size_t most = 1; /* pairs: at most one more than the ';' */
+    for (size_t j = 0; j < n; j++)
+        most += s[j] == ';';
+    ev->attrs.v = arena_alloc(A(p), most * sizeof *ev->attrs.v);
     while (i < n) {
         buf_reset(&key);
         buf_reset(&val);
@@ -667,7 +672,7 @@ static void parse_event_attributes(Parser *p, Event *ev, const char *s)
         if (key.len) {
             EventAttr a = {arena_strndup(A(p), key.s, key.len),
                            arena_strndup(A(p), val.s ? val.s : "", val.len)};
-            vec_push(&ev->attrs, a);
+            ev->attrs.v[ev->attrs.n++] = a;
         }
     }
     buf_free(&key);
@@ -698,6 +703,11 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
     const char *keywords = xml_attr(e, "keywords");
     ev->keywords_loc = attr_loc(e, "keywords");
     if (keywords) {
+        size_t most = 0; /* words: at most one per start of a run of non-spaces */
+        for (const char *s = keywords; *s; s++)
+            most += !is_xml_space((unsigned char)*s) &&
+                    (s == keywords || is_xml_space((unsigned char)s[-1]));
+        ev->keyword_qs.v = arena_alloc(A(p), most * sizeof *ev->keyword_qs.v);
         const char *s = keywords;
         while (*s) {
             while (*s && is_xml_space((unsigned char)*s))
@@ -707,10 +717,13 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
                 s++;
             if (s == start)
                 break;
-            char *word = arena_strndup(A(p), start, (size_t)(s - start));
+            /* the QName's local name is interned (or, in a decompiled
+             * manifest, copied): the word itself is not kept */
+            buf_reset(&p->word);
+            buf_add(&p->word, start, (size_t)(s - start));
             QName q;
-            if (qname_value(p, r, e, "keywords", word, ev->keywords_loc, &q))
-                vec_push(&ev->keyword_qs, q);
+            if (qname_value(p, r, e, "keywords", p->word.s, ev->keywords_loc, &q))
+                ev->keyword_qs.v[ev->keyword_qs.n++] = q;
         }
     }
     const char *tref = xml_attr(e, "template");
@@ -1210,6 +1223,7 @@ static Manifest *load(Manifest *m, bool (*run)(Manifest *, const XmlHandler *, v
     XmlHandler h = {&p, on_start, on_end};
     bool ok = load_builtins(&p) && run(m, &h, arg);
     vec_free(&p.stack);
+    buf_free(&p.word);
     schema_check_free(p.sc);
     if (!ok || !p.saw_root || p.failed) {
         manifest_free(m);
@@ -1294,11 +1308,6 @@ void manifest_free(Manifest *m)
             free_fields(l->fields.v, l->fields.n);
             vec_free(&l->fields);
             free_xml(l->user_data);
-        }
-        for (size_t j = 0; j < pv->events.n; j++) {
-            vec_free(&pv->events.v[j]->keywords);
-            vec_free(&pv->events.v[j]->keyword_qs);
-            vec_free(&pv->events.v[j]->attrs);
         }
         vec_free(&pv->channels);
         vec_free(&pv->levels);
