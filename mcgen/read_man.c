@@ -57,7 +57,7 @@ typedef struct Parser {
     size_t part_depth;
     bool saw_instrumentation;
     Loc channels_at; /* the current provider's first <channels>; line 0: none yet */
-    Buf word; /* read_event: one word of keywords= */
+    Buf word; /* read_event: a word of keywords=, the trimmed template= */
 } Parser;
 
 /* ---- helpers ---- */
@@ -65,6 +65,10 @@ typedef struct Parser {
 static Arena *A(Parser *p) { return &p->m->arena; }
 
 static const char *dup(Parser *p, const char *s) { return s ? arena_strdup(A(p), s) : NULL; }
+
+/* A value that many elements repeat (a field's name and map=, an event's
+ * channel= and template=): one copy, interned by the XML reader. */
+static const char *shared(XmlReader *r, const char *s) { return s ? xml_intern(r, s) : NULL; }
 
 static Loc attr_loc(const XmlElem *e, const char *name)
 {
@@ -610,14 +614,14 @@ static Field *read_field(Parser *p, XmlReader *r, const XmlElem *e, bool is_stru
     Field *f = arena_alloc(A(p), sizeof *f);
     f->loc = e->loc;
     f->is_struct = is_struct;
-    f->name = dup(p, need(p, e, "name"));
+    f->name = shared(r, need(p, e, "name"));
     if (!f->name)
         f->name = "";
     if (!is_struct) {
         if (need(p, e, "inType"))
             qname_attr(p, r, e, "inType", &f->in_q);
         f->has_out = qname_attr(p, r, e, "outType", &f->out_q);
-        f->map_name = dup(p, xml_attr(e, "map"));
+        f->map_name = shared(r, xml_attr(e, "map"));
         f->in_loc = attr_loc(e, "inType");
         f->out_loc = attr_loc(e, "outType");
         f->map_loc = attr_loc(e, "map");
@@ -692,7 +696,7 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
         ev->version = (uint8_t)v;
     ev->symbol = dup(p, xml_attr(e, "symbol"));
     ev->name = dup(p, xml_attr(e, "name"));
-    ev->channel_ref = dup(p, xml_attr(e, "channel"));
+    ev->channel_ref = shared(r, xml_attr(e, "channel"));
     ev->channel_loc = attr_loc(e, "channel");
     ev->level_loc = attr_loc(e, "level");
     ev->has_level = qname_attr(p, r, e, "level", &ev->level_q);
@@ -730,7 +734,9 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
     if (tref) {
         size_t n;
         const char *t = trim_span(tref, &n);
-        ev->template_ref = arena_strndup(A(p), t, n);
+        buf_reset(&p->word);
+        buf_add(&p->word, t, n);
+        ev->template_ref = shared(r, p->word.s);
     }
     ev->template_loc = attr_loc(e, "template");
     msg_attr(p, e, "message", &ev->msg);
