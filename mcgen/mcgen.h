@@ -54,10 +54,19 @@
  * diag.c
  * ==================================================================== */
 
+/* A position.  The file is a number (diag_file), not a name pointer: a
+ * large manifest's model holds millions of positions, and 12 bytes pack
+ * beside 32-bit members where 16 did not. */
 typedef struct Loc {
-    const char *file; /* NULL: no position */
+    uint32_t file;      /* diag_file's number; 0: no position */
     uint32_t line, col; /* 1-based */
 } Loc;
+
+/* The number of a file name, for Loc.file: the same name has the same
+ * number for the whole process (diag_reset keeps them); NULL gives 0. */
+uint32_t diag_file(const char *name);
+/* The name of a Loc.file; NULL for 0. */
+const char *diag_file_name(uint32_t file);
 
 typedef enum { DIAG_NOTE, DIAG_WARNING, DIAG_ERROR } DiagLevel;
 
