@@ -785,13 +785,13 @@ static void write_evta(W *w, Event **ev, size_t n, Arena *ar)
     VEC(Tag) tags = {0};
     for (size_t i = 0; i < n; i++) {
         Event *e = ev[i];
-        if (e->name) {
-            Tag t = {0x11, e->version, e->value, e->name};
+        if (e->rare->name) {
+            Tag t = {0x11, e->version, e->value, e->rare->name};
             vec_push(&tags, t);
         }
-        if (e->attributes) {
+        if (e->rare->attributes) {
             StrVec parts = {0};
-            split_attributes(ar, e->attributes, &parts);
+            split_attributes(ar, e->rare->attributes, &parts);
             for (size_t k = 0; k < parts.n; k++) {
                 Tag t = {0x12, e->version, e->value, parts.v[k]};
                 vec_push(&tags, t);
@@ -837,7 +837,7 @@ static void write_evta(W *w, Event **ev, size_t n, Arena *ar)
 static bool needs_evta(Event **ev, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (ev[i]->name || ev[i]->attributes)
+        if (ev[i]->rare->name || ev[i]->rare->attributes)
             return true;
     return false;
 }

@@ -450,16 +450,26 @@ typedef struct EventAttr {
     const char *key, *value;
 } EventAttr;
 
+/* What few events have (Event.rare). */
+typedef struct EventRare {
+    const char *name;
+    const char *attributes;                   /* as written */
+    struct { EventAttr *v; size_t n; } attrs; /* parsed key=value pairs, in the arena */
+} EventRare;
+/* An event's EventRare when it has neither name= nor attributes=. */
+extern const EventRare event_rare_none;
+
 /* One <event>.  After the fields, the most numerous node of a large
- * manifest: no member pads, and its lists are arrays in the arena, sized
- * exactly (no heap block per event). */
+ * manifest: no member pads, its lists are arrays in the arena, sized
+ * exactly (no heap block per event), and what few events have is behind
+ * one pointer. */
 typedef struct Event {
     uint16_t value;
     uint8_t version;
     bool not_logged, suppress_projection;
     bool has_level, has_task, has_opcode; /* level=, task=, opcode= written */
     const char *symbol;
-    const char *name;
+    const EventRare *rare; /* never NULL: &event_rare_none when neither */
     Channel *channel;
     Level *level;
     Task *task;
@@ -468,8 +478,6 @@ typedef struct Event {
     uint64_t keyword_mask; /* OR of keywords */
     Layout *layout;
     MsgRef msg;
-    const char *attributes; /* as written */
-    struct { EventAttr *v; size_t n; } attrs; /* parsed key=value pairs, in the arena */
     /* references as written (resolved in the second pass) */
     QName level_q, task_q, opcode_q;
     struct { QName *v; size_t n; } keyword_qs; /* in the arena; emptied by resolution */

@@ -642,8 +642,10 @@ static Field *read_field(Parser *p, XmlReader *r, const XmlElem *e, bool is_stru
     return f;
 }
 
+const EventRare event_rare_none = {NULL, NULL, {NULL, 0}};
+
 /* Splits "FILE=a.cpp;MJ=\"x y\";LINE=6" into key/value pairs. */
-static void parse_event_attributes(Parser *p, Event *ev, const char *s)
+static void parse_event_attributes(Parser *p, EventRare *ev, const char *s)
 {
     Buf key = {0}, val = {0};
     size_t i = 0, n = strlen(s);
@@ -695,7 +697,16 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
     if (num_attr(p, e, "version", 255, &v))
         ev->version = (uint8_t)v;
     ev->symbol = dup(p, xml_attr(e, "symbol"));
-    ev->name = dup(p, xml_attr(e, "name"));
+    const char *name = xml_attr(e, "name"), *attributes = xml_attr(e, "attributes");
+    ev->rare = &event_rare_none;
+    if (name || attributes) {
+        EventRare *rare = arena_alloc(A(p), sizeof *rare);
+        rare->name = dup(p, name);
+        rare->attributes = dup(p, attributes);
+        if (attributes)
+            parse_event_attributes(p, rare, rare->attributes);
+        ev->rare = rare;
+    }
     ev->channel_ref = shared(r, xml_attr(e, "channel"));
     ev->channel_loc = attr_loc(e, "channel");
     ev->level_loc = attr_loc(e, "level");
@@ -743,9 +754,6 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
     bool has;
     bool_attr(p, e, "notLogged", &has, &ev->not_logged);
     bool_attr(p, e, "suppressProjection", &has, &ev->suppress_projection);
-    ev->attributes = dup(p, xml_attr(e, "attributes"));
-    if (ev->attributes)
-        parse_event_attributes(p, ev, ev->attributes);
     vec_push(&p->prov->events, ev);
 }
 

@@ -543,7 +543,7 @@ static void check_events(Manifest *m)
     ck_assert_uint_eq(e->value, 0xFFFF);
     ck_assert_uint_eq(e->version, 255);
     ck_assert_str_eq(e->symbol, "EvBig");
-    ck_assert_str_eq(e->name, "Big");
+    ck_assert_str_eq(e->rare->name, "Big");
     ck_assert_ptr_eq(e->channel, p->channels.v[0]);
     ck_assert_uint_eq(e->level->value, 4);
     ck_assert_ptr_eq(e->task, p->tasks.v[0]);
@@ -553,12 +553,12 @@ static void check_events(Manifest *m)
     ck_assert_str_eq(text_of(m, "en-US", &e->msg), "Event %1");
     ck_assert(e->not_logged);
     ck_assert(e->suppress_projection);
-    ck_assert_uint_eq(e->attrs.n, 3);
-    ck_assert_str_eq(e->attrs.v[0].key, "FILE");
-    ck_assert_str_eq(e->attrs.v[0].value, "source.cpp");
-    ck_assert_str_eq(e->attrs.v[1].key, "MJ");
-    ck_assert_str_eq(e->attrs.v[1].value, "major comp");
-    ck_assert_str_eq(e->attrs.v[2].value, "6");
+    ck_assert_uint_eq(e->rare->attrs.n, 3);
+    ck_assert_str_eq(e->rare->attrs.v[0].key, "FILE");
+    ck_assert_str_eq(e->rare->attrs.v[0].value, "source.cpp");
+    ck_assert_str_eq(e->rare->attrs.v[1].key, "MJ");
+    ck_assert_str_eq(e->rare->attrs.v[1].value, "major comp");
+    ck_assert_str_eq(e->rare->attrs.v[2].value, "6");
     ck_assert_uint_eq(e->loc.line, 8);
     ck_assert_uint_eq(e->loc.col, 3);
     ck_assert_uint_eq(e->level_loc.line, 9);
