@@ -534,7 +534,7 @@ static void check_out_type(Layout *l, const Field *f)
     Buf b = {0};
     for (size_t i = 0; i < t->allowed.n; i++)
         buf_printf(&b, "%s%s", i ? ", " : "", t->allowed.v[i]->display);
-    diag_c(D_OUTTYPE_MISMATCH, f->out_loc,
+    diag_c(D_OUTTYPE_MISMATCH, loc_in(f->loc, f->out_pos),
            "outType '%s' on <data> '%s' (template '%s') is not allowed with inType '%s' "
            "(allowed: %s)",
            f->out_type->display, f->name, l->tid, t->display, b.len ? b.s : "none");
@@ -552,7 +552,7 @@ static void check_map_type(Layout *l, const Field *f)
     if (in_type_is(t, "UInt8") || in_type_is(t, "UInt16") || in_type_is(t, "UInt32") ||
         in_type_is(t, "HexInt32"))
         return;
-    diag_c(D_MAP_INTYPE, f->map_loc,
+    diag_c(D_MAP_INTYPE, loc_in(f->loc, f->map_pos),
            "map='%s' on <data> '%s' (template '%s') of inType '%s': maps apply to win:UInt8, "
            "win:UInt16, win:UInt32 and win:HexInt32 only",
            f->map_name, f->name, l->tid, t->display);

@@ -374,7 +374,8 @@ static void rule_opcode_conflict(Manifest *m, Provider *pv)
             Opcode *local = e->task->opcodes.v[j];
             if (local->value != e->opcode->value)
                 continue;
-            diag_ex(D_OPCODE_SHADOWED, e->opcode_loc, local->n.loc, "task opcode defined",
+            diag_ex(D_OPCODE_SHADOWED, loc_in(e->loc, e->opcode_pos), local->n.loc,
+                    "task opcode defined",
                     "event %u: opcode '%s' has value %u, the value of opcode '%s' of its task "
                     "'%s'",
                     e->value, e->opcode->n.display, e->opcode->value, local->n.display,
@@ -517,7 +518,7 @@ static void rule_admin_events(Manifest *m, Provider *pv)
                    "win:Critical, win:Error, win:Warning or win:Informational)",
                    e->value, e->channel->name);
         else if (e->level && (!e->level->n.builtin || e->level->value < 1 || e->level->value > 4))
-            diag_c(D_ADMIN_LEVEL, e->level_loc,
+            diag_c(D_ADMIN_LEVEL, loc_in(e->loc, e->level_pos),
                    "event %u is written to Admin channel '%s' with level '%s': an Admin event "
                    "has level win:Critical, win:Error, win:Warning or win:Informational",
                    e->value, e->channel->name, e->level->n.display);

@@ -62,6 +62,14 @@ typedef struct Loc {
     uint32_t line, col; /* 1-based */
 } Loc;
 
+/* A position in the file of the element that carries it (an attribute's),
+ * 8 bytes where a Loc takes 12: an event has six. */
+typedef struct Pos {
+    uint32_t line, col; /* 1-based */
+} Pos;
+/* `pos` in the file of `in`. */
+static inline Loc loc_in(Loc in, Pos pos) { return (Loc){in.file, pos.line, pos.col}; }
+
 /* The number of a file name, for Loc.file: the same name has the same
  * number for the whole process (diag_reset keeps them); NULL gives 0. */
 uint32_t diag_file(const char *name);
@@ -425,7 +433,8 @@ struct Field {
     uint32_t index;       /* position among its siblings */
     bool is_struct;
     bool has_out;
-    Loc loc, in_loc, out_loc, map_loc;
+    Loc loc;
+    Pos in_pos, out_pos, map_pos; /* of inType=, outType=, map= (the element's when absent) */
 };
 
 /* Generic XML kept verbatim (the <UserData> of a template). */
@@ -482,7 +491,9 @@ typedef struct Event {
     QName level_q, task_q, opcode_q;
     struct { QName *v; size_t n; } keyword_qs; /* in the arena; emptied by resolution */
     const char *channel_ref, *template_ref;
-    Loc loc, channel_loc, level_loc, task_loc, opcode_loc, keywords_loc, template_loc;
+    Loc loc;
+    /* of channel=, level=, ... (the element's when absent) */
+    Pos channel_pos, level_pos, task_pos, opcode_pos, keywords_pos, template_pos;
 } Event;
 
 typedef struct Filter {

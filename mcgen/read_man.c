@@ -76,6 +76,12 @@ static Loc attr_loc(const XmlElem *e, const char *name)
     return a ? a->loc : e->loc;
 }
 
+static Pos attr_pos(const XmlElem *e, const char *name)
+{
+    Loc l = attr_loc(e, name);
+    return (Pos){l.line, l.col};
+}
+
 static void error_c(Parser *p, DiagCode code, Loc loc, const char *fmt, ...) PRINTF_LIKE(4, 5);
 static void error_c(Parser *p, DiagCode code, Loc loc, const char *fmt, ...)
 {
@@ -622,9 +628,9 @@ static Field *read_field(Parser *p, XmlReader *r, const XmlElem *e, bool is_stru
             qname_attr(p, r, e, "inType", &f->in_q);
         f->has_out = qname_attr(p, r, e, "outType", &f->out_q);
         f->map_name = shared(r, xml_attr(e, "map"));
-        f->in_loc = attr_loc(e, "inType");
-        f->out_loc = attr_loc(e, "outType");
-        f->map_loc = attr_loc(e, "map");
+        f->in_pos = attr_pos(e, "inType");
+        f->out_pos = attr_pos(e, "outType");
+        f->map_pos = attr_pos(e, "map");
     }
     f->count = read_quantity(p, e, "count");
     f->length = read_quantity(p, e, "length");
@@ -708,15 +714,15 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
         ev->rare = rare;
     }
     ev->channel_ref = shared(r, xml_attr(e, "channel"));
-    ev->channel_loc = attr_loc(e, "channel");
-    ev->level_loc = attr_loc(e, "level");
+    ev->channel_pos = attr_pos(e, "channel");
+    ev->level_pos = attr_pos(e, "level");
     ev->has_level = qname_attr(p, r, e, "level", &ev->level_q);
-    ev->task_loc = attr_loc(e, "task");
+    ev->task_pos = attr_pos(e, "task");
     ev->has_task = qname_attr(p, r, e, "task", &ev->task_q);
-    ev->opcode_loc = attr_loc(e, "opcode");
+    ev->opcode_pos = attr_pos(e, "opcode");
     ev->has_opcode = qname_attr(p, r, e, "opcode", &ev->opcode_q);
     const char *keywords = xml_attr(e, "keywords");
-    ev->keywords_loc = attr_loc(e, "keywords");
+    ev->keywords_pos = attr_pos(e, "keywords");
     if (keywords) {
         size_t most = 0; /* words: at most one per start of a run of non-spaces */
         for (const char *s = keywords; *s; s++)
@@ -737,7 +743,7 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
             buf_reset(&p->word);
             buf_add(&p->word, start, (size_t)(s - start));
             QName q;
-            if (qname_value(p, r, e, "keywords", p->word.s, ev->keywords_loc, &q))
+            if (qname_value(p, r, e, "keywords", p->word.s, loc_in(ev->loc, ev->keywords_pos), &q))
                 ev->keyword_qs.v[ev->keyword_qs.n++] = q;
         }
     }
@@ -749,7 +755,7 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
         buf_add(&p->word, t, n);
         ev->template_ref = shared(r, p->word.s);
     }
-    ev->template_loc = attr_loc(e, "template");
+    ev->template_pos = attr_pos(e, "template");
     msg_attr(p, e, "message", &ev->msg);
     bool has;
     bool_attr(p, e, "notLogged", &has, &ev->not_logged);

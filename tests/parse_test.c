@@ -561,8 +561,8 @@ static void check_events(Manifest *m)
     ck_assert_str_eq(e->rare->attrs.v[2].value, "6");
     ck_assert_uint_eq(e->loc.line, 8);
     ck_assert_uint_eq(e->loc.col, 3);
-    ck_assert_uint_eq(e->level_loc.line, 9);
-    ck_assert_uint_eq(e->level_loc.col, 7);
+    ck_assert_uint_eq(e->level_pos.line, 9);
+    ck_assert_uint_eq(e->level_pos.col, 7);
     Event *f = p->events.v[1];
     ck_assert_uint_eq(f->value, 7);
     ck_assert_uint_eq(f->version, 0);
