@@ -428,7 +428,7 @@ struct Field {
     /* never NULL: &quantity_none when absent; check_resolve.c writes the
      * ref of a QTY_FIELD one (in the arena, never quantity_none) */
     const Quantity *count, *length;
-    VEC(Field *) members; /* struct */
+    struct { Field **v; size_t n; } members; /* struct; in the arena */
     Field *parent;        /* enclosing struct or NULL */
     uint32_t index;       /* position among its siblings */
     bool is_struct;
@@ -450,7 +450,7 @@ typedef struct XmlNode {
 typedef struct Layout {
     const char *tid;
     const char *name; /* name= attribute, optional */
-    VEC(Field *) fields;
+    struct { Field **v; size_t n; } fields; /* in the arena */
     XmlNode *user_data;
     Loc loc;
 } Layout;

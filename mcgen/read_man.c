@@ -41,6 +41,7 @@ typedef enum {
 typedef struct PFrame {
     Kind kind;
     void *obj; /* the model object this element built, if any */
+    size_t first; /* a <template> or <struct>: its first field in Parser.fields */
 } PFrame;
 
 typedef struct Parser {
@@ -58,6 +59,9 @@ typedef struct Parser {
     bool saw_instrumentation;
     Loc channels_at; /* the current provider's first <channels>; line 0: none yet */
     Buf word; /* read_event: a word of keywords=, the trimmed template= */
+    /* the fields of the open <template> and <struct>s, outermost first:
+     * each gets its own at its end tag, an array sized exactly */
+    VEC(Field *) fields;
 } Parser;
 
 /* ---- helpers ---- */
@@ -350,7 +354,7 @@ static PFrame *top(Parser *p) { return &p->stack.v[p->stack.n - 1]; }
 
 static void push(Parser *p, Kind k, void *obj)
 {
-    PFrame f = {k, obj};
+    PFrame f = {k, obj, p->fields.n};
     vec_push(&p->stack, f);
 }
 
@@ -635,17 +639,28 @@ static Field *read_field(Parser *p, XmlReader *r, const XmlElem *e, bool is_stru
     f->count = read_quantity(p, e, "count");
     f->length = read_quantity(p, e, "length");
     PFrame *parent = top(p);
-    if (parent->kind == K_STRUCT) {
-        Field *s = parent->obj;
-        f->parent = s;
-        f->index = (uint32_t)s->members.n;
-        vec_push(&s->members, f);
-    } else {
-        Layout *l = parent->obj;
-        f->index = (uint32_t)l->fields.n;
-        vec_push(&l->fields, f);
-    }
+    if (parent->kind == K_STRUCT)
+        f->parent = parent->obj;
+    f->index = (uint32_t)(p->fields.n - parent->first);
+    vec_push(&p->fields, f);
     return f;
+}
+
+/* The end of a <template> or <struct>: its fields into an array of its own. */
+static void end_fields(Parser *p, const PFrame *f)
+{
+    size_t n = p->fields.n - f->first;
+    Field **v = n ? arena_alloc(A(p), n * sizeof *v) : NULL;
+    if (n)
+        memcpy(v, p->fields.v + f->first, n * sizeof *v);
+    if (f->kind == K_STRUCT) {
+        Field *s = f->obj;
+        s->members.v = v, s->members.n = n;
+    } else {
+        Layout *l = f->obj;
+        l->fields.v = v, l->fields.n = n;
+    }
+    p->fields.n = f->first;
 }
 
 const EventRare event_rare_none = {NULL, NULL, {NULL, 0}};
@@ -1211,6 +1226,8 @@ static void on_end(void *ctx, XmlReader *r, const XmlElem *e, const char *text, 
         leaf_value(p, e, parent->kind, parent->obj, text, len);
         return;
     }
+    if (f.kind == K_TEMPLATE || f.kind == K_STRUCT)
+        end_fields(p, &f);
     if (f.kind == K_PROVIDER)
         p->prov = NULL;
     if (f.kind == K_RESOURCES)
@@ -1244,6 +1261,7 @@ static Manifest *load(Manifest *m, bool (*run)(Manifest *, const XmlHandler *, v
     bool ok = load_builtins(&p) && run(m, &h, arg);
     vec_free(&p.stack);
     buf_free(&p.word);
+    vec_free(&p.fields);
     schema_check_free(p.sc);
     if (!ok || !p.saw_root || p.failed) {
         manifest_free(m);
@@ -1291,13 +1309,6 @@ static void free_named_maps(Provider *pv)
     map_free(&pv->warned);
 }
 
-static void free_fields(Field **v, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        free_fields(v[i]->members.v, v[i]->members.n);
-        vec_free(&v[i]->members);
-    }
-}
 
 static void free_xml(XmlNode *n)
 {
@@ -1325,8 +1336,6 @@ void manifest_free(Manifest *m)
             vec_free(&pv->maps.v[j]->items);
         for (size_t j = 0; j < pv->layouts.n; j++) {
             Layout *l = pv->layouts.v[j];
-            free_fields(l->fields.v, l->fields.n);
-            vec_free(&l->fields);
             free_xml(l->user_data);
         }
         vec_free(&pv->channels);
