@@ -279,9 +279,9 @@ typedef struct Named {
     MsgRef msg;
     const char *builtin_msg; /* winmeta item: its message text */
     const char *builtin_msgid; /* winmeta item: its string id (level.Error) */
-    bool builtin;            /* from winmeta */
     struct Named *homonym;   /* next item of the same kind and local name */
     Loc loc;
+    bool builtin; /* from winmeta */
 } Named;
 
 typedef struct Level {
