@@ -497,10 +497,10 @@ static void check_quantity(Layout *l, const Field *f, const Quantity *q, const c
  * type whose size is fixed has no length to give. */
 static void check_length_type(Layout *l, const Field *f)
 {
-    if (f->is_struct || f->length.kind == QTY_NONE || !f->in_type)
+    if (f->is_struct || f->length->kind == QTY_NONE || !f->in_type)
         return;
     if (f->in_type->size || f->in_type->pointer)
-        diag_c(D_LENGTH_FIXED_TYPE, f->length.loc,
+        diag_c(D_LENGTH_FIXED_TYPE, f->length->loc,
                "length= on <data> '%s' (template '%s'): inType '%s' has a fixed size; length= "
                "is for strings and binary data",
                f->name, l->tid, f->in_type->display);
@@ -512,7 +512,7 @@ static void check_length_type(Layout *l, const Field *f)
  * specified". */
 static void check_binary_length(Provider *pv, Layout *l, const Field *f)
 {
-    if (f->is_struct || !in_type_is(f->in_type, "Binary") || f->length.kind != QTY_NONE ||
+    if (f->is_struct || !in_type_is(f->in_type, "Binary") || f->length->kind != QTY_NONE ||
         decompiled(pv))
         return;
     diag_c(D_BINARY_LENGTH, f->loc,
@@ -534,7 +534,7 @@ static void check_out_type(Layout *l, const Field *f)
     Buf b = {0};
     for (size_t i = 0; i < t->allowed.n; i++)
         buf_printf(&b, "%s%s", i ? ", " : "", t->allowed.v[i]->display);
-    diag_c(D_OUTTYPE_MISMATCH, f->out_loc,
+    diag_c(D_OUTTYPE_MISMATCH, loc_in(f->loc, f->out_pos),
            "outType '%s' on <data> '%s' (template '%s') is not allowed with inType '%s' "
            "(allowed: %s)",
            f->out_type->display, f->name, l->tid, t->display, b.len ? b.s : "none");
@@ -552,7 +552,7 @@ static void check_map_type(Layout *l, const Field *f)
     if (in_type_is(t, "UInt8") || in_type_is(t, "UInt16") || in_type_is(t, "UInt32") ||
         in_type_is(t, "HexInt32"))
         return;
-    diag_c(D_MAP_INTYPE, f->map_loc,
+    diag_c(D_MAP_INTYPE, loc_in(f->loc, f->map_pos),
            "map='%s' on <data> '%s' (template '%s') of inType '%s': maps apply to win:UInt8, "
            "win:UInt16, win:UInt32 and win:HexInt32 only",
            f->map_name, f->name, l->tid, t->display);
@@ -582,8 +582,8 @@ static void check_fields(Manifest *m, Provider *pv, Layout *l, Field **v, size_t
 {
     for (size_t i = 0; i < n; i++) {
         Field *f = v[i];
-        check_quantity(l, f, &f->count, "count");
-        check_quantity(l, f, &f->length, "length");
+        check_quantity(l, f, f->count, "count");
+        check_quantity(l, f, f->length, "length");
         check_length_type(l, f);
         check_binary_length(pv, l, f);
         check_out_type(l, f);

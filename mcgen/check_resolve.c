@@ -186,11 +186,12 @@ static Field *find_sibling(Field **v, size_t n, const char *name)
     return NULL;
 }
 
-static void resolve_quantity(Manifest *m, Provider *pv, Layout *l, Field *f, Quantity *q,
+static void resolve_quantity(Manifest *m, Provider *pv, Layout *l, Field *f, const Quantity *cq,
                              const char *what)
 {
-    if (q->kind != QTY_FIELD)
+    if (cq->kind != QTY_FIELD)
         return;
+    Quantity *q = (Quantity *)cq; /* read_man.c's, in the arena (Field.count) */
     const char *name = q->text;
     Field *ref = NULL;
     if (f->parent)
@@ -207,8 +208,8 @@ static void resolve_fields(Manifest *m, Provider *pv, Layout *l, Field **v, size
 {
     for (size_t i = 0; i < n; i++) {
         Field *f = v[i];
-        resolve_quantity(m, pv, l, f, &f->count, "count");
-        resolve_quantity(m, pv, l, f, &f->length, "length");
+        resolve_quantity(m, pv, l, f, f->count, "count");
+        resolve_quantity(m, pv, l, f, f->length, "length");
         if (f->is_struct) {
             resolve_fields(m, pv, l, f->members.v, f->members.n);
             continue;
@@ -217,7 +218,7 @@ static void resolve_fields(Manifest *m, Provider *pv, Layout *l, Field **v, size
             if (strcmp(f->in_q.ns, NS_WIN) == 0)
                 f->in_type = map_get(&m->wm.in_by_name, f->in_q.local);
             if (!f->in_type)
-                unresolved(m, pv, f->in_loc, "unknown inType '%s' on <data> '%s'",
+                unresolved(m, pv, loc_in(f->loc, f->in_pos), "unknown inType '%s' on <data> '%s'",
                         qname_display(&m->arena, f->in_q), f->name);
         }
         if (f->has_out) {
@@ -237,14 +238,14 @@ static void resolve_fields(Manifest *m, Provider *pv, Layout *l, Field **v, size
                 if (strcmp(m->wm.out_types.v[k]->name.local, f->out_q.local) == 0)
                     f->out_type = m->wm.out_types.v[k];
             if (!f->out_type)
-                unresolved(m, pv, f->out_loc, "unknown outType '%s' on <data> '%s'",
+                unresolved(m, pv, loc_in(f->loc, f->out_pos), "unknown outType '%s' on <data> '%s'",
                         qname_display(&m->arena, f->out_q), f->name);
         }
         if (f->map_name) {
             f->map = map_get(&pv->map_by_name, f->map_name);
             if (!f->map)
-                unresolved(m, pv, f->map_loc, "unknown map '%s' on <data> '%s'", f->map_name,
-                        f->name);
+                unresolved(m, pv, loc_in(f->loc, f->map_pos), "unknown map '%s' on <data> '%s'",
+                        f->map_name, f->name);
         }
     }
 }
@@ -257,39 +258,44 @@ static void resolve_event(Manifest *m, Provider *pv, Event *ev)
         if (!ev->channel) {
             Channel *wm = map_get(&m->wm.channel_by_name, ev->channel_ref);
             if (wm)
-                ev->channel = auto_import(m, pv, wm, ev->channel_loc);
+                ev->channel = auto_import(m, pv, wm, loc_in(ev->loc, ev->channel_pos));
             else
-                unresolved(m, pv, ev->channel_loc,
+                unresolved(m, pv, loc_in(ev->loc, ev->channel_pos),
                         "unknown channel '%s' (not a channel, chid or importChannel of provider "
                         "'%s', nor a built-in channel)",
                         ev->channel_ref, pv->name);
         }
     }
     if (ev->has_level && !(ev->level = find_level(m, pv, ev->level_q)))
-        unresolved(m, pv, ev->level_loc, "unknown level '%s'", qname_display(a, ev->level_q));
+        unresolved(m, pv, loc_in(ev->loc, ev->level_pos), "unknown level '%s'",
+                qname_display(a, ev->level_q));
     if (ev->has_task && !(ev->task = find_task(m, pv, ev->task_q)))
-        unresolved(m, pv, ev->task_loc, "unknown task '%s'", qname_display(a, ev->task_q));
+        unresolved(m, pv, loc_in(ev->loc, ev->task_pos), "unknown task '%s'",
+                qname_display(a, ev->task_q));
     /* an opcode of the task a task= meant to name is no second problem */
     if (ev->has_opcode && !(ev->opcode = find_opcode(m, pv, ev->task, ev->opcode_q)) &&
         !(ev->has_task && !ev->task && in_some_task(pv, ev->opcode_q)))
-        unresolved(m, pv, ev->opcode_loc, "unknown opcode '%s'%s%s%s",
+        unresolved(m, pv, loc_in(ev->loc, ev->opcode_pos), "unknown opcode '%s'%s%s%s",
                 qname_display(a, ev->opcode_q), ev->task ? " (in task '" : "",
                 ev->task ? qname_display(a, ev->task->n.name) : "", ev->task ? "')" : "");
+    if (ev->keyword_qs.n)
+        ev->keywords.v = arena_alloc(a, ev->keyword_qs.n * sizeof *ev->keywords.v);
     for (size_t i = 0; i < ev->keyword_qs.n; i++) {
         Keyword *k = find_keyword(m, pv, ev->keyword_qs.v[i]);
         if (!k) {
-            unresolved(m, pv, ev->keywords_loc, "unknown keyword '%s'",
+            unresolved(m, pv, loc_in(ev->loc, ev->keywords_pos), "unknown keyword '%s'",
                     qname_display(a, ev->keyword_qs.v[i]));
             continue;
         }
-        vec_push(&ev->keywords, k);
+        ev->keywords.v[ev->keywords.n++] = k;
         ev->keyword_mask |= k->mask;
     }
-    vec_free(&ev->keyword_qs);
+    ev->keyword_qs.n = 0;
     if (ev->template_ref) {
         ev->layout = map_get(&pv->layout_by_tid, ev->template_ref);
         if (!ev->layout)
-            unresolved(m, pv, ev->template_loc, "unknown template '%s'", ev->template_ref);
+            unresolved(m, pv, loc_in(ev->loc, ev->template_pos), "unknown template '%s'",
+                    ev->template_ref);
     }
 }
 

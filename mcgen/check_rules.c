@@ -374,7 +374,8 @@ static void rule_opcode_conflict(Manifest *m, Provider *pv)
             Opcode *local = e->task->opcodes.v[j];
             if (local->value != e->opcode->value)
                 continue;
-            diag_ex(D_OPCODE_SHADOWED, e->opcode_loc, local->n.loc, "task opcode defined",
+            diag_ex(D_OPCODE_SHADOWED, loc_in(e->loc, e->opcode_pos), local->n.loc,
+                    "task opcode defined",
                     "event %u: opcode '%s' has value %u, the value of opcode '%s' of its task "
                     "'%s'",
                     e->value, e->opcode->n.display, e->opcode->value, local->n.display,
@@ -517,7 +518,7 @@ static void rule_admin_events(Manifest *m, Provider *pv)
                    "win:Critical, win:Error, win:Warning or win:Informational)",
                    e->value, e->channel->name);
         else if (e->level && (!e->level->n.builtin || e->level->value < 1 || e->level->value > 4))
-            diag_c(D_ADMIN_LEVEL, e->level_loc,
+            diag_c(D_ADMIN_LEVEL, loc_in(e->loc, e->level_pos),
                    "event %u is written to Admin channel '%s' with level '%s': an Admin event "
                    "has level win:Critical, win:Error, win:Warning or win:Informational",
                    e->value, e->channel->name, e->level->n.display);
@@ -973,14 +974,14 @@ typedef struct Defined {
     Loc loc;
 } Defined;
 
-/* name: the item's, for a diagnostic */
-static void claim_symbol(Manifest *m, Map *taken, const Provider *pv, const char *sym,
+/* name: the item's, for a diagnostic; the claims live in `tmp` */
+static void claim_symbol(Manifest *m, Arena *tmp, Map *taken, const Provider *pv, const char *sym,
                          const char *kind, const char *name, Loc loc)
 {
     if (!sym || !sym[0])
         return;
     static const char *const defines[] = {"channel", "level", "task", "opcode", "keyword", NULL};
-    Defined *d = arena_alloc(&m->arena, sizeof *d);
+    Defined *d = arena_alloc(tmp, sizeof *d);
     *d = (Defined){kind, name, pv, in_list(kind, strlen(kind), defines),
                    strcmp(kind, "event") == 0, loc};
     const Defined *first = map_put(taken, sym, d, true);
@@ -1022,42 +1023,46 @@ static void claim_symbol(Manifest *m, Map *taken, const Provider *pv, const char
  * GUID, an event descriptor or a map's enum named like another item. */
 static void rule_symbol_unique(Manifest *m)
 {
+    /* a claim per symbol, tens of thousands in a large manifest: gone
+     * when the rule ends, not kept with the model */
+    Arena tmp = {0};
     Map taken = {0};
     for (size_t i = 0; i < m->providers.n; i++) {
         Provider *pv = m->providers.v[i];
-        claim_symbol(m, &taken, pv, pv->symbol, "provider", pv->name, pv->loc);
+        claim_symbol(m, &tmp, &taken, pv, pv->symbol, "provider", pv->name, pv->loc);
         for (size_t j = 0; j < pv->channels.n; j++) {
             Channel *c = pv->channels.v[j];
             if (written_channel(c))
-                claim_symbol(m, &taken, pv, c->symbol, "channel", c->name, c->loc);
+                claim_symbol(m, &tmp, &taken, pv, c->symbol, "channel", c->name, c->loc);
         }
         for (size_t j = 0; j < pv->levels.n; j++)
-            claim_symbol(m, &taken, pv, pv->levels.v[j]->n.symbol, "level",
+            claim_symbol(m, &tmp, &taken, pv, pv->levels.v[j]->n.symbol, "level",
                          pv->levels.v[j]->n.written, pv->levels.v[j]->n.loc);
         for (size_t j = 0; j < pv->opcodes.n; j++)
-            claim_symbol(m, &taken, pv, pv->opcodes.v[j]->n.symbol, "opcode",
+            claim_symbol(m, &tmp, &taken, pv, pv->opcodes.v[j]->n.symbol, "opcode",
                          pv->opcodes.v[j]->n.written, pv->opcodes.v[j]->n.loc);
         for (size_t j = 0; j < pv->tasks.n; j++) {
             Task *t = pv->tasks.v[j];
-            claim_symbol(m, &taken, pv, t->n.symbol, "task", t->n.written, t->n.loc);
+            claim_symbol(m, &tmp, &taken, pv, t->n.symbol, "task", t->n.written, t->n.loc);
             for (size_t k = 0; k < t->opcodes.n; k++)
-                claim_symbol(m, &taken, pv, t->opcodes.v[k]->n.symbol, "opcode",
+                claim_symbol(m, &tmp, &taken, pv, t->opcodes.v[k]->n.symbol, "opcode",
                              t->opcodes.v[k]->n.written, t->opcodes.v[k]->n.loc);
         }
         for (size_t j = 0; j < pv->keywords.n; j++)
-            claim_symbol(m, &taken, pv, pv->keywords.v[j]->n.symbol, "keyword",
+            claim_symbol(m, &tmp, &taken, pv, pv->keywords.v[j]->n.symbol, "keyword",
                          pv->keywords.v[j]->n.written, pv->keywords.v[j]->n.loc);
         for (size_t j = 0; j < pv->maps.n; j++)
             if (pv->maps.v[j]->kind != MAP_PATTERN)
-                claim_symbol(m, &taken, pv, pv->maps.v[j]->symbol, "map", pv->maps.v[j]->name,
+                claim_symbol(m, &tmp, &taken, pv, pv->maps.v[j]->symbol, "map", pv->maps.v[j]->name,
                              pv->maps.v[j]->loc);
         for (size_t j = 0; j < pv->events.n; j++) {
             Event *e = pv->events.v[j];
             if (!e->not_logged)
-                claim_symbol(m, &taken, pv, e->symbol, "event", event_label(&m->arena, e), e->loc);
+                claim_symbol(m, &tmp, &taken, pv, e->symbol, "event", event_label(&tmp, e), e->loc);
         }
     }
     map_free(&taken);
+    arena_free(&tmp);
 }
 
 /* ---- entry point ---- */

@@ -39,8 +39,49 @@
 #include "mcgen.h"
 #include "os.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The names behind Loc.file, never freed (a model may outlive a
+ * diag_reset).  Any thread may ask, so a spin lock guards them; a run
+ * names a handful of files, each once per reader. */
+static VEC(char *) file_names;
+static atomic_flag file_names_lock = ATOMIC_FLAG_INIT;
+
+static void file_names_take(void)
+{
+    while (atomic_flag_test_and_set_explicit(&file_names_lock, memory_order_acquire))
+        ;
+}
+
+static void file_names_give(void) { atomic_flag_clear_explicit(&file_names_lock, memory_order_release); }
+
+uint32_t diag_file(const char *name)
+{
+    if (!name)
+        return 0;
+    file_names_take();
+    size_t i = file_names.n;
+    while (i > 0 && strcmp(file_names.v[i - 1], name) != 0)
+        i--;
+    if (i == 0) {
+        vec_push(&file_names, xstrdup(name));
+        i = file_names.n;
+    }
+    file_names_give();
+    return (uint32_t)i;
+}
+
+const char *diag_file_name(uint32_t file)
+{
+    if (!file)
+        return NULL;
+    file_names_take();
+    const char *name = file <= file_names.n ? file_names.v[file - 1] : NULL;
+    file_names_give();
+    return name;
+}
 
 typedef struct Source {
     char *file;
@@ -400,16 +441,17 @@ static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
 static void record_msg(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const char *what,
                        char *msg)
 {
-    Record r = {lvl, code, dup_or_null(loc.file), loc.file ? loc.line : 0,
-                loc.file && loc.line ? loc.col : 0, msg, NULL, 0, 0, NULL, NULL};
+    const char *file = diag_file_name(loc.file);
+    Record r = {lvl, code, dup_or_null(file), file ? loc.line : 0,
+                file && loc.line ? loc.col : 0, msg, NULL, 0, 0, NULL, NULL};
     if (what && related.file) {
-        r.related_file = xstrdup(related.file);
+        r.related_file = xstrdup(diag_file_name(related.file));
         r.related_line = related.line;
         r.related_col = related.line ? related.col : 0;
         r.related_what = xstrdup(what);
     }
     Buf line = {0};
-    if (loc.file && loc.line && source_line(loc.file, loc.line, &line) && line.len &&
+    if (file && loc.line && source_line(file, loc.line, &line) && line.len &&
         !memchr(line.s, '\0', line.len))
         r.source = line.s;
     else
@@ -455,10 +497,11 @@ static void report(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const cha
     const DiagCodeInfo *info = code ? diag_code_info(code) : NULL;
     if (info && ++reported[info - diag_codes] > limit && limit)
         return;
-    if (loc.file && loc.line)
-        buf_printf(&b, "%s:%u:%u: %s: ", loc.file, loc.line, loc.col, level_name(lvl));
-    else if (loc.file)
-        buf_printf(&b, "%s: %s: ", loc.file, level_name(lvl));
+    const char *file = diag_file_name(loc.file);
+    if (file && loc.line)
+        buf_printf(&b, "%s:%u:%u: %s: ", file, loc.line, loc.col, level_name(lvl));
+    else if (file)
+        buf_printf(&b, "%s: %s: ", file, level_name(lvl));
     else
         buf_printf(&b, "mcgen: %s: ", level_name(lvl));
     if (code)
@@ -470,7 +513,7 @@ static void report(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const cha
     Buf line = {0};
     /* No caret under an empty line, or under bytes that are not text
      * (UTF-16 without a byte-order mark shows up as NULs). */
-    if (loc.file && loc.line && source_line(loc.file, loc.line, &line) && line.len &&
+    if (file && loc.line && source_line(file, loc.line, &line) && line.len &&
         !memchr(line.s, '\0', line.len)) {
         /* shown as UTF-8: a line in a single-byte encoding (windows-1252,
          * ISO-8859-1) is not, and each byte of it that is not UTF-8
@@ -553,12 +596,13 @@ void diag_ex(DiagCode code, Loc loc, Loc related, const char *what, const char *
 const char *diag_loc_text(Loc loc)
 {
     static char text[4096];
-    if (!loc.file)
+    const char *file = diag_file_name(loc.file);
+    if (!file)
         snprintf(text, sizeof text, "<unknown>");
     else if (!loc.line)
-        snprintf(text, sizeof text, "%s", loc.file);
+        snprintf(text, sizeof text, "%s", file);
     else
-        snprintf(text, sizeof text, "%s:%u:%u", loc.file, loc.line, loc.col);
+        snprintf(text, sizeof text, "%s:%u:%u", file, loc.line, loc.col);
     return text;
 }
 
@@ -599,7 +643,7 @@ void diag_formatted(const char *text)
             line--;
         if (line && line > text + 1 && line[-1] == ':' && line < col - 1) {
             buf_printf(&file, "%.*s", (int)(line - 1 - text), text);
-            loc = (Loc){file.s, (uint32_t)strtoul(line, NULL, 10),
+            loc = (Loc){diag_file(file.s), (uint32_t)strtoul(line, NULL, 10),
                         (uint32_t)strtoul(col, NULL, 10)};
         }
         msg = sep + strlen(": error: ");
@@ -942,7 +986,7 @@ void diag_write_sarif(Buf *b, const char *tool_version)
         Buf t = {0};
         buf_adds(&t, r->message);
         if (r->related_file) {
-            Loc rel = {r->related_file, r->related_line, r->related_col};
+            Loc rel = {diag_file(r->related_file), r->related_line, r->related_col};
             buf_printf(&t, " (%s at %s)", r->related_what, diag_loc_text(rel));
         }
         j_kopen(&j, "message", '{');

@@ -272,8 +272,8 @@ static void fields(W *w, const char *k, Field *const *v, size_t n)
             kbool(w, "outTypeExplicit", f->out_type != NULL);
             kstr(w, "map", f->map ? f->map->name : NULL);
         }
-        quantity(w, "count", &f->count);
-        quantity(w, "length", &f->length);
+        quantity(w, "count", f->count);
+        quantity(w, "length", f->length);
         if (f->is_struct)
             fields(w, "members", f->members.v, f->members.n);
         kloc(w, f->loc);
@@ -318,7 +318,7 @@ static void event(W *w, const Event *e)
     knum(w, "value", e->value);
     knum(w, "version", e->version);
     kstr(w, "symbol", e->symbol);
-    kstr(w, "name", e->name);
+    kstr(w, "name", e->rare->name);
     if (e->channel) {
         obj_begin(w, "channel");
         kstr(w, "name", e->channel->name);
@@ -347,10 +347,10 @@ static void event(W *w, const Event *e)
     kmsg(w, "message", &e->msg, NULL, NULL);
     kbool(w, "notLogged", e->not_logged);
     kbool(w, "suppressProjection", e->suppress_projection);
-    if (e->attributes) {
+    if (e->rare->attributes) {
         obj_begin(w, "attributes");
-        for (size_t i = 0; i < e->attrs.n; i++)
-            kstr(w, e->attrs.v[i].key, e->attrs.v[i].value);
+        for (size_t i = 0; i < e->rare->attrs.n; i++)
+            kstr(w, e->rare->attrs.v[i].key, e->rare->attrs.v[i].value);
         obj_end(w);
     } else {
         knull(w, "attributes");

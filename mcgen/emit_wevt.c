@@ -417,7 +417,7 @@ static uint16_t quantity_value(const Quantity *q, const FieldVec *order)
 static uint8_t subst_type(const Field *f)
 {
     uint8_t t = f->is_struct ? 0x0E : (f->in_type ? f->in_type->value : 0);
-    if (quantity_flags(f, &f->count, false))
+    if (quantity_flags(f, f->count, false))
         t |= 0x80;
     return t;
 }
@@ -662,7 +662,7 @@ static void write_temp(W *w, Layout *l)
     Names names = {0};
     for (size_t i = 0; i < order.n; i++) {
         Field *f = order.v[i];
-        uint32_t flags = quantity_flags(f, &f->count, false) | quantity_flags(f, &f->length, true);
+        uint32_t flags = quantity_flags(f, f->count, false) | quantity_flags(f, f->length, true);
         if (f->is_struct) {
             buf_u32le(&w->b, flags | F_STRUCT);
             uint32_t first = f->members.n ? prop_index(f->members.v[0], &order) : 0;
@@ -680,8 +680,8 @@ static void write_temp(W *w, Layout *l)
             buf_u16le(&w->b, 0);
             buf_u32le(&w->b, at_of(w, f->map));
         }
-        buf_u16le(&w->b, quantity_value(&f->count, &order));
-        buf_u16le(&w->b, quantity_value(&f->length, &order));
+        buf_u16le(&w->b, quantity_value(f->count, &order));
+        buf_u16le(&w->b, quantity_value(f->length, &order));
         name_later(w, &names, f->name);
     }
     names_write(w, &names);
@@ -823,13 +823,13 @@ static void write_evta(W *w, Event **ev, size_t n, Arena *ar)
     VEC(Tag) tags = {0};
     for (size_t i = 0; i < n; i++) {
         Event *e = ev[i];
-        if (e->name) {
-            Tag t = {0x11, e->version, e->value, e->name};
+        if (e->rare->name) {
+            Tag t = {0x11, e->version, e->value, e->rare->name};
             vec_push(&tags, t);
         }
-        if (e->attributes) {
+        if (e->rare->attributes) {
             StrVec parts = {0};
-            split_attributes(ar, e->attributes, &parts);
+            split_attributes(ar, e->rare->attributes, &parts);
             for (size_t k = 0; k < parts.n; k++) {
                 Tag t = {0x12, e->version, e->value, parts.v[k]};
                 vec_push(&tags, t);
@@ -875,7 +875,7 @@ static void write_evta(W *w, Event **ev, size_t n, Arena *ar)
 static bool needs_evta(Event **ev, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (ev[i]->name || ev[i]->attributes)
+        if (ev[i]->rare->name || ev[i]->rare->attributes)
             return true;
     return false;
 }

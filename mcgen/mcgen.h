@@ -54,10 +54,27 @@
  * diag.c
  * ==================================================================== */
 
+/* A position.  The file is a number (diag_file), not a name pointer: a
+ * large manifest's model holds millions of positions, and 12 bytes pack
+ * beside 32-bit members where 16 did not. */
 typedef struct Loc {
-    const char *file; /* NULL: no position */
+    uint32_t file;      /* diag_file's number; 0: no position */
     uint32_t line, col; /* 1-based */
 } Loc;
+
+/* A position in the file of the element that carries it (an attribute's),
+ * 8 bytes where a Loc takes 12: an event has six. */
+typedef struct Pos {
+    uint32_t line, col; /* 1-based */
+} Pos;
+/* `pos` in the file of `in`. */
+static inline Loc loc_in(Loc in, Pos pos) { return (Loc){in.file, pos.line, pos.col}; }
+
+/* The number of a file name, for Loc.file: the same name has the same
+ * number for the whole process (diag_reset keeps them); NULL gives 0. */
+uint32_t diag_file(const char *name);
+/* The name of a Loc.file; NULL for 0. */
+const char *diag_file_name(uint32_t file);
 
 typedef enum { DIAG_NOTE, DIAG_WARNING, DIAG_ERROR } DiagLevel;
 
@@ -262,9 +279,9 @@ typedef struct Named {
     MsgRef msg;
     const char *builtin_msg; /* winmeta item: its message text */
     const char *builtin_msgid; /* winmeta item: its string id (level.Error) */
-    bool builtin;            /* from winmeta */
     struct Named *homonym;   /* next item of the same kind and local name */
     Loc loc;
+    bool builtin; /* from winmeta */
 } Named;
 
 typedef struct Level {
@@ -394,22 +411,30 @@ typedef struct Quantity {
     Loc loc;
 } Quantity;
 
-/* One <data> or <struct> of a payload layout (a manifest <template>). */
+/* The Quantity of a field without count= (or length=): QTY_NONE. */
+extern const Quantity quantity_none;
+
+/* One <data> or <struct> of a payload layout (a manifest <template>).
+ * A large manifest has tens of thousands, the biggest part of the model:
+ * members are ordered so that none pads, and count= and length=, which
+ * most fields lack, are behind pointers. */
 struct Field {
-    bool is_struct;
     const char *name;
     InType *in_type;   /* data */
     OutType *out_type; /* data: written, or NULL for the inType default */
     ValueMap *map;     /* data, optional */
     const char *map_name;
     QName in_q, out_q; /* as written, resolved through the namespaces */
-    bool has_out;
-    Loc in_loc, out_loc, map_loc;
-    Quantity count, length;
-    VEC(Field *) members; /* struct */
+    /* never NULL: &quantity_none when absent; check_resolve.c writes the
+     * ref of a QTY_FIELD one (in the arena, never quantity_none) */
+    const Quantity *count, *length;
+    struct { Field **v; size_t n; } members; /* struct; in the arena */
     Field *parent;        /* enclosing struct or NULL */
     uint32_t index;       /* position among its siblings */
+    bool is_struct;
+    bool has_out;
     Loc loc;
+    Pos in_pos, out_pos, map_pos; /* of inType=, outType=, map= (the element's when absent) */
 };
 
 /* Generic XML kept verbatim (the <UserData> of a template). */
@@ -425,7 +450,7 @@ typedef struct XmlNode {
 typedef struct Layout {
     const char *tid;
     const char *name; /* name= attribute, optional */
-    VEC(Field *) fields;
+    struct { Field **v; size_t n; } fields; /* in the arena */
     XmlNode *user_data;
     Loc loc;
 } Layout;
@@ -434,28 +459,41 @@ typedef struct EventAttr {
     const char *key, *value;
 } EventAttr;
 
+/* What few events have (Event.rare). */
+typedef struct EventRare {
+    const char *name;
+    const char *attributes;                   /* as written */
+    struct { EventAttr *v; size_t n; } attrs; /* parsed key=value pairs, in the arena */
+} EventRare;
+/* An event's EventRare when it has neither name= nor attributes=. */
+extern const EventRare event_rare_none;
+
+/* One <event>.  After the fields, the most numerous node of a large
+ * manifest: no member pads, its lists are arrays in the arena, sized
+ * exactly (no heap block per event), and what few events have is behind
+ * one pointer. */
 typedef struct Event {
     uint16_t value;
     uint8_t version;
+    bool not_logged, suppress_projection;
+    bool has_level, has_task, has_opcode; /* level=, task=, opcode= written */
     const char *symbol;
-    const char *name;
+    const EventRare *rare; /* never NULL: &event_rare_none when neither */
     Channel *channel;
     Level *level;
     Task *task;
     Opcode *opcode;
-    VEC(Keyword *) keywords;
+    struct { Keyword **v; size_t n; } keywords; /* in the arena */
     uint64_t keyword_mask; /* OR of keywords */
     Layout *layout;
     MsgRef msg;
-    bool not_logged, suppress_projection;
-    const char *attributes; /* as written */
-    VEC(EventAttr) attrs;  /* parsed key=value pairs */
     /* references as written (resolved in the second pass) */
     QName level_q, task_q, opcode_q;
-    bool has_level, has_task, has_opcode;
-    VEC(QName) keyword_qs;
+    struct { QName *v; size_t n; } keyword_qs; /* in the arena; emptied by resolution */
     const char *channel_ref, *template_ref;
-    Loc loc, channel_loc, level_loc, task_loc, opcode_loc, keywords_loc, template_loc;
+    Loc loc;
+    /* of channel=, level=, ... (the element's when absent) */
+    Pos channel_pos, level_pos, task_pos, opcode_pos, keywords_pos, template_pos;
 } Event;
 
 typedef struct Filter {

@@ -41,6 +41,7 @@ typedef enum {
 typedef struct PFrame {
     Kind kind;
     void *obj; /* the model object this element built, if any */
+    size_t first; /* a <template> or <struct>: its first field in Parser.fields */
 } PFrame;
 
 typedef struct Parser {
@@ -57,6 +58,10 @@ typedef struct Parser {
     size_t part_depth;
     bool saw_instrumentation;
     Loc channels_at; /* the current provider's first <channels>; line 0: none yet */
+    Buf word; /* read_event: a word of keywords=, the trimmed template= */
+    /* the fields of the open <template> and <struct>s, outermost first:
+     * each gets its own at its end tag, an array sized exactly */
+    VEC(Field *) fields;
 } Parser;
 
 /* ---- helpers ---- */
@@ -65,10 +70,20 @@ static Arena *A(Parser *p) { return &p->m->arena; }
 
 static const char *dup(Parser *p, const char *s) { return s ? arena_strdup(A(p), s) : NULL; }
 
+/* A value that many elements repeat (a field's name and map=, an event's
+ * channel= and template=): one copy, interned by the XML reader. */
+static const char *shared(XmlReader *r, const char *s) { return s ? xml_intern(r, s) : NULL; }
+
 static Loc attr_loc(const XmlElem *e, const char *name)
 {
     const XmlAttr *a = xml_attr_full(e, name);
     return a ? a->loc : e->loc;
+}
+
+static Pos attr_pos(const XmlElem *e, const char *name)
+{
+    Loc l = attr_loc(e, name);
+    return (Pos){l.line, l.col};
 }
 
 static void error_c(Parser *p, DiagCode code, Loc loc, const char *fmt, ...) PRINTF_LIKE(4, 5);
@@ -339,7 +354,7 @@ static PFrame *top(Parser *p) { return &p->stack.v[p->stack.n - 1]; }
 
 static void push(Parser *p, Kind k, void *obj)
 {
-    PFrame f = {k, obj};
+    PFrame f = {k, obj, p->fields.n};
     vec_push(&p->stack, f);
 }
 
@@ -575,11 +590,15 @@ static Layout *read_template(Parser *p, const XmlElem *e)
     return l;
 }
 
-static void read_quantity(Parser *p, const XmlElem *e, const char *name, Quantity *q)
+const Quantity quantity_none = {QTY_NONE, 0, NULL, NULL, {0}};
+
+/* count= or length=; &quantity_none when absent (most fields) */
+static const Quantity *read_quantity(Parser *p, const XmlElem *e, const char *name)
 {
     const XmlAttr *a = xml_attr_full(e, name);
     if (!a)
-        return;
+        return &quantity_none;
+    Quantity *q = arena_alloc(A(p), sizeof *q);
     q->loc = a->loc;
     uint64_t v;
     size_t n;
@@ -587,7 +606,7 @@ static void read_quantity(Parser *p, const XmlElem *e, const char *name, Quantit
     if (is_numeral(a->value)) {
         if (!number(a->value, 65535, &v)) {
             bad_number(p, a->loc, name, a->value, e->local, 65535);
-            return;
+            return q;
         }
         q->kind = QTY_FIXED;
         q->n = (uint32_t)v;
@@ -595,6 +614,7 @@ static void read_quantity(Parser *p, const XmlElem *e, const char *name, Quantit
         q->kind = QTY_FIELD; /* resolved later */
         q->text = arena_strndup(A(p), s, n);
     }
+    return q;
 }
 
 /* data: name inType outType map count length
@@ -604,39 +624,56 @@ static Field *read_field(Parser *p, XmlReader *r, const XmlElem *e, bool is_stru
     Field *f = arena_alloc(A(p), sizeof *f);
     f->loc = e->loc;
     f->is_struct = is_struct;
-    f->name = dup(p, need(p, e, "name"));
+    f->name = shared(r, need(p, e, "name"));
     if (!f->name)
         f->name = "";
     if (!is_struct) {
         if (need(p, e, "inType"))
             qname_attr(p, r, e, "inType", &f->in_q);
         f->has_out = qname_attr(p, r, e, "outType", &f->out_q);
-        f->map_name = dup(p, xml_attr(e, "map"));
-        f->in_loc = attr_loc(e, "inType");
-        f->out_loc = attr_loc(e, "outType");
-        f->map_loc = attr_loc(e, "map");
+        f->map_name = shared(r, xml_attr(e, "map"));
+        f->in_pos = attr_pos(e, "inType");
+        f->out_pos = attr_pos(e, "outType");
+        f->map_pos = attr_pos(e, "map");
     }
-    read_quantity(p, e, "count", &f->count);
-    read_quantity(p, e, "length", &f->length);
+    f->count = read_quantity(p, e, "count");
+    f->length = read_quantity(p, e, "length");
     PFrame *parent = top(p);
-    if (parent->kind == K_STRUCT) {
-        Field *s = parent->obj;
-        f->parent = s;
-        f->index = (uint32_t)s->members.n;
-        vec_push(&s->members, f);
-    } else {
-        Layout *l = parent->obj;
-        f->index = (uint32_t)l->fields.n;
-        vec_push(&l->fields, f);
-    }
+    if (parent->kind == K_STRUCT)
+        f->parent = parent->obj;
+    f->index = (uint32_t)(p->fields.n - parent->first);
+    vec_push(&p->fields, f);
     return f;
 }
 
+/* The end of a <template> or <struct>: its fields into an array of its own. */
+static void end_fields(Parser *p, const PFrame *f)
+{
+    size_t n = p->fields.n - f->first;
+    Field **v = n ? arena_alloc(A(p), n * sizeof *v) : NULL;
+    if (n)
+        memcpy(v, p->fields.v + f->first, n * sizeof *v);
+    if (f->kind == K_STRUCT) {
+        Field *s = f->obj;
+        s->members.v = v, s->members.n = n;
+    } else {
+        Layout *l = f->obj;
+        l->fields.v = v, l->fields.n = n;
+    }
+    p->fields.n = f->first;
+}
+
+const EventRare event_rare_none = {NULL, NULL, {NULL, 0}};
+
 /* Splits "FILE=a.cpp;MJ=\"x y\";LINE=6" into key/value pairs. */
-static void parse_event_attributes(Parser *p, Event *ev, const char *s)
+static void parse_event_attributes(Parser *p, EventRare *ev, const char *s)
 {
     Buf key = {0}, val = {0};
     size_t i = 0, n = strlen(s);
+    size_t most = 1; /* pairs: at most one more than the ';' */
+    for (size_t j = 0; j < n; j++)
+        most += s[j] == ';';
+    ev->attrs.v = arena_alloc(A(p), most * sizeof *ev->attrs.v);
     while (i < n) {
         buf_reset(&key);
         buf_reset(&val);
@@ -662,7 +699,7 @@ static void parse_event_attributes(Parser *p, Event *ev, const char *s)
         if (key.len) {
             EventAttr a = {arena_strndup(A(p), key.s, key.len),
                            arena_strndup(A(p), val.s ? val.s : "", val.len)};
-            vec_push(&ev->attrs, a);
+            ev->attrs.v[ev->attrs.n++] = a;
         }
     }
     buf_free(&key);
@@ -681,18 +718,32 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
     if (num_attr(p, e, "version", 255, &v))
         ev->version = (uint8_t)v;
     ev->symbol = dup(p, xml_attr(e, "symbol"));
-    ev->name = dup(p, xml_attr(e, "name"));
-    ev->channel_ref = dup(p, xml_attr(e, "channel"));
-    ev->channel_loc = attr_loc(e, "channel");
-    ev->level_loc = attr_loc(e, "level");
+    const char *name = xml_attr(e, "name"), *attributes = xml_attr(e, "attributes");
+    ev->rare = &event_rare_none;
+    if (name || attributes) {
+        EventRare *rare = arena_alloc(A(p), sizeof *rare);
+        rare->name = dup(p, name);
+        rare->attributes = dup(p, attributes);
+        if (attributes)
+            parse_event_attributes(p, rare, rare->attributes);
+        ev->rare = rare;
+    }
+    ev->channel_ref = shared(r, xml_attr(e, "channel"));
+    ev->channel_pos = attr_pos(e, "channel");
+    ev->level_pos = attr_pos(e, "level");
     ev->has_level = qname_attr(p, r, e, "level", &ev->level_q);
-    ev->task_loc = attr_loc(e, "task");
+    ev->task_pos = attr_pos(e, "task");
     ev->has_task = qname_attr(p, r, e, "task", &ev->task_q);
-    ev->opcode_loc = attr_loc(e, "opcode");
+    ev->opcode_pos = attr_pos(e, "opcode");
     ev->has_opcode = qname_attr(p, r, e, "opcode", &ev->opcode_q);
     const char *keywords = xml_attr(e, "keywords");
-    ev->keywords_loc = attr_loc(e, "keywords");
+    ev->keywords_pos = attr_pos(e, "keywords");
     if (keywords) {
+        size_t most = 0; /* words: at most one per start of a run of non-spaces */
+        for (const char *s = keywords; *s; s++)
+            most += !is_xml_space((unsigned char)*s) &&
+                    (s == keywords || is_xml_space((unsigned char)s[-1]));
+        ev->keyword_qs.v = arena_alloc(A(p), most * sizeof *ev->keyword_qs.v);
         const char *s = keywords;
         while (*s) {
             while (*s && is_xml_space((unsigned char)*s))
@@ -702,26 +753,28 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
                 s++;
             if (s == start)
                 break;
-            char *word = arena_strndup(A(p), start, (size_t)(s - start));
+            /* the QName's local name is interned (or, in a decompiled
+             * manifest, copied): the word itself is not kept */
+            buf_reset(&p->word);
+            buf_add(&p->word, start, (size_t)(s - start));
             QName q;
-            if (qname_value(p, r, e, "keywords", word, ev->keywords_loc, &q))
-                vec_push(&ev->keyword_qs, q);
+            if (qname_value(p, r, e, "keywords", p->word.s, loc_in(ev->loc, ev->keywords_pos), &q))
+                ev->keyword_qs.v[ev->keyword_qs.n++] = q;
         }
     }
     const char *tref = xml_attr(e, "template");
     if (tref) {
         size_t n;
         const char *t = trim_span(tref, &n);
-        ev->template_ref = arena_strndup(A(p), t, n);
+        buf_reset(&p->word);
+        buf_add(&p->word, t, n);
+        ev->template_ref = shared(r, p->word.s);
     }
-    ev->template_loc = attr_loc(e, "template");
+    ev->template_pos = attr_pos(e, "template");
     msg_attr(p, e, "message", &ev->msg);
     bool has;
     bool_attr(p, e, "notLogged", &has, &ev->not_logged);
     bool_attr(p, e, "suppressProjection", &has, &ev->suppress_projection);
-    ev->attributes = dup(p, xml_attr(e, "attributes"));
-    if (ev->attributes)
-        parse_event_attributes(p, ev, ev->attributes);
     vec_push(&p->prov->events, ev);
 }
 
@@ -1173,6 +1226,8 @@ static void on_end(void *ctx, XmlReader *r, const XmlElem *e, const char *text, 
         leaf_value(p, e, parent->kind, parent->obj, text, len);
         return;
     }
+    if (f.kind == K_TEMPLATE || f.kind == K_STRUCT)
+        end_fields(p, &f);
     if (f.kind == K_PROVIDER)
         p->prov = NULL;
     if (f.kind == K_RESOURCES)
@@ -1205,6 +1260,8 @@ static Manifest *load(Manifest *m, bool (*run)(Manifest *, const XmlHandler *, v
     XmlHandler h = {&p, on_start, on_end};
     bool ok = load_builtins(&p) && run(m, &h, arg);
     vec_free(&p.stack);
+    buf_free(&p.word);
+    vec_free(&p.fields);
     schema_check_free(p.sc);
     if (!ok || !p.saw_root || p.failed) {
         manifest_free(m);
@@ -1252,13 +1309,6 @@ static void free_named_maps(Provider *pv)
     map_free(&pv->warned);
 }
 
-static void free_fields(Field **v, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        free_fields(v[i]->members.v, v[i]->members.n);
-        vec_free(&v[i]->members);
-    }
-}
 
 static void free_xml(XmlNode *n)
 {
@@ -1286,14 +1336,7 @@ void manifest_free(Manifest *m)
             vec_free(&pv->maps.v[j]->items);
         for (size_t j = 0; j < pv->layouts.n; j++) {
             Layout *l = pv->layouts.v[j];
-            free_fields(l->fields.v, l->fields.n);
-            vec_free(&l->fields);
             free_xml(l->user_data);
-        }
-        for (size_t j = 0; j < pv->events.n; j++) {
-            vec_free(&pv->events.v[j]->keywords);
-            vec_free(&pv->events.v[j]->keyword_qs);
-            vec_free(&pv->events.v[j]->attrs);
         }
         vec_free(&pv->channels);
         vec_free(&pv->levels);

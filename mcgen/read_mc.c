@@ -108,6 +108,7 @@ struct McReader {
     Manifest *m;
     McFile *f;
     const char *name;
+    uint32_t file; /* diag_file(name) */
     /* decoding */
     bool utf16_flag, decided;
     McEncoding enc;
@@ -143,6 +144,7 @@ McReader *mc_reader_new(const char *name, bool utf16)
     McReader *r = xcalloc(1, sizeof *r);
     r->m = xcalloc(1, sizeof *r->m);
     r->name = arena_strdup(&r->m->arena, name);
+    r->file = diag_file(name);
     r->m->file = r->name;
     r->f = arena_alloc(&r->m->arena, sizeof *r->f);
     r->m->mc = r->f;
@@ -154,7 +156,7 @@ McReader *mc_reader_new(const char *name, bool utf16)
 
 static Loc here(const McReader *r, uint32_t line, uint32_t col)
 {
-    return (Loc){r->name, line, col};
+    return (Loc){r->file, line, col};
 }
 
 static void problem(McReader *r, DiagCode code, Loc loc, const char *fmt, ...) PRINTF_LIKE(4, 5);

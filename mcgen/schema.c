@@ -799,7 +799,7 @@ static void bad_schema(Schema *s, const SNode *n, const char *fmt, ...)
     Buf b = {0};
     buf_vprintf(&b, fmt, ap);
     va_end(ap);
-    diag_at(DIAG_ERROR, n ? n->loc : (Loc){"schema/eventman.xsd", 0, 0},
+    diag_at(DIAG_ERROR, n ? n->loc : (Loc){diag_file("schema/eventman.xsd"), 0, 0},
             "internal error: the built-in schema uses what mcgen cannot interpret: %s", b.s);
     buf_free(&b);
     s->failed = true;

@@ -188,28 +188,34 @@ static ArenaBlock *arena_block(size_t cap)
 #define ARENA_UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
+/* A new head block with room for n bytes; the free middle of the old one
+ * is left. */
+static void arena_grow(Arena *a, size_t n)
+{
+    size_t cap = 64 * 1024 - sizeof(ArenaBlock);
+    if (a->head)
+        cap = a->head->cap < 4 * 1024 * 1024 ? a->head->cap * 2 : a->head->cap;
+    if (cap < n)
+        cap = n;
+    ArenaBlock *b;
+    if (a->spare && a->spare->cap >= n) {
+        b = a->spare;
+        a->spare = NULL;
+    } else {
+        b = arena_block(cap);
+    }
+    b->next = a->head;
+    a->head = b;
+    a->used = 0;
+    a->cap = b->cap;
+    a->total += b->cap;
+}
+
 void *arena_alloc(Arena *a, size_t n)
 {
     n = (n + 7) & ~(size_t)7;
-    if (!a->head || a->used + n > a->cap) {
-        size_t cap = 64 * 1024 - sizeof(ArenaBlock);
-        if (a->head)
-            cap = a->head->cap < 4 * 1024 * 1024 ? a->head->cap * 2 : a->head->cap;
-        if (cap < n)
-            cap = n;
-        ArenaBlock *b;
-        if (a->spare && a->spare->cap >= n) {
-            b = a->spare;
-            a->spare = NULL;
-        } else {
-            b = arena_block(cap);
-        }
-        b->next = a->head;
-        a->head = b;
-        a->used = 0;
-        a->cap = b->cap;
-        a->total += b->cap;
-    }
+    if (!a->head || a->used + n > a->cap)
+        arena_grow(a, n);
     void *p = (char *)a->head->data + a->used;
     a->used += n;
     ARENA_UNPOISON(p, n);
@@ -217,9 +223,16 @@ void *arena_alloc(Arena *a, size_t n)
     return p;
 }
 
+/* Strings are taken from the top of the block down (Arena.cap), packed
+ * with no alignment and not zeroed first: half the model's allocations
+ * are short strings, which 8-byte steps would pad by 4 bytes each. */
 char *arena_strndup(Arena *a, const char *s, size_t n)
 {
-    char *p = arena_alloc(a, n + 1);
+    if (!a->head || a->used + n + 1 > a->cap)
+        arena_grow(a, n + 1);
+    a->cap -= n + 1;
+    char *p = (char *)a->head->data + a->cap;
+    ARENA_UNPOISON(p, n + 1);
     memcpy(p, s, n);
     p[n] = '\0';
     return p;
@@ -258,7 +271,7 @@ void arena_free(Arena *a)
     memset(a, 0, sizeof *a);
 }
 
-ArenaMark arena_mark(const Arena *a) { return (ArenaMark){a->head, a->used}; }
+ArenaMark arena_mark(const Arena *a) { return (ArenaMark){a->head, a->used, a->cap}; }
 
 void arena_release(Arena *a, ArenaMark m)
 {
@@ -276,10 +289,10 @@ void arena_release(Arena *a, ArenaMark m)
             arena_block_free(b);
         }
     }
-    a->cap = m.head ? m.head->cap : 0;
+    a->cap = m.top;
     a->used = m.used;
     if (m.head)
-        ARENA_POISON((char *)m.head->data + m.used, m.head->cap - m.used);
+        ARENA_POISON((char *)m.head->data + m.used, m.top - m.used);
 }
 
 /* ---- buffer ---- */

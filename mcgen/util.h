@@ -98,13 +98,15 @@ long util_fail_after(long n);
 
 /* ---- arena -----------------------------------------------------------
  * Bump allocator; everything in it is freed at once by arena_free.
- * Allocations are 8-byte aligned and zeroed.  arena_release gives back
+ * arena_alloc's allocations are 8-byte aligned and zeroed, taken from the
+ * bottom of the head block up; strings (arena_strdup and the others) are
+ * taken from its top down, unaligned.  arena_release gives back
  * everything allocated since an arena_mark (a loop's temporaries). */
 typedef struct ArenaBlock ArenaBlock;
 typedef struct Arena {
     ArenaBlock *head;
-    size_t used; /* bytes used in head */
-    size_t cap;  /* capacity of head */
+    size_t used; /* bytes used in head from the bottom */
+    size_t cap;  /* where the strings at head's top begin: free is [used, cap) */
     size_t total;
     ArenaBlock *spare; /* a released block kept for the next one needed */
 } Arena;
@@ -121,7 +123,7 @@ void arena_free(Arena *a);
  * Marks nest: release the innermost first. */
 typedef struct ArenaMark {
     ArenaBlock *head;
-    size_t used;
+    size_t used, top;
 } ArenaMark;
 ArenaMark arena_mark(const Arena *a);
 void arena_release(Arena *a, ArenaMark m);

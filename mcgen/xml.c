@@ -639,6 +639,7 @@ typedef struct Frame {
 struct XmlReader {
     Queue *q;
     const char *file;
+    uint32_t file_id; /* diag_file(file), for the positions */
     Arena *arena;
     const XmlHandler *h;
     Map interned;
@@ -823,7 +824,7 @@ static void locate_attrs_8bit(XmlReader *r, const unsigned char *p, size_t len, 
         i = j;
         if (i >= len || p[i] == '/' || p[i] == '>')
             break;
-        Loc at = {r->file, line, col};
+        Loc at = {r->file_id, line, col};
         size_t name = i;
         while (i < len && p[i] != '=' && !scan_space(p[i]))
             i++;
@@ -873,7 +874,7 @@ static void locate_attrs(XmlReader *r, Frame *f, size_t nattrs, const unsigned c
             scan_next(&s);
         if (c < 0 || c == '/' || c == '>')
             break;
-        Loc at = {r->file, s.line, s.col};
+        Loc at = {r->file_id, s.line, s.col};
         char name[8];
         size_t nl = 0;
         while ((c = scan_peek(&s, 0)) >= 0 && c != '=' && !scan_space(c)) {
@@ -935,7 +936,7 @@ static void reader_free(XmlReader *r)
 static void replay_start(XmlReader *r, const unsigned char *p)
 {
     Frame f = {0};
-    f.elem.loc.file = r->file;
+    f.elem.loc.file = r->file_id;
     f.elem.loc.line = get_u32(&p);
     f.elem.loc.col = get_u32(&p);
     size_t n = get_u32(&p);
@@ -982,7 +983,7 @@ static void replay_ns_end(XmlReader *r, const char *p)
 
 static void replay_error(XmlReader *r, RecType type, const unsigned char *p)
 {
-    Loc loc = {r->file, 1, 1};
+    Loc loc = {r->file_id, 1, 1};
     uint32_t extra = 0;
     const char *name = "";
     if (type == R_XML_ERROR || type == R_DOCTYPE || type == R_ENTITY || type == R_BAD_ENCODING ||
@@ -1171,6 +1172,7 @@ static bool run(const char *file, Arena *arena, const XmlHandler *h, Producer *p
     XmlReader r = {0};
     r.q = &q;
     r.file = file;
+    r.file_id = diag_file(file);
     r.arena = arena;
     r.h = h;
 
@@ -1270,6 +1272,7 @@ bool xml_parse_recorded(const char *name, const void *text, size_t text_len,
     diag_register_source(name, text, text_len);
     XmlReader r = {0};
     r.file = name;
+    r.file_id = diag_file(name);
     r.arena = arena;
     r.h = h;
     replay(&r, records, len);

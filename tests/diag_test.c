@@ -13,10 +13,10 @@ static const char SRC[] = "<a/>\n  <b x=\"1\"/>\n";
 static void report_three(void)
 {
     diag_register_source("dir/a b.man", SRC, sizeof SRC - 1);
-    diag_ex(D_XML_SYNTAX, (Loc){"dir/a b.man", 2, 3}, (Loc){"dir/a b.man", 1, 1},
+    diag_ex(D_XML_SYNTAX, (Loc){diag_file("dir/a b.man"), 2, 3}, (Loc){diag_file("dir/a b.man"), 1, 1},
             "first defined", "dup \"%s\" \\ %d\x01 \xff", "x", 5);
     diag_warnings_as_errors(true);
-    diag_c(D_NO_LOCALIZATION, (Loc){"dir/a b.man", 0, 0}, "no strings");
+    diag_c(D_NO_LOCALIZATION, (Loc){diag_file("dir/a b.man"), 0, 0}, "no strings");
     diag_plain(DIAG_NOTE, "just so you know");
 }
 
@@ -228,18 +228,18 @@ START_TEST(test_diag_gcc_warning_names_its_option)
     diag_reset();
     Buf cap = {0};
     diag_set_capture(&cap);
-    diag_c(D_STRING_UNUSED, (Loc){"app.man", 0, 0}, "string 'x' is not used");
+    diag_c(D_STRING_UNUSED, (Loc){diag_file("app.man"), 0, 0}, "string 'x' is not used");
     ck_assert(diag_set_warning("MCG5015", true, true)); /* -Werror=MCG5015 */
-    diag_c(D_STRING_UNUSED, (Loc){"app.man", 0, 0}, "string 'y' is not used");
-    diag_c(D_BITMAP_VALUE, (Loc){"app.man", 0, 0}, "two bits");
-    diag_c(D_DUP_EVENT, (Loc){"app.man", 0, 0}, "twice");
+    diag_c(D_STRING_UNUSED, (Loc){diag_file("app.man"), 0, 0}, "string 'y' is not used");
+    diag_c(D_BITMAP_VALUE, (Loc){diag_file("app.man"), 0, 0}, "two bits");
+    diag_c(D_DUP_EVENT, (Loc){diag_file("app.man"), 0, 0}, "twice");
     ck_assert_str_eq(cap.s, "app.man: warning: [MCG5015, -Wunused-string] string 'x' is not used\n"
                             "app.man: error: [MCG5015, -Werror=unused-string] string 'y' is not "
                             "used\n"
                             "app.man: warning: [MCG6019, -Wbitmap-value] two bits\n"
                             "app.man: error: [MCG2010] twice\n");
     ck_assert(diag_set_warning("MCG6019", false, false)); /* -Wno-MCG6019 */
-    diag_c(D_BITMAP_VALUE, (Loc){"app.man", 0, 0}, "silenced");
+    diag_c(D_BITMAP_VALUE, (Loc){diag_file("app.man"), 0, 0}, "silenced");
     ck_assert_int_eq(diag_warning_count(), 2);
     /* names that are no warning: an error's name or code, a code that
      * does not exist, a code written otherwise */
@@ -328,7 +328,7 @@ static void check_lines_of(const char *file)
     for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
         Buf cap = {0}, want = {0};
         diag_set_capture(&cap);
-        diag_at(DIAG_ERROR, (Loc){file, (uint32_t)ks[i], 2}, "x");
+        diag_at(DIAG_ERROR, (Loc){diag_file(file), (uint32_t)ks[i], 2}, "x");
         buf_printf(&want, "%s:%d:2: error: x\n  L%d\n   ^\n", file, ks[i], ks[i]);
         ck_assert_str_eq(cap.s, want.s);
         buf_free(&cap);
@@ -337,7 +337,7 @@ static void check_lines_of(const char *file)
     for (uint32_t k = 201; k <= 202; k++) {
         Buf cap = {0}, want = {0};
         diag_set_capture(&cap);
-        diag_at(DIAG_ERROR, (Loc){file, k, 1}, "x");
+        diag_at(DIAG_ERROR, (Loc){diag_file(file), k, 1}, "x");
         buf_printf(&want, "%s:%u:1: error: x\n", file, k);
         ck_assert_str_eq(cap.s, want.s);
         buf_free(&cap);

@@ -478,11 +478,11 @@ static void check_templates(Manifest *m)
     ck_assert_uint_eq(count->in_type->value, 6);
     ck_assert_ptr_null(count->out_type);
     ck_assert_str_eq(count->in_type->default_out->display, "xs:unsignedShort");
-    ck_assert_int_eq(items->count.kind, QTY_FIELD);
-    ck_assert_ptr_eq(items->count.ref, count);
+    ck_assert_int_eq(items->count->kind, QTY_FIELD);
+    ck_assert_ptr_eq(items->count->ref, count);
     ck_assert_ptr_eq(items->map, p->maps.v[0]);
-    ck_assert_int_eq(fixed->length.kind, QTY_FIXED);
-    ck_assert_uint_eq(fixed->length.n, 16);
+    ck_assert_int_eq(fixed->length->kind, QTY_FIXED);
+    ck_assert_uint_eq(fixed->length->n, 16);
     ck_assert_str_eq(fixed->out_type->display, "win:IPv6");
     ck_assert_uint_eq(fixed->out_type->value, 24);
     ck_assert_uint_eq(fixed->in_type->value, 14);
@@ -491,14 +491,14 @@ static void check_templates(Manifest *m)
     Field *pairs = l->fields.v[5];
     ck_assert(pairs->is_struct);
     ck_assert_uint_eq(pairs->index, 5);
-    ck_assert_ptr_eq(pairs->count.ref, count);
+    ck_assert_ptr_eq(pairs->count->ref, count);
     ck_assert_uint_eq(pairs->members.n, 2);
     Field *bytes = pairs->members.v[1];
     ck_assert_ptr_eq(bytes->parent, pairs);
     ck_assert_uint_eq(bytes->index, 1);
-    ck_assert_ptr_eq(bytes->length.ref, pairs->members.v[0]); /* sibling first */
-    ck_assert_int_eq(l->fields.v[6]->count.kind, QTY_FIXED);
-    ck_assert_uint_eq(l->fields.v[6]->count.n, 3);
+    ck_assert_ptr_eq(bytes->length->ref, pairs->members.v[0]); /* sibling first */
+    ck_assert_int_eq(l->fields.v[6]->count->kind, QTY_FIXED);
+    ck_assert_uint_eq(l->fields.v[6]->count->n, 3);
     Layout *t2 = p->layouts.v[1];
     ck_assert_ptr_null(t2->name);
     ck_assert_ptr_nonnull(t2->user_data);
@@ -543,7 +543,7 @@ static void check_events(Manifest *m)
     ck_assert_uint_eq(e->value, 0xFFFF);
     ck_assert_uint_eq(e->version, 255);
     ck_assert_str_eq(e->symbol, "EvBig");
-    ck_assert_str_eq(e->name, "Big");
+    ck_assert_str_eq(e->rare->name, "Big");
     ck_assert_ptr_eq(e->channel, p->channels.v[0]);
     ck_assert_uint_eq(e->level->value, 4);
     ck_assert_ptr_eq(e->task, p->tasks.v[0]);
@@ -553,16 +553,16 @@ static void check_events(Manifest *m)
     ck_assert_str_eq(text_of(m, "en-US", &e->msg), "Event %1");
     ck_assert(e->not_logged);
     ck_assert(e->suppress_projection);
-    ck_assert_uint_eq(e->attrs.n, 3);
-    ck_assert_str_eq(e->attrs.v[0].key, "FILE");
-    ck_assert_str_eq(e->attrs.v[0].value, "source.cpp");
-    ck_assert_str_eq(e->attrs.v[1].key, "MJ");
-    ck_assert_str_eq(e->attrs.v[1].value, "major comp");
-    ck_assert_str_eq(e->attrs.v[2].value, "6");
+    ck_assert_uint_eq(e->rare->attrs.n, 3);
+    ck_assert_str_eq(e->rare->attrs.v[0].key, "FILE");
+    ck_assert_str_eq(e->rare->attrs.v[0].value, "source.cpp");
+    ck_assert_str_eq(e->rare->attrs.v[1].key, "MJ");
+    ck_assert_str_eq(e->rare->attrs.v[1].value, "major comp");
+    ck_assert_str_eq(e->rare->attrs.v[2].value, "6");
     ck_assert_uint_eq(e->loc.line, 8);
     ck_assert_uint_eq(e->loc.col, 3);
-    ck_assert_uint_eq(e->level_loc.line, 9);
-    ck_assert_uint_eq(e->level_loc.col, 7);
+    ck_assert_uint_eq(e->level_pos.line, 9);
+    ck_assert_uint_eq(e->level_pos.col, 7);
     Event *f = p->events.v[1];
     ck_assert_uint_eq(f->value, 7);
     ck_assert_uint_eq(f->version, 0);
