@@ -4,8 +4,8 @@
  *     build/tools/xmlrec schema/winmeta.xml schema/eventman.xsd > build/gen/records.c
  *
  * Each file is parsed once here, by xml.c's own reader (xml_record), and
- * written as a C array rec_<name with . and - as _>[] of the records its
- * reader thread would write, with rec_<name>_len; a run of mcgen replays
+ * written as a C array rec_<name with . and - as _>[] of its parse's
+ * records, with rec_<name>_len; a run of mcgen replays
  * them (xml_parse_recorded) instead of running expat over the text, which
  * was about 1 ms of every run.  The records hold native 32-bit integers:
  * the builds this file serves (the host's, and mingw-w64's x86-64) are
