@@ -745,40 +745,65 @@ static void advance_8bit(const unsigned char *p, size_t i, size_t end, size_t le
     }
 }
 
+/* Whether p[0..len) is ASCII without a line break, 8 bytes at a time. */
+static bool span_plain(const unsigned char *p, size_t len)
+{
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        if (!word_plain(w))
+            return false;
+    }
+    for (; i < len; i++)
+        if (p[i] >= 0x80 || p[i] == '\n' || p[i] == '\r')
+            return false;
+    return true;
+}
+
 /* The 8-bit case (UTF-8 and the single-byte encodings) is the common
- * one and has its own loop; UTF-16 goes through scan_peek/next. */
+ * one and has its own loop; UTF-16 goes through scan_peek/next.  Most
+ * tags are ASCII on one line, and there a name's column is the tag's plus
+ * its byte offset; in the others line and column are counted from one
+ * name to the next.  expat has accepted the tag, so each attribute is
+ * `name S? = S? quoted-value`. */
 static void locate_attrs_8bit(XmlReader *r, const unsigned char *p, size_t len, XmlAttr *attrs,
                               size_t nattrs, Loc start)
 {
     uint32_t line = start.line, col = start.col;
-    bool utf8 = r->enc == ENC_8BIT;
-    size_t i = 1, k = 0;
+    bool utf8 = r->enc == ENC_8BIT, plain = span_plain(p, len);
+    size_t i = 1, k = 0, counted = 0; /* line and col are those of p[counted] */
     while (i < len && !scan_space(p[i]) && p[i] != '/' && p[i] != '>')
         i++;
-    advance_8bit(p, 0, i, len, utf8, &line, &col);
     while (k < nattrs && i < len) {
-        size_t j = i;
-        while (j < len && scan_space(p[j]))
-            j++;
-        advance_8bit(p, i, j, len, utf8, &line, &col);
-        i = j;
+        while (i < len && scan_space(p[i]))
+            i++;
         if (i >= len || p[i] == '/' || p[i] == '>')
             break;
-        Loc at = {r->file, line, col};
         size_t name = i;
-        while (i < len && p[i] != '=' && !scan_space(p[i]))
-            i++;
-        size_t nl = i - name;
+        const unsigned char *eq = memchr(p + i, '=', len - i);
+        if (!eq)
+            break;
+        size_t nl = (size_t)(eq - p) - name;
+        while (nl > 0 && scan_space(p[name + nl - 1]))
+            nl--;
+        i = (size_t)(eq - p) + 1;
         while (i < len && p[i] != '\'' && p[i] != '"')
             i++;
         if (i >= len)
             break;
         const unsigned char *close = memchr(p + i + 1, p[i], len - i - 1);
-        size_t end = close ? (size_t)(close - p) + 1 : len;
-        advance_8bit(p, name, end, len, utf8, &line, &col);
-        i = end;
-        if (!is_xmlns((const char *)p + name, nl))
-            attrs[k++].loc = at;
+        i = close ? (size_t)(close - p) + 1 : len;
+        if (is_xmlns((const char *)p + name, nl))
+            continue;
+        if (plain) {
+            col = start.col + (uint32_t)name;
+        } else {
+            advance_8bit(p, counted, name, len, utf8, &line, &col);
+            counted = name;
+        }
+        Loc at = {r->file, line, col};
+        attrs[k++].loc = at;
     }
 }
 

@@ -100,6 +100,16 @@ START_TEST(test_xml_positions_are_one_based)
 }
 END_TEST
 
+/* A one-line ASCII tag: spaces around '=', a namespace declaration among
+ * the attributes (not one of them), '=' inside a value; columns counted
+ * by hand. */
+START_TEST(test_xml_positions_on_one_line)
+{
+    expect_events("<e a = \"1\" xmlns:p='urn:p' p:b=\"x=y\" c='2'/>", 44,
+                  "<e 1:1 a=1@1:4 b=x=y@1:28 c=2@1:38\n>e ''\n");
+}
+END_TEST
+
 START_TEST(test_xml_utf8_bom)
 {
     Buf b = {0};
@@ -417,6 +427,7 @@ Suite *xml_suite(void)
     /* the sanitizer builds run several times slower on a busy machine */
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_xml_positions_are_one_based);
+    tcase_add_test(tc, test_xml_positions_on_one_line);
     tcase_add_test(tc, test_xml_utf8_bom);
     tcase_add_test(tc, test_xml_utf16le_and_be_with_bom);
     tcase_add_test(tc, test_xml_utf16_without_bom_is_refused);
