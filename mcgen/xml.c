@@ -5,27 +5,34 @@
  * own position) and one per end tag (with the element's character data).
  *
  * expat's callbacks call the caller's handlers at once, on the caller's
- * thread, with the input read in 64 KiB chunks: no copy of the events, no
- * queue.  (A reader thread that recorded expat's events and a consumer
- * that replayed them used to run the two halves in parallel; the records
- * and their copies cost more CPU than the overlap saved: docs/internals.md
- * has the figures.)  The records remain for the documents built into the
- * binary: xml_record writes them when mcgen is built, and
- * xml_parse_recorded replays them with no expat at all.
+ * thread: no copy of the events, no queue.  (A reader thread that
+ * recorded expat's events and a consumer that replayed them used to run
+ * the two halves in parallel; the records and their copies cost more CPU
+ * than the overlap saved: docs/internals.md has the figures.)  The
+ * records remain for the documents built into the binary: xml_record
+ * writes them when mcgen is built, and xml_parse_recorded replays them
+ * with no expat at all.
  *
- * expat reports the position of a start tag only, so attribute positions
- * are found in the raw bytes of the tag (which expat still holds); the scan knows the input's code-unit width (UTF-8 or UTF-16) from
- * the byte-order mark, or from an XML declaration's first bytes (UTF-16
- * without a mark, read with a warning as xmllint and MSXML read it), and
- * the single-byte encodings from the declaration's name.  expat knows
- * UTF-8, UTF-16, ISO-8859-1 and US-ASCII; the single-byte Windows code
- * pages real manifests declare (windows-1252, ...) come from codepages.c
- * through expat's unknown-encoding handler.  Namespace declarations are replayed into a stack
- * so that attribute values which are QNames (level="win:Informational")
- * resolve through the declarations in scope, as the schema defines them,
- * not by their prefix text.  Document type declarations are refused
- * outright: a manifest has no use for them and they are the door to
- * entity-expansion attacks.
+ * A file up to WHOLE_MAX is read whole into expat's buffer and parsed in
+ * one final call; a larger one in 64 KiB chunks.  expat keeps its own line
+ * and column only at the end of a call that is not the last (a pass over
+ * every byte, a fifth of its time), so while its buffer holds the
+ * document from the first byte, start tags are placed by counting line
+ * breaks (memchr) and characters from the previous tag; otherwise expat
+ * is asked.  expat reports the position of a start tag only, so attribute
+ * positions are found in the raw bytes of the tag (which expat still
+ * holds).  Both counts know the input's code-unit width (UTF-8 or UTF-16)
+ * from the byte-order mark, or from an XML declaration's first bytes
+ * (UTF-16 without a mark, read with a warning as xmllint and MSXML read
+ * it), and the single-byte encodings from the declaration's name.  expat
+ * knows UTF-8, UTF-16, ISO-8859-1 and US-ASCII; the single-byte Windows
+ * code pages real manifests declare (windows-1252, ...) come from
+ * codepages.c through expat's unknown-encoding handler.  Namespace
+ * declarations are kept in a stack so that attribute values which are
+ * QNames (level="win:Informational") resolve through the declarations in
+ * scope, as the schema defines them, not by their prefix text.  Document
+ * type declarations are refused outright: a manifest has no use for them
+ * and they are the door to entity-expansion attacks.
  */
 #include "mcgen.h"
 #include "os.h"
@@ -127,6 +134,11 @@ typedef struct Producer {
     bool failed;
     char declared[40];     /* the XML declaration's encoding name, cut short */
     const uint16_t *page;  /* its code page (codepages.c), when it is one */
+    /* start tags' positions as counted here (position_at): line and
+     * column of byte pos_off */
+    size_t pos_off;
+    uint32_t pos_line, pos_col;
+    bool pos_expat; /* a byte-order mark the declaration contradicts: expat's */
 } Producer;
 
 /* The reader's side of a parse (the consumer section below). */
@@ -228,17 +240,95 @@ static bool stopped(Producer *pr)
     return pr->failed;
 }
 
+/* How many of the bytes p[0..n) are UTF-8 continuation bytes (10xxxxxx),
+ * 8 bytes at a time. */
+static size_t continuation_bytes(const unsigned char *p, size_t n)
+{
+    const uint64_t highs = 0x8080808080808080ULL;
+    size_t count = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        uint64_t m = w & ~(w << 1) & highs; /* bit 7 set, bit 6 clear */
+        while (m) {
+            count++;
+            m &= m - 1;
+        }
+    }
+    for (; i < n; i++)
+        count += (p[i] & 0xC0) == 0x80;
+    return count;
+}
+
+/* The line and column of byte `to` of the document, whose bytes from the
+ * first are at p, counted on from the last position asked for (pos_*):
+ * \n, \r\n and a lone \r end a line, and each character takes a column
+ * (a UTF-8 continuation byte none), as expat counts them. */
+static void position_at(Producer *pr, const unsigned char *p, size_t to, uint32_t *line,
+                        uint32_t *col)
+{
+    size_t from = pr->pos_off, bol = from;
+    uint32_t breaks = 0;
+    for (const unsigned char *q = p + from; (q = memchr(q, '\n', (size_t)(p + to - q))); q++) {
+        breaks++;
+        bol = (size_t)(q - p) + 1;
+    }
+    for (const unsigned char *q = p + from; (q = memchr(q, '\r', (size_t)(p + to - q))); q++) {
+        size_t at = (size_t)(q - p);
+        if (at + 1 < to && p[at + 1] == '\n')
+            continue; /* the \n counted it */
+        breaks++;
+        if (at + 1 > bol)
+            bol = at + 1;
+    }
+    size_t chars = to - bol;
+    if (pr->enc == ENC_8BIT)
+        chars -= continuation_bytes(p + bol, to - bol);
+    pr->pos_line += breaks;
+    pr->pos_col = (breaks ? 1 : pr->pos_col) + (uint32_t)chars;
+    pr->pos_off = to;
+    *line = pr->pos_line;
+    *col = pr->pos_col;
+}
+
+/* The position of the start tag being reported, at byte `off` of expat's
+ * buffer `ctx`.  While that buffer holds the document from its first
+ * byte (the whole of it was given in one final call, or no chunk has
+ * been let go yet), in an 8-bit encoding, it is counted here; otherwise
+ * expat's, which costs expat a pass over every byte before the tag.  A
+ * UTF-8 byte-order mark takes no column. */
+static void tag_position(Producer *pr, const char *ctx, int off, uint32_t *line, uint32_t *col)
+{
+    if (ctx && off >= 0 && (XML_Index)off == XML_GetCurrentByteIndex(pr->p) &&
+        (size_t)off >= pr->pos_off && (pr->enc == ENC_8BIT || pr->enc == ENC_SINGLE) &&
+        !pr->pos_expat) {
+        const unsigned char *p = (const unsigned char *)ctx;
+        if (pr->pos_line == 0) {
+            bool bom = off >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3);
+            pr->pos_line = pr->pos_col = 1;
+            pr->pos_off = bom ? 3 : 0;
+            pr->pos_expat = bom && pr->enc != ENC_8BIT;
+        }
+        if (!pr->pos_expat) {
+            position_at(pr, p, (size_t)off, line, col);
+            return;
+        }
+    }
+    *line = (uint32_t)XML_GetCurrentLineNumber(pr->p);
+    *col = (uint32_t)XML_GetCurrentColumnNumber(pr->p) + 1;
+}
+
 static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **atts)
 {
     Producer *pr = ud;
     if (stopped(pr))
         return;
-    uint32_t line = (uint32_t)XML_GetCurrentLineNumber(pr->p);
-    uint32_t col = (uint32_t)XML_GetCurrentColumnNumber(pr->p) + 1;
+    int off = 0, size = 0;
+    const char *ctx = XML_GetInputContext(pr->p, &off, &size);
+    uint32_t line, col;
+    tag_position(pr, ctx, off, &line, &col);
     if (pr->r) {
         /* the tag's bytes, for the attributes' positions */
-        int off = 0, size = 0;
-        const char *ctx = XML_GetInputContext(pr->p, &off, &size);
         int count = XML_GetCurrentByteCount(pr->p);
         bool raw = ctx && count > 0 && off >= 0 && off + count <= size;
         reader_start(pr->r, line, col, name, atts,
@@ -528,10 +618,53 @@ static bool feed(Producer *pr, const void *data, size_t len, bool final)
     return !pr->failed;
 }
 
+/* Reads a file of `size` bytes straight into expat's buffer and parses it
+ * in one final call, so that expat keeps no line and column of its own
+ * (after a call that is not the last it passes over every byte it was
+ * given to update them, a fifth of its time) and start tags are placed
+ * by tag_position's count.  Returns true when the file is longer than
+ * `size` (it grew): the rest is read in chunks. */
+static bool read_whole(Producer *pr, size_t size)
+{
+    char *buf = XML_GetBuffer(pr->p, (int)size);
+    if (!buf) {
+        parse_error(pr);
+        return false;
+    }
+    size_t n = fread(buf, 1, size, pr->f);
+    int c = n == size && !ferror(pr->f) ? getc(pr->f) : EOF;
+    if (ferror(pr->f)) {
+        producer_error(pr, R_IO_ERROR, 1, 1, (uint32_t)errno);
+        pr->failed = true;
+        return false;
+    }
+    bool final = c == EOF;
+    if (!final)
+        ungetc(c, pr->f);
+    pr->nhead = n < sizeof pr->head ? n : sizeof pr->head;
+    memcpy(pr->head, buf, pr->nhead);
+    if (!sniff(pr))
+        return false;
+    if (XML_ParseBuffer(pr->p, (int)n, final) == XML_STATUS_ERROR) {
+        parse_error(pr);
+        return false;
+    }
+    return !final && !pr->failed;
+}
+
+/* Files up to this size are parsed whole (read_whole); larger ones in
+ * chunks, so that a large input is not held in memory twice over (its
+ * bytes and the model made of them). */
+#define WHOLE_MAX (16 * 1024 * 1024)
+
 static void producer_main(Producer *pr)
 {
     expat_ran_out = false;
-    if (pr->f) {
+    int64_t size = pr->f ? os_file_size(pr->f) : -1;
+    bool more = pr->f != NULL;
+    if (size >= (int64_t)sizeof pr->head && size <= WHOLE_MAX)
+        more = read_whole(pr, (size_t)size);
+    if (more) {
         enum { CHUNK = 64 * 1024 };
         char *chunk = xmalloc(CHUNK);
         for (;;) {
@@ -546,7 +679,7 @@ static void producer_main(Producer *pr)
                 break;
         }
         free(chunk);
-    } else {
+    } else if (!pr->f) {
         size_t chunk = pr->chunk ? pr->chunk : (pr->len ? pr->len : 1), i = 0;
         do {
             size_t n = pr->len - i < chunk ? pr->len - i : chunk;

@@ -110,6 +110,19 @@ START_TEST(test_xml_positions_on_one_line)
 }
 END_TEST
 
+/* Lone \r and \r\n line ends, and characters of 2 and 4 UTF-8 bytes
+ * before a tag on its line; element positions as Python's pyexpat gives
+ * them, attribute positions counted by hand. */
+START_TEST(test_xml_positions_after_cr_and_multibyte)
+{
+    static const char doc[] = "<r>\r<a x='1'/>\xc3\xa9\xf0\x9d\x84\x9e<b\ry='2'/>\r\n\t<c/>"
+                              "\xc3\xbc<d/></r>";
+    expect_events(doc, sizeof doc - 1,
+                  "<r 1:1\n<a 2:1 x=1@2:4\n>a ''\n<b 2:13 y=2@3:1\n>b ''\n<c 4:2\n>c ''\n"
+                  "<d 4:7\n>d ''\n>r '\xc3\xa9\xf0\x9d\x84\x9e\n\t\xc3\xbc'\n");
+}
+END_TEST
+
 START_TEST(test_xml_utf8_bom)
 {
     Buf b = {0};
@@ -428,6 +441,7 @@ Suite *xml_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_xml_positions_are_one_based);
     tcase_add_test(tc, test_xml_positions_on_one_line);
+    tcase_add_test(tc, test_xml_positions_after_cr_and_multibyte);
     tcase_add_test(tc, test_xml_utf8_bom);
     tcase_add_test(tc, test_xml_utf16le_and_be_with_bom);
     tcase_add_test(tc, test_xml_utf16_without_bom_is_refused);
