@@ -1336,21 +1336,20 @@ bool xml_parse_mem(const char *name, const void *bytes, size_t len, size_t chunk
 
 bool xml_record(const char *name, const void *bytes, size_t len, Buf *out)
 {
-    size_t had = out->len;
+    Buf rec = {0};
     Producer pr = {0};
     pr.bytes = bytes;
     pr.len = len;
-    pr.rec = out;
+    pr.rec = &rec;
     bool ok = producer_init(&pr, name);
     if (ok) {
         producer_main(&pr);
         ok = !pr.failed;
         XML_ParserFree(pr.p);
     }
-    if (!ok && out->s) {
-        out->len = had;
-        out->s[had] = '\0';
-    }
+    if (ok)
+        buf_add(out, rec.s, rec.len);
+    buf_free(&rec);
     return ok;
 }
 
