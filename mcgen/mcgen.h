@@ -12,7 +12,7 @@
  *   read: bytes -> a raw model (nothing resolved)
  *     read.c          the reader table: which reader takes an input
  *     read_man.c      the .man reader: XML events -> model
- *     xml.c           expat with namespaces, positions, a reader thread
+ *     xml.c           expat with namespaces, positions, records
  *     codepages.c     windows-874 and windows-1250..1258 for expat (generated)
  *     schema.c        the structural check: schema/eventman.xsd, interpreted
  *     winmeta.c       the built-in win: definitions (schema/winmeta.xml)
@@ -211,7 +211,7 @@ bool xml_parse_file(const char *path, Arena *arena, const XmlHandler *h);
 /* Parses bytes in memory, fed to expat `chunk` bytes at a time (0: all). */
 bool xml_parse_mem(const char *name, const void *bytes, size_t len, size_t chunk,
                    Arena *arena, const XmlHandler *h);
-/* The records of a whole document as the reader thread writes them (no
+/* The records of a whole document's parse (no
  * tag bytes), appended to `out`: what tools/xmlrec.c embeds at build
  * time.  False after a problem (nothing appended). */
 bool xml_record(const char *name, const void *bytes, size_t len, Buf *out);

@@ -4,45 +4,47 @@
  * The caller gets one callback per start tag (with every attribute and its
  * own position) and one per end tag (with the element's character data).
  *
- * Two threads share the work.  The reader thread runs expat over the input
- * (read in 64 KiB chunks) and writes each event it reports as a compact
- * record into blocks of a bounded queue; the calling thread takes the
- * blocks in order and replays the records into the caller's handlers.  So
- * expat's tokenizing runs in parallel with building the model, and the
- * handlers see exactly the sequence a plain expat callback loop would
- * give, on the caller's thread.  Memory stays bounded: the queue holds at
- * most QUEUE_BLOCKS blocks.
+ * expat's callbacks call the caller's handlers at once, on the caller's
+ * thread: no copy of the events, no queue.  (A reader thread that
+ * recorded expat's events and a consumer that replayed them used to run
+ * the two halves in parallel; the records and their copies cost more CPU
+ * than the overlap saved: docs/internals.md has the figures.)  The
+ * records remain for the documents built into the binary: xml_record
+ * writes them when mcgen is built, and xml_parse_recorded replays them
+ * with no expat at all.
  *
- * expat reports the position of a start tag only, so the record carries
- * the raw bytes of the tag and attribute positions are found by scanning
- * them; the scan knows the input's code-unit width (UTF-8 or UTF-16) from
- * the byte-order mark, or from an XML declaration's first bytes (UTF-16
- * without a mark, read with a warning as xmllint and MSXML read it), and
- * the single-byte encodings from the declaration's name.  expat knows
- * UTF-8, UTF-16, ISO-8859-1 and US-ASCII; the single-byte Windows code
- * pages real manifests declare (windows-1252, ...) come from codepages.c
- * through expat's unknown-encoding handler.  Namespace declarations are replayed into a stack
- * so that attribute values which are QNames (level="win:Informational")
- * resolve through the declarations in scope, as the schema defines them,
- * not by their prefix text.  Document type declarations are refused
- * outright: a manifest has no use for them and they are the door to
- * entity-expansion attacks.  Errors found by the reader thread travel as
- * records too, so diagnostics come out in document order.
+ * A file up to WHOLE_MAX is read whole into expat's buffer and parsed in
+ * one final call; a larger one in 64 KiB chunks.  expat keeps its own line
+ * and column only at the end of a call that is not the last (a pass over
+ * every byte, a fifth of its time), so while its buffer holds the
+ * document from the first byte, start tags are placed by counting line
+ * breaks (memchr) and characters from the previous tag; otherwise expat
+ * is asked.  expat reports the position of a start tag only, so attribute
+ * positions are found in the raw bytes of the tag (which expat still
+ * holds).  Both counts know the input's code-unit width (UTF-8 or UTF-16)
+ * from the byte-order mark, or from an XML declaration's first bytes
+ * (UTF-16 without a mark, read with a warning as xmllint and MSXML read
+ * it), and the single-byte encodings from the declaration's name.  expat
+ * knows UTF-8, UTF-16, ISO-8859-1 and US-ASCII; the single-byte Windows
+ * code pages real manifests declare (windows-1252, ...) come from
+ * codepages.c through expat's unknown-encoding handler.  Namespace
+ * declarations are kept in a stack so that attribute values which are
+ * QNames (level="win:Informational") resolve through the declarations in
+ * scope, as the schema defines them, not by their prefix text.  Document
+ * type declarations are refused outright: a manifest has no use for them
+ * and they are the door to entity-expansion attacks.
  */
 #include "mcgen.h"
 #include "os.h"
 
 #include <errno.h>
 #include <expat.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #define NS_SEP '\x01'
 static const XML_Char ns_sep[] = {NS_SEP, '\0'};
-#define BLOCK_SIZE (64 * 1024)
-#define QUEUE_BLOCKS 64
 
 /* How the raw bytes of a tag count columns: UTF-8 (continuation bytes take
  * none), another single-byte encoding (ISO-8859-1, windows-1252, ...: every
@@ -88,8 +90,10 @@ static XML_Parser parser_new(void)
 }
 
 /* ======================================================================
- * The queue: blocks of records, filled by the reader thread, replayed by
- * the calling thread.
+ * Records: the events of a parse as bytes (xml_record), replayed by
+ * xml_parse_recorded.  Errors have a record type too: the producer's
+ * errors go through the same types whether they are recorded or given at
+ * once.
  * ==================================================================== */
 
 typedef enum {
@@ -109,103 +113,15 @@ typedef enum {
     R_ENCODING,  /* u32 Encoding, sent once the encoding is known */
 } RecType;
 
-typedef struct Block {
-    size_t cap, used;
-    struct Block *next;
-    unsigned char data[];
-} Block;
-
-typedef struct Queue {
-    OsMutex lock;
-    OsCond changed;
-    Block *head, *tail; /* full blocks, in order */
-    size_t count;
-    Block *spare;       /* empty blocks to reuse */
-    bool done;          /* the reader thread has finished */
-    bool unbounded;     /* no reader thread: the queue takes everything */
-    atomic_bool stop;   /* the consumer wants no more records */
-} Queue;
-
-static Block *block_new(size_t cap)
-{
-    Block *b = xmalloc(sizeof *b + cap);
-    b->cap = cap;
-    b->used = 0;
-    b->next = NULL;
-    return b;
-}
-
-/* Called by the reader thread. */
-static void queue_push(Queue *q, Block *b)
-{
-    os_mutex_lock(&q->lock);
-    while (q->count >= QUEUE_BLOCKS && !q->unbounded && !atomic_load(&q->stop))
-        os_cond_wait(&q->changed, &q->lock);
-    b->next = NULL;
-    if (q->tail)
-        q->tail->next = b;
-    else
-        q->head = b;
-    q->tail = b;
-    q->count++;
-    os_cond_broadcast(&q->changed);
-    os_mutex_unlock(&q->lock);
-}
-
-static Block *queue_spare(Queue *q, size_t need)
-{
-    Block *b = NULL;
-    if (need <= BLOCK_SIZE) {
-        os_mutex_lock(&q->lock);
-        b = q->spare;
-        if (b)
-            q->spare = b->next;
-        os_mutex_unlock(&q->lock);
-    }
-    if (!b)
-        b = block_new(need > BLOCK_SIZE ? need : BLOCK_SIZE);
-    b->used = 0;
-    return b;
-}
-
-/* Called by the consumer: the next full block, or NULL at the end. */
-static Block *queue_pop(Queue *q)
-{
-    os_mutex_lock(&q->lock);
-    while (!q->head && !q->done)
-        os_cond_wait(&q->changed, &q->lock);
-    Block *b = q->head;
-    if (b) {
-        q->head = b->next;
-        if (!q->head)
-            q->tail = NULL;
-        q->count--;
-        os_cond_broadcast(&q->changed);
-    }
-    os_mutex_unlock(&q->lock);
-    return b;
-}
-
-static void queue_recycle(Queue *q, Block *b)
-{
-    if (b->cap != BLOCK_SIZE) {
-        free(b);
-        return;
-    }
-    os_mutex_lock(&q->lock);
-    b->next = q->spare;
-    q->spare = b;
-    os_mutex_unlock(&q->lock);
-}
-
 /* ======================================================================
- * The reader thread: expat's callbacks write records.
+ * The producer: expat's callbacks, handing each event to the reader
+ * (a parse) or writing it as a record (xml_record).
  * ==================================================================== */
 
 typedef struct Producer {
     XML_Parser p;
-    Queue *q;
-    Block *cur;
+    XmlReader *r;   /* a parse: the events go straight to it */
+    Buf *rec;       /* xml_record: the events are appended as records */
     const char *file;
     /* input: a file, or bytes fed `chunk` at a time */
     FILE *f;
@@ -218,31 +134,41 @@ typedef struct Producer {
     bool failed;
     char declared[40];     /* the XML declaration's encoding name, cut short */
     const uint16_t *page;  /* its code page (codepages.c), when it is one */
-    bool recording;        /* xml_record: no tag bytes (attributes get their element's
-                              place), and the padding zeroed (the same bytes every build) */
+    /* start tags' positions as counted here (position_at): line and
+     * column of byte pos_off */
+    size_t pos_off;
+    uint32_t pos_line, pos_col;
+    bool pos_expat; /* a byte-order mark the declaration contradicts: expat's */
 } Producer;
+
+/* The reader's side of a parse (the consumer section below). */
+static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *name,
+                         const char **atts, const unsigned char *raw, size_t rawlen);
+static void reader_end(XmlReader *r);
+static void reader_text(XmlReader *r, const char *s, size_t len);
+static void reader_ns_start(XmlReader *r, const char *prefix, const char *uri);
+static void reader_ns_end(XmlReader *r, const char *prefix);
+static void reader_error(XmlReader *r, RecType type, uint32_t line, uint32_t col,
+                         uint32_t extra, const char *name);
+static void reader_encoding(XmlReader *r, Encoding enc);
+static bool reader_failed(const XmlReader *r);
 
 static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
 
-/* Room for a record of `size` bytes (header included); returns where its
- * payload goes and fills in the header. */
+/* Room for a record of `payload` bytes after its 8-byte header; returns
+ * where the payload goes and fills in the header.  The padding is zeroed
+ * so that a document records to the same bytes in every build. */
 static unsigned char *rec_begin(Producer *pr, RecType type, size_t payload)
 {
     size_t size = align8(8 + payload);
-    if (!pr->cur || pr->cur->used + size > pr->cur->cap) {
-        if (pr->cur && pr->cur->used)
-            queue_push(pr->q, pr->cur);
-        else if (pr->cur)
-            queue_recycle(pr->q, pr->cur);
-        pr->cur = queue_spare(pr->q, size);
-    }
-    unsigned char *h = pr->cur->data + pr->cur->used;
-    if (pr->recording)
-        memset(h + 8 + payload, 0, size - 8 - payload);
+    buf_grow(pr->rec, size);
+    unsigned char *h = (unsigned char *)pr->rec->s + pr->rec->len;
+    memset(h + 8 + payload, 0, size - 8 - payload);
     uint32_t t = (uint32_t)type, sz = (uint32_t)size;
     memcpy(h, &t, 4);
     memcpy(h + 4, &sz, 4);
-    pr->cur->used += size;
+    pr->rec->len += size;
+    pr->rec->s[pr->rec->len] = '\0';
     return h + 8;
 }
 
@@ -259,12 +185,39 @@ static unsigned char *put_str(unsigned char *p, const char *s, size_t n)
     return p + n + 1;
 }
 
-static void rec_pos(Producer *pr, RecType type, uint32_t line, uint32_t col, uint32_t extra)
+/* An error the producer finds (or the warning about UTF-16 without a
+ * mark), given at once or recorded.  Its position and `extra` are used as
+ * its type says (RecType); the errors about an encoding name the XML
+ * declaration's. */
+static void producer_error(Producer *pr, RecType type, uint32_t line, uint32_t col,
+                           uint32_t extra)
 {
-    unsigned char *p = rec_begin(pr, type, 12);
-    p = put_u32(p, line);
-    p = put_u32(p, col);
-    put_u32(p, extra);
+    bool named = type == R_BAD_ENCODING || type == R_BAD_BYTE;
+    if (pr->r) {
+        reader_error(pr->r, type, line, col, extra, named ? pr->declared : "");
+        return;
+    }
+    if (type == R_NO_BOM) {
+        rec_begin(pr, type, 0);
+    } else if (type == R_NO_BOM_DECL || type == R_IO_ERROR) {
+        put_u32(rec_begin(pr, type, 4), extra);
+    } else {
+        size_t n = named ? strlen(pr->declared) : 0;
+        unsigned char *p = rec_begin(pr, type, 12 + (named ? n + 1 : 0));
+        p = put_u32(p, line);
+        p = put_u32(p, col);
+        p = put_u32(p, extra);
+        if (named)
+            put_str(p, pr->declared, n);
+    }
+}
+
+static void producer_encoding(Producer *pr)
+{
+    if (pr->r)
+        reader_encoding(pr->r, pr->enc);
+    else
+        put_u32(rec_begin(pr, R_ENCODING, 4), (uint32_t)pr->enc);
 }
 
 static bool stopped(Producer *pr)
@@ -272,14 +225,14 @@ static bool stopped(Producer *pr)
     if (expat_ran_out && !pr->failed) {
         /* after a failed allocation expat may report what it did not
          * finish (an xmlns:p declaration as a plain attribute): nothing
-         * more is recorded */
-        rec_pos(pr, R_XML_ERROR, (uint32_t)XML_GetCurrentLineNumber(pr->p),
-                (uint32_t)XML_GetCurrentColumnNumber(pr->p) + 1, XML_ERROR_NO_MEMORY);
+         * more is passed on */
+        producer_error(pr, R_XML_ERROR, (uint32_t)XML_GetCurrentLineNumber(pr->p),
+                       (uint32_t)XML_GetCurrentColumnNumber(pr->p) + 1, XML_ERROR_NO_MEMORY);
         pr->failed = true;
         XML_StopParser(pr->p, XML_FALSE);
         return true;
     }
-    if (atomic_load_explicit(&pr->q->stop, memory_order_relaxed)) {
+    if (pr->r && reader_failed(pr->r) && !pr->failed) {
         pr->failed = true;
         XML_StopParser(pr->p, XML_FALSE);
         return true;
@@ -287,22 +240,107 @@ static bool stopped(Producer *pr)
     return pr->failed;
 }
 
+/* How many of the bytes p[0..n) are UTF-8 continuation bytes (10xxxxxx),
+ * 8 bytes at a time. */
+static size_t continuation_bytes(const unsigned char *p, size_t n)
+{
+    const uint64_t highs = 0x8080808080808080ULL;
+    size_t count = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        uint64_t m = w & ~(w << 1) & highs; /* bit 7 set, bit 6 clear */
+        while (m) {
+            count++;
+            m &= m - 1;
+        }
+    }
+    for (; i < n; i++)
+        count += (p[i] & 0xC0) == 0x80;
+    return count;
+}
+
+/* The line and column of byte `to` of the document, whose bytes from the
+ * first are at p, counted on from the last position asked for (pos_*):
+ * \n, \r\n and a lone \r end a line, and each character takes a column
+ * (a UTF-8 continuation byte none), as expat counts them. */
+static void position_at(Producer *pr, const unsigned char *p, size_t to, uint32_t *line,
+                        uint32_t *col)
+{
+    size_t from = pr->pos_off, bol = from;
+    uint32_t breaks = 0;
+    for (const unsigned char *q = p + from; (q = memchr(q, '\n', (size_t)(p + to - q))); q++) {
+        breaks++;
+        bol = (size_t)(q - p) + 1;
+    }
+    for (const unsigned char *q = p + from; (q = memchr(q, '\r', (size_t)(p + to - q))); q++) {
+        size_t at = (size_t)(q - p);
+        if (at + 1 < to && p[at + 1] == '\n')
+            continue; /* the \n counted it */
+        breaks++;
+        if (at + 1 > bol)
+            bol = at + 1;
+    }
+    size_t chars = to - bol;
+    if (pr->enc == ENC_8BIT)
+        chars -= continuation_bytes(p + bol, to - bol);
+    pr->pos_line += breaks;
+    pr->pos_col = (breaks ? 1 : pr->pos_col) + (uint32_t)chars;
+    pr->pos_off = to;
+    *line = pr->pos_line;
+    *col = pr->pos_col;
+}
+
+/* The position of the start tag being reported, at byte `off` of expat's
+ * buffer `ctx`.  While that buffer holds the document from its first
+ * byte (the whole of it was given in one final call, or no chunk has
+ * been let go yet), in an 8-bit encoding, it is counted here; otherwise
+ * expat's, which costs expat a pass over every byte before the tag.  A
+ * UTF-8 byte-order mark takes no column. */
+static void tag_position(Producer *pr, const char *ctx, int off, uint32_t *line, uint32_t *col)
+{
+    if (ctx && off >= 0 && (XML_Index)off == XML_GetCurrentByteIndex(pr->p) &&
+        (size_t)off >= pr->pos_off && (pr->enc == ENC_8BIT || pr->enc == ENC_SINGLE) &&
+        !pr->pos_expat) {
+        const unsigned char *p = (const unsigned char *)ctx;
+        if (pr->pos_line == 0) {
+            bool bom = off >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3);
+            pr->pos_line = pr->pos_col = 1;
+            pr->pos_off = bom ? 3 : 0;
+            pr->pos_expat = bom && pr->enc != ENC_8BIT;
+        }
+        if (!pr->pos_expat) {
+            position_at(pr, p, (size_t)off, line, col);
+            return;
+        }
+    }
+    *line = (uint32_t)XML_GetCurrentLineNumber(pr->p);
+    *col = (uint32_t)XML_GetCurrentColumnNumber(pr->p) + 1;
+}
+
 static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **atts)
 {
     Producer *pr = ud;
     if (stopped(pr))
         return;
-    uint32_t line = (uint32_t)XML_GetCurrentLineNumber(pr->p);
-    uint32_t col = (uint32_t)XML_GetCurrentColumnNumber(pr->p) + 1;
     int off = 0, size = 0;
     const char *ctx = XML_GetInputContext(pr->p, &off, &size);
-    int count = XML_GetCurrentByteCount(pr->p);
-    size_t rawlen = ctx && count > 0 && off >= 0 && off + count <= size && !pr->recording
-                        ? (size_t)count : 0;
-    /* lengths of the first attribute names and values, measured once */
+    uint32_t line, col;
+    tag_position(pr, ctx, off, &line, &col);
+    if (pr->r) {
+        /* the tag's bytes, for the attributes' positions */
+        int count = XML_GetCurrentByteCount(pr->p);
+        bool raw = ctx && count > 0 && off >= 0 && off + count <= size;
+        reader_start(pr->r, line, col, name, atts,
+                     raw ? (const unsigned char *)ctx + off : NULL, raw ? (size_t)count : 0);
+        return;
+    }
+    /* recorded without the tag's bytes: attributes get their element's
+     * place.  Lengths of the first attribute names and values, measured
+     * once. */
     enum { KNOWN = 64 };
     size_t lens[KNOWN];
-    size_t nlen = strlen(name), payload = 16 + nlen + 1 + rawlen, n = 0;
+    size_t nlen = strlen(name), payload = 16 + nlen + 1, n = 0;
     for (; atts[n]; n++) {
         size_t l = strlen(atts[n]);
         if (n < KNOWN)
@@ -313,19 +351,21 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
     p = put_u32(p, line);
     p = put_u32(p, col);
     p = put_u32(p, (uint32_t)(n / 2));
-    p = put_u32(p, (uint32_t)rawlen);
+    p = put_u32(p, 0);
     p = put_str(p, name, nlen);
     for (size_t i = 0; i < n; i++)
         p = put_str(p, atts[i], i < KNOWN ? lens[i] : strlen(atts[i]));
-    if (rawlen)
-        memcpy(p, ctx + off, rawlen);
 }
 
 static void XMLCALL on_end(void *ud, const XML_Char *name)
 {
     (void)name;
     Producer *pr = ud;
-    if (!stopped(pr))
+    if (stopped(pr))
+        return;
+    if (pr->r)
+        reader_end(pr->r);
+    else
         rec_begin(pr, R_END, 0);
 }
 
@@ -334,6 +374,10 @@ static void XMLCALL on_text(void *ud, const XML_Char *s, int len)
     Producer *pr = ud;
     if (stopped(pr) || len <= 0)
         return;
+    if (pr->r) {
+        reader_text(pr->r, s, (size_t)len);
+        return;
+    }
     unsigned char *p = rec_begin(pr, R_TEXT, 4 + (size_t)len);
     p = put_u32(p, (uint32_t)len);
     memcpy(p, s, (size_t)len);
@@ -345,6 +389,10 @@ static void XMLCALL on_ns_start(void *ud, const XML_Char *prefix, const XML_Char
     if (stopped(pr))
         return;
     const char *a = prefix ? prefix : "", *b = uri ? uri : "";
+    if (pr->r) {
+        reader_ns_start(pr->r, a, b);
+        return;
+    }
     size_t na = strlen(a), nb = strlen(b);
     unsigned char *p = rec_begin(pr, R_NS_START, na + nb + 2);
     p = put_str(p, a, na);
@@ -357,6 +405,10 @@ static void XMLCALL on_ns_end(void *ud, const XML_Char *prefix)
     if (stopped(pr))
         return;
     const char *a = prefix ? prefix : "";
+    if (pr->r) {
+        reader_ns_end(pr->r, a);
+        return;
+    }
     size_t na = strlen(a);
     put_str(rec_begin(pr, R_NS_END, na + 1), a, na);
 }
@@ -420,7 +472,7 @@ static void XMLCALL on_doctype(void *ud, const XML_Char *name, const XML_Char *s
         return;
     uint32_t line, col;
     doctype_pos(pr, &line, &col);
-    rec_pos(pr, R_DOCTYPE, line, col, 0);
+    producer_error(pr, R_DOCTYPE, line, col, 0);
     pr->failed = true;
     XML_StopParser(pr->p, XML_FALSE);
 }
@@ -434,8 +486,8 @@ static void XMLCALL on_entity(void *ud, const XML_Char *name, int is_param, cons
     Producer *pr = ud;
     if (stopped(pr))
         return;
-    rec_pos(pr, R_ENTITY, (uint32_t)XML_GetCurrentLineNumber(pr->p),
-            (uint32_t)XML_GetCurrentColumnNumber(pr->p) + 1, 0);
+    producer_error(pr, R_ENTITY, (uint32_t)XML_GetCurrentLineNumber(pr->p),
+                   (uint32_t)XML_GetCurrentColumnNumber(pr->p) + 1, 0);
     pr->failed = true;
     XML_StopParser(pr->p, XML_FALSE);
 }
@@ -458,18 +510,18 @@ static bool sniff(Producer *pr)
         pr->enc = ENC_UTF16BE;
     } else if (n >= 4 && !memcmp(h, "<\0?\0", 4)) {
         pr->enc = ENC_UTF16LE;
-        put_u32(rec_begin(pr, R_NO_BOM_DECL, 4), (uint32_t)pr->enc);
+        producer_error(pr, R_NO_BOM_DECL, 1, 1, (uint32_t)pr->enc);
     } else if (n >= 4 && !memcmp(h, "\0<\0?", 4)) {
         pr->enc = ENC_UTF16BE;
-        put_u32(rec_begin(pr, R_NO_BOM_DECL, 4), (uint32_t)pr->enc);
+        producer_error(pr, R_NO_BOM_DECL, 1, 1, (uint32_t)pr->enc);
     } else if (n >= 2 && ((h[0] == '<' && h[1] == 0) || (h[0] == 0 && h[1] == '<'))) {
-        rec_begin(pr, R_NO_BOM, 0);
+        producer_error(pr, R_NO_BOM, 1, 1, 0);
         pr->failed = true;
         return false;
     } else {
         pr->enc = ENC_8BIT;
     }
-    put_u32(rec_begin(pr, R_ENCODING, 4), (uint32_t)pr->enc);
+    producer_encoding(pr);
     return true;
 }
 
@@ -487,7 +539,7 @@ static void XMLCALL on_xml_decl(void *ud, const XML_Char *version, const XML_Cha
     if (pr->enc == ENC_8BIT && strcasecmp(encoding, "utf-8") != 0 &&
         strcasecmp(encoding, "utf-16") != 0) {
         pr->enc = ENC_SINGLE;
-        put_u32(rec_begin(pr, R_ENCODING, 4), (uint32_t)pr->enc);
+        producer_encoding(pr);
     }
 }
 
@@ -511,17 +563,6 @@ static int XMLCALL on_unknown_encoding(void *ud, const XML_Char *name, XML_Encod
     return XML_STATUS_OK;
 }
 
-/* A record of an error with a name after its position. */
-static void rec_named(Producer *pr, RecType type, uint32_t line, uint32_t col, uint32_t extra)
-{
-    size_t n = strlen(pr->declared);
-    unsigned char *p = rec_begin(pr, type, 12 + n + 1);
-    p = put_u32(p, line);
-    p = put_u32(p, col);
-    p = put_u32(p, extra);
-    put_str(p, pr->declared, n);
-}
-
 static bool parse_error(Producer *pr)
 {
     if (!pr->failed) {
@@ -532,11 +573,11 @@ static bool parse_error(Producer *pr)
         const char *ctx = XML_GetInputContext(pr->p, &off, &size);
         unsigned char at = ctx && off >= 0 && off < size ? (unsigned char)ctx[off] : 0;
         if (e == XML_ERROR_UNKNOWN_ENCODING)
-            rec_named(pr, R_BAD_ENCODING, line, col, 0);
+            producer_error(pr, R_BAD_ENCODING, line, col, 0);
         else if (e == XML_ERROR_INVALID_TOKEN && pr->page && at >= 0x80 && !pr->page[at - 0x80])
-            rec_named(pr, R_BAD_BYTE, line, col, at);
+            producer_error(pr, R_BAD_BYTE, line, col, at);
         else if (e != XML_ERROR_ABORTED)
-            rec_pos(pr, R_XML_ERROR, line, col, (uint32_t)e);
+            producer_error(pr, R_XML_ERROR, line, col, (uint32_t)e);
     }
     pr->failed = true;
     return false;
@@ -577,17 +618,59 @@ static bool feed(Producer *pr, const void *data, size_t len, bool final)
     return !pr->failed;
 }
 
-static void *producer_main(void *arg)
+/* Reads a file of `size` bytes straight into expat's buffer and parses it
+ * in one final call, so that expat keeps no line and column of its own
+ * (after a call that is not the last it passes over every byte it was
+ * given to update them, a fifth of its time) and start tags are placed
+ * by tag_position's count.  Returns true when the file is longer than
+ * `size` (it grew): the rest is read in chunks. */
+static bool read_whole(Producer *pr, size_t size)
 {
-    Producer *pr = arg;
+    char *buf = XML_GetBuffer(pr->p, (int)size);
+    if (!buf) {
+        parse_error(pr);
+        return false;
+    }
+    size_t n = fread(buf, 1, size, pr->f);
+    int c = n == size && !ferror(pr->f) ? getc(pr->f) : EOF;
+    if (ferror(pr->f)) {
+        producer_error(pr, R_IO_ERROR, 1, 1, (uint32_t)errno);
+        pr->failed = true;
+        return false;
+    }
+    bool final = c == EOF;
+    if (!final)
+        ungetc(c, pr->f);
+    pr->nhead = n < sizeof pr->head ? n : sizeof pr->head;
+    memcpy(pr->head, buf, pr->nhead);
+    if (!sniff(pr))
+        return false;
+    if (XML_ParseBuffer(pr->p, (int)n, final) == XML_STATUS_ERROR) {
+        parse_error(pr);
+        return false;
+    }
+    return !final && !pr->failed;
+}
+
+/* Files up to this size are parsed whole (read_whole); larger ones in
+ * chunks, so that a large input is not held in memory twice over (its
+ * bytes and the model made of them). */
+#define WHOLE_MAX (16 * 1024 * 1024)
+
+static void producer_main(Producer *pr)
+{
     expat_ran_out = false;
-    if (pr->f) {
+    int64_t size = pr->f ? os_file_size(pr->f) : -1;
+    bool more = pr->f != NULL;
+    if (size >= (int64_t)sizeof pr->head && size <= WHOLE_MAX)
+        more = read_whole(pr, (size_t)size);
+    if (more) {
         enum { CHUNK = 64 * 1024 };
         char *chunk = xmalloc(CHUNK);
         for (;;) {
             size_t n = fread(chunk, 1, CHUNK, pr->f);
             if (ferror(pr->f)) {
-                put_u32(rec_begin(pr, R_IO_ERROR, 4), (uint32_t)errno);
+                producer_error(pr, R_IO_ERROR, 1, 1, (uint32_t)errno);
                 pr->failed = true;
                 break;
             }
@@ -596,7 +679,7 @@ static void *producer_main(void *arg)
                 break;
         }
         free(chunk);
-    } else {
+    } else if (!pr->f) {
         size_t chunk = pr->chunk ? pr->chunk : (pr->len ? pr->len : 1), i = 0;
         do {
             size_t n = pr->len - i < chunk ? pr->len - i : chunk;
@@ -606,23 +689,13 @@ static void *producer_main(void *arg)
         } while (i < pr->len); /* an empty input is fed once, as final */
     }
     if (expat_ran_out && !pr->failed) {
-        rec_pos(pr, R_XML_ERROR, 1, 1, XML_ERROR_NO_MEMORY);
+        producer_error(pr, R_XML_ERROR, 1, 1, XML_ERROR_NO_MEMORY);
         pr->failed = true;
     }
-    if (pr->cur && pr->cur->used)
-        queue_push(pr->q, pr->cur);
-    else if (pr->cur)
-        queue_recycle(pr->q, pr->cur);
-    pr->cur = NULL;
-    os_mutex_lock(&pr->q->lock);
-    pr->q->done = true;
-    os_cond_broadcast(&pr->q->changed);
-    os_mutex_unlock(&pr->q->lock);
-    return NULL;
 }
 
 /* ======================================================================
- * The consumer: replays records into the handlers, on the caller's thread.
+ * The reader: turns the events into XmlElems and calls the handlers.
  * ==================================================================== */
 
 typedef struct NsDecl {
@@ -637,7 +710,7 @@ typedef struct Frame {
 } Frame;
 
 struct XmlReader {
-    Queue *q;
+    XML_Parser p; /* NULL while replaying records */
     const char *file;
     uint32_t file_id; /* diag_file(file), for the positions */
     Arena *arena;
@@ -646,6 +719,7 @@ struct XmlReader {
     VEC(NsDecl) ns;
     VEC(Frame) stack;
     VEC(XmlAttr) attrs;
+    VEC(const char *) argv; /* a replayed start tag's names and values */
     Buf text;
     Buf scratch; /* intern_span */
     Encoding enc;
@@ -667,13 +741,13 @@ const char *xml_intern(XmlReader *r, const char *s)
 void xml_stop(XmlReader *r)
 {
     r->failed = true;
-    if (!r->q) /* xml_parse_recorded: replay() skips the rest */
-        return;
-    atomic_store(&r->q->stop, true);
-    os_mutex_lock(&r->q->lock);
-    os_cond_broadcast(&r->q->changed);
-    os_mutex_unlock(&r->q->lock);
+    if (r->p) /* called from a handler, so from inside expat */
+        XML_StopParser(r->p, XML_FALSE);
 }
+
+static bool reader_failed(const XmlReader *r) { return r->failed; }
+
+static void reader_encoding(XmlReader *r, Encoding enc) { r->enc = enc; }
 
 /* Interns the `n` bytes at s, of any length. */
 static const char *intern_span(XmlReader *r, const char *s, size_t n)
@@ -805,40 +879,65 @@ static void advance_8bit(const unsigned char *p, size_t i, size_t end, size_t le
     }
 }
 
+/* Whether p[0..len) is ASCII without a line break, 8 bytes at a time. */
+static bool span_plain(const unsigned char *p, size_t len)
+{
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        if (!word_plain(w))
+            return false;
+    }
+    for (; i < len; i++)
+        if (p[i] >= 0x80 || p[i] == '\n' || p[i] == '\r')
+            return false;
+    return true;
+}
+
 /* The 8-bit case (UTF-8 and the single-byte encodings) is the common
- * one and has its own loop; UTF-16 goes through scan_peek/next. */
+ * one and has its own loop; UTF-16 goes through scan_peek/next.  Most
+ * tags are ASCII on one line, and there a name's column is the tag's plus
+ * its byte offset; in the others line and column are counted from one
+ * name to the next.  expat has accepted the tag, so each attribute is
+ * `name S? = S? quoted-value`. */
 static void locate_attrs_8bit(XmlReader *r, const unsigned char *p, size_t len, XmlAttr *attrs,
                               size_t nattrs, Loc start)
 {
     uint32_t line = start.line, col = start.col;
-    bool utf8 = r->enc == ENC_8BIT;
-    size_t i = 1, k = 0;
+    bool utf8 = r->enc == ENC_8BIT, plain = span_plain(p, len);
+    size_t i = 1, k = 0, counted = 0; /* line and col are those of p[counted] */
     while (i < len && !scan_space(p[i]) && p[i] != '/' && p[i] != '>')
         i++;
-    advance_8bit(p, 0, i, len, utf8, &line, &col);
     while (k < nattrs && i < len) {
-        size_t j = i;
-        while (j < len && scan_space(p[j]))
-            j++;
-        advance_8bit(p, i, j, len, utf8, &line, &col);
-        i = j;
+        while (i < len && scan_space(p[i]))
+            i++;
         if (i >= len || p[i] == '/' || p[i] == '>')
             break;
-        Loc at = {r->file_id, line, col};
         size_t name = i;
-        while (i < len && p[i] != '=' && !scan_space(p[i]))
-            i++;
-        size_t nl = i - name;
+        const unsigned char *eq = memchr(p + i, '=', len - i);
+        if (!eq)
+            break;
+        size_t nl = (size_t)(eq - p) - name;
+        while (nl > 0 && scan_space(p[name + nl - 1]))
+            nl--;
+        i = (size_t)(eq - p) + 1;
         while (i < len && p[i] != '\'' && p[i] != '"')
             i++;
         if (i >= len)
             break;
         const unsigned char *close = memchr(p + i + 1, p[i], len - i - 1);
-        size_t end = close ? (size_t)(close - p) + 1 : len;
-        advance_8bit(p, name, end, len, utf8, &line, &col);
-        i = end;
-        if (!is_xmlns((const char *)p + name, nl))
-            attrs[k++].loc = at;
+        i = close ? (size_t)(close - p) + 1 : len;
+        if (is_xmlns((const char *)p + name, nl))
+            continue;
+        if (plain) {
+            col = start.col + (uint32_t)name;
+        } else {
+            advance_8bit(p, counted, name, len, utf8, &line, &col);
+            counted = name;
+        }
+        Loc at = {r->file_id, line, col};
+        attrs[k++].loc = at;
     }
 }
 
@@ -929,33 +1028,50 @@ static void reader_free(XmlReader *r)
     vec_free(&r->ns);
     vec_free(&r->stack);
     vec_free(&r->attrs);
+    vec_free(&r->argv);
     buf_free(&r->text);
     buf_free(&r->scratch);
 }
 
-static void replay_start(XmlReader *r, const unsigned char *p)
+/* A start tag: expat's name and its (name, value) pairs, NULL-ended, and
+ * the tag's bytes (rawlen 0: none). */
+static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *name,
+                         const char **atts, const unsigned char *raw, size_t rawlen)
 {
     Frame f = {0};
     f.elem.loc.file = r->file_id;
-    f.elem.loc.line = get_u32(&p);
-    f.elem.loc.col = get_u32(&p);
-    size_t n = get_u32(&p);
-    size_t rawlen = get_u32(&p);
-    split_name(r, get_str(&p), &f.elem.ns, &f.elem.local, true);
+    f.elem.loc.line = line;
+    f.elem.loc.col = col;
+    split_name(r, name, &f.elem.ns, &f.elem.local, true);
     f.text_start = r->text.len;
     f.attr_start = r->attrs.n;
-    for (size_t i = 0; i < n; i++) {
+    size_t n = 0;
+    for (; atts[2 * n]; n++) {
         XmlAttr a = {0};
-        split_name(r, get_str(&p), &a.ns, &a.local, false);
-        a.value = get_str(&p);
+        split_name(r, atts[2 * n], &a.ns, &a.local, false);
+        a.value = atts[2 * n + 1];
         vec_push(&r->attrs, a);
     }
-    locate_attrs(r, &f, n, p, rawlen);
+    locate_attrs(r, &f, n, raw, rawlen);
     f.elem.nattrs = n;
     open_element(r, &f);
 }
 
-static void replay_end(XmlReader *r)
+static void replay_start(XmlReader *r, const unsigned char *p)
+{
+    uint32_t line = get_u32(&p);
+    uint32_t col = get_u32(&p);
+    size_t n = get_u32(&p);
+    size_t rawlen = get_u32(&p);
+    const char *name = get_str(&p);
+    r->argv.n = 0;
+    for (size_t i = 0; i < 2 * n; i++)
+        vec_push(&r->argv, get_str(&p));
+    vec_push(&r->argv, NULL);
+    reader_start(r, line, col, name, r->argv.v, p, rawlen);
+}
+
+static void reader_end(XmlReader *r)
 {
     if (r->stack.n == 0)
         return;
@@ -970,7 +1086,19 @@ static void replay_end(XmlReader *r)
     r->stack.n--;
 }
 
-static void replay_ns_end(XmlReader *r, const char *p)
+static void reader_text(XmlReader *r, const char *s, size_t len)
+{
+    if (r->stack.n)
+        buf_add(&r->text, s, len);
+}
+
+static void reader_ns_start(XmlReader *r, const char *prefix, const char *uri)
+{
+    NsDecl d = {xml_intern(r, prefix), xml_intern(r, uri)};
+    vec_push(&r->ns, d);
+}
+
+static void reader_ns_end(XmlReader *r, const char *p)
 {
     for (size_t i = r->ns.n; i-- > 0;) {
         if (strcmp(r->ns.v[i].prefix, p) == 0) {
@@ -981,21 +1109,14 @@ static void replay_ns_end(XmlReader *r, const char *p)
     }
 }
 
-static void replay_error(XmlReader *r, RecType type, const unsigned char *p)
+/* An error (or the warning) of one of the error record types; nothing
+ * once the parse has failed. */
+static void reader_error(XmlReader *r, RecType type, uint32_t line, uint32_t col,
+                         uint32_t extra, const char *name)
 {
-    Loc loc = {r->file_id, 1, 1};
-    uint32_t extra = 0;
-    const char *name = "";
-    if (type == R_XML_ERROR || type == R_DOCTYPE || type == R_ENTITY || type == R_BAD_ENCODING ||
-        type == R_BAD_BYTE) {
-        loc.line = get_u32(&p);
-        loc.col = get_u32(&p);
-        extra = get_u32(&p);
-        if (type == R_BAD_ENCODING || type == R_BAD_BYTE)
-            name = get_str(&p);
-    } else if (type == R_IO_ERROR || type == R_NO_BOM_DECL) {
-        extra = get_u32(&p);
-    }
+    if (r->failed)
+        return;
+    Loc loc = {r->file_id, line, col};
     switch (type) {
     case R_NO_BOM_DECL:
         /* a warning: the parse goes on */
@@ -1045,6 +1166,23 @@ static void replay_error(XmlReader *r, RecType type, const unsigned char *p)
     r->failed = true;
 }
 
+static void replay_error(XmlReader *r, RecType type, const unsigned char *p)
+{
+    uint32_t line = 1, col = 1, extra = 0;
+    const char *name = "";
+    if (type == R_XML_ERROR || type == R_DOCTYPE || type == R_ENTITY || type == R_BAD_ENCODING ||
+        type == R_BAD_BYTE) {
+        line = get_u32(&p);
+        col = get_u32(&p);
+        extra = get_u32(&p);
+        if (type == R_BAD_ENCODING || type == R_BAD_BYTE)
+            name = get_str(&p);
+    } else if (type == R_IO_ERROR || type == R_NO_BOM_DECL) {
+        extra = get_u32(&p);
+    }
+    reader_error(r, type, line, col, extra, name);
+}
+
 static void replay(XmlReader *r, const unsigned char *data, size_t used)
 {
     size_t at = 0;
@@ -1061,25 +1199,23 @@ static void replay(XmlReader *r, const unsigned char *data, size_t used)
             replay_start(r, p);
             break;
         case R_END:
-            replay_end(r);
+            reader_end(r);
             break;
         case R_TEXT: {
             uint32_t n = get_u32(&p);
-            if (r->stack.n)
-                buf_add(&r->text, p, n);
+            reader_text(r, (const char *)p, n);
             break;
         }
         case R_NS_START: {
             const char *prefix = get_str(&p);
-            NsDecl d = {xml_intern(r, prefix), xml_intern(r, get_str(&p))};
-            vec_push(&r->ns, d);
+            reader_ns_start(r, prefix, get_str(&p));
             break;
         }
         case R_NS_END:
-            replay_ns_end(r, get_str(&p));
+            reader_ns_end(r, get_str(&p));
             break;
         case R_ENCODING:
-            r->enc = (Encoding)get_u32(&p);
+            reader_encoding(r, (Encoding)get_u32(&p));
             break;
         default:
             replay_error(r, (RecType)type, p);
@@ -1138,13 +1274,12 @@ const char *xml_attr(const XmlElem *e, const char *local)
 
 
 /* ======================================================================
- * Driving the two threads.
+ * Driving a parse.
  * ==================================================================== */
 
-/* expat with the reader thread's callbacks, writing into `q`. */
-static bool producer_init(Producer *pr, Queue *q, const char *file)
+/* expat with the producer's callbacks. */
+static bool producer_init(Producer *pr, const char *file)
 {
-    pr->q = q;
     pr->file = file;
     pr->p = parser_new();
     if (!pr->p)
@@ -1163,51 +1298,20 @@ static bool producer_init(Producer *pr, Queue *q, const char *file)
 
 static bool run(const char *file, Arena *arena, const XmlHandler *h, Producer *pr)
 {
-    Queue q = {0};
-    if (!os_mutex_init(&q.lock) || !os_cond_init(&q.changed)) {
-        diag_io("cannot create a lock");
-        return false;
-    }
-    atomic_init(&q.stop, false);
     XmlReader r = {0};
-    r.q = &q;
     r.file = file;
     r.file_id = diag_file(file);
     r.arena = arena;
     r.h = h;
-
-    if (!producer_init(pr, &q, file)) {
-        os_mutex_destroy(&q.lock);
-        os_cond_destroy(&q.changed);
+    pr->r = &r;
+    if (!producer_init(pr, file))
         return false;
-    }
-
-    OsThread t;
-    bool threaded = os_thread_start(&t, producer_main, pr);
-    if (!threaded) {
-        /* no thread to be had: read everything first, then replay */
-        q.unbounded = true;
-        producer_main(pr);
-    }
-    Block *b;
-    while ((b = queue_pop(&q)) != NULL) {
-        replay(&r, b->data, b->used);
-        queue_recycle(&q, b);
-    }
-    if (threaded)
-        os_thread_join(&t);
-
+    r.p = pr->p;
+    producer_main(pr);
     bool ok = !r.failed && !pr->failed;
     XML_ParserFree(pr->p);
     pr->p = NULL;
-    pr->q = NULL; /* the queue lives in this frame */
-    while (q.spare) {
-        Block *next = q.spare->next;
-        free(q.spare);
-        q.spare = next;
-    }
-    os_mutex_destroy(&q.lock);
-    os_cond_destroy(&q.changed);
+    pr->r = NULL; /* the reader lives in this frame */
     reader_free(&r);
     return ok;
 }
@@ -1225,44 +1329,29 @@ bool xml_parse_mem(const char *name, const void *bytes, size_t len, size_t chunk
 
 /* ---- documents recorded at build time ----
  * The schema files built into the binary are recorded when mcgen is
- * built (tools/xmlrec.c, through xml_record): the reader thread's records
- * of the whole document, without the tags' bytes, so attributes get their
+ * built (tools/xmlrec.c, through xml_record): the records of the whole
+ * document, without the tags' bytes, so attributes get their
  * element's position (these documents are ours, and a mistake in them is
  * an internal error).  A run replays them into the handlers with no
- * expat and no thread: about 1 ms of expat work per run saved, per
+ * expat: about 1 ms of expat work per run saved, per
  * manifest in a batch for winmeta.xml. */
 
 bool xml_record(const char *name, const void *bytes, size_t len, Buf *out)
 {
-    Queue q = {0};
-    if (!os_mutex_init(&q.lock) || !os_cond_init(&q.changed)) {
-        diag_io("cannot create a lock");
-        return false;
-    }
-    atomic_init(&q.stop, false);
-    q.unbounded = true;
+    Buf rec = {0};
     Producer pr = {0};
     pr.bytes = bytes;
     pr.len = len;
-    pr.recording = true;
-    bool ok = producer_init(&pr, &q, name);
+    pr.rec = &rec;
+    bool ok = producer_init(&pr, name);
     if (ok) {
         producer_main(&pr);
         ok = !pr.failed;
         XML_ParserFree(pr.p);
     }
-    for (Block *b = q.head, *next; b; b = next) {
-        next = b->next;
-        if (ok)
-            buf_add(out, b->data, b->used);
-        free(b);
-    }
-    for (Block *b = q.spare, *next; b; b = next) {
-        next = b->next;
-        free(b);
-    }
-    os_mutex_destroy(&q.lock);
-    os_cond_destroy(&q.changed);
+    if (ok)
+        buf_add(out, rec.s, rec.len);
+    buf_free(&rec);
     return ok;
 }
 

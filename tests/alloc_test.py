@@ -12,8 +12,8 @@ every output the run writes:
   render   mcgen --render=t.j2:out.txt hello.man   (a small user template)
 
 N runs from 1 up to past the run's last allocation: the sweep stops after
-five runs in a row that did not fail (the count varies by a block or two
-with the reader thread's timing).  Every run must end in one of two ways:
+five runs in a row that did not fail (the count may vary with the
+threads' timing).  Every run must end in one of two ways:
 
   * exit 2, "mcgen: error: out of memory" on stderr (and, at most, the
     closing "N errors, M warnings" line), every older output byte for byte

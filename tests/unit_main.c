@@ -51,7 +51,7 @@ Manifest *unit_load(const char *name, const void *bytes, size_t len, size_t chun
 
 #if defined(__SANITIZE_THREAD__)
 /* unit_in_child's children end the process from inside a parse, as mcgen
- * does when memory runs out; exit() ends the reader thread without a join,
+ * does when memory runs out; exit() ends any thread running without a join,
  * which ThreadSanitizer would report as a thread leak. */
 const char *__tsan_default_options(void);
 const char *__tsan_default_options(void) { return "report_thread_leaks=0"; }

@@ -13,9 +13,9 @@
  *     build/tools/xmlrec schema/winmeta.xml schema/eventman.xsd > build/gen/records.c
  *
  * parses each file by xml.c's own reader (xml_record) and writes it as a C
- * array rec_<name with . and - as _>[] of the records its reader thread
- * would write, with rec_<name>_len, for xml.c's replay path
- * (xml_parse_recorded) and its tests; mcgen itself replayed them before
+ * array rec_<name with . and - as _>[] of the records of its parse, with
+ * rec_<name>_len, for xml.c's replay path (xml_parse_recorded) and its
+ * tests; mcgen itself replayed them before
  * the tables.  The records hold native 32-bit integers: the builds this
  * file serves (the host's, and mingw-w64's x86-64) are little-endian alike.
  */
