@@ -7,11 +7,10 @@
  * manifest order, numbers in decimal, 64-bit masks as "0x%016llx" strings
  * (JSON numbers lose precision past 2^53), no host data, no white space
  * but the final newline (a 50 MB manifest gives a large model; pipe it
- * through a pretty-printer to read it).  Large models are written in parts
- * by two threads, in order (see "the document as parts").
+ * through a pretty-printer to read it).  The text goes to the output in
+ * 64 KiB pieces as it is made (see "--json").
  */
 #include "mcgen.h"
-#include "os.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -359,8 +358,7 @@ static void event(W *w, const Event *e)
     obj_end(w);
 }
 
-/* The provider object up to and including '"events":['. */
-static void provider_head(W *w, const Provider *p)
+static void provider(W *w, const Provider *p)
 {
     obj_begin(w, NULL);
     knum(w, "index", (unsigned)p->index);
@@ -482,12 +480,10 @@ static void provider_head(W *w, const Provider *p)
     arr_end(w);
 
     arr_begin(w, "events");
-}
-
-/* After the events: the rest of the provider object. */
-static void provider_tail(W *w, const Provider *p)
-{
+    for (size_t i = 0; i < p->events.n; i++)
+        event(w, p->events.v[i]);
     arr_end(w);
+
     arr_begin(w, "filters");
     for (size_t i = 0; i < p->filters.n; i++) {
         const Filter *f = p->filters.v[i];
@@ -506,102 +502,64 @@ static void provider_tail(W *w, const Provider *p)
     obj_end(w);
 }
 
-/* ---- the document as parts ----
- *
- * The document is cut into parts that can be rendered independently:
- * provider heads, runs of events, provider tails, runs of strings.  Two
- * threads render parts into their own buffers; the calling thread writes
- * finished parts in order.  A part is only started when it is less than
- * WINDOW parts ahead of the writer, so memory stays bounded.  The bytes do
- * not depend on which thread rendered what. */
-
-enum { EVENTS_PER_PART = 256, STRINGS_PER_PART = 1024, WINDOW = 16 };
-
-typedef enum { P_START, P_PROV_HEAD, P_EVENTS, P_PROV_TAIL, P_MIDDLE, P_CULTURE_HEAD,
-               P_STRINGS, P_CULTURE_TAIL, P_END } PartKind;
-
-typedef struct Part {
-    PartKind kind;
-    size_t index; /* provider or culture */
-    size_t begin, end;
-    Buf out;
-    bool done;
-} Part;
-
-/* One part of the document, walked into the sink. */
-static void walk_part(const Manifest *m, ModelSink *sink, const Part *part)
+void json_walk(const Manifest *m, ModelSink *s)
 {
-    W *w = &(W){sink, m};
-    switch (part->kind) {
-    case P_START:
+    W *w = &(W){s, m};
+    obj_begin(w, NULL);
+    knum(w, "mcgenJsonVersion", 1);
+    kstr(w, "file", m->file);
+    arr_begin(w, "providers");
+    for (size_t i = 0; i < m->providers.n; i++)
+        provider(w, m->providers.v[i]);
+    arr_end(w);
+    arr_begin(w, "messageTable");
+    for (size_t i = 0; i < m->message_table.n; i++) {
+        const MessageEntry *e = m->message_table.v[i];
         obj_begin(w, NULL);
-        knum(w, "mcgenJsonVersion", 1);
-        kstr(w, "file", m->file);
-        arr_begin(w, "providers");
-        break;
-    case P_PROV_HEAD:
-        provider_head(w, m->providers.v[part->index]);
-        break;
-    case P_EVENTS: {
-        const Provider *p = m->providers.v[part->index];
-        for (size_t i = part->begin; i < part->end; i++)
-            event(w, p->events.v[i]);
-        break;
+        knum(w, "value", e->value);
+        kstr(w, "symbol", e->symbol);
+        kstr(w, "mid", e->mid);
+        kmsg(w, "message", &e->msg, NULL, NULL);
+        kloc(w, e->loc);
+        obj_end(w);
     }
-    case P_PROV_TAIL:
-        provider_tail(w, m->providers.v[part->index]);
-        break;
-    case P_MIDDLE:
-        arr_end(w);
-        arr_begin(w, "messageTable");
-        for (size_t i = 0; i < m->message_table.n; i++) {
-            const MessageEntry *e = m->message_table.v[i];
-            obj_begin(w, NULL);
-            knum(w, "value", e->value);
-            kstr(w, "symbol", e->symbol);
-            kstr(w, "mid", e->mid);
-            kmsg(w, "message", &e->msg, NULL, NULL);
-            kloc(w, e->loc);
-            obj_end(w);
-        }
-        arr_end(w);
-        arr_begin(w, "cultures");
-        break;
-    case P_CULTURE_HEAD:
+    arr_end(w);
+    arr_begin(w, "cultures");
+    for (size_t i = 0; i < m->cultures.n; i++) {
+        const Culture *c = m->cultures.v[i];
         obj_begin(w, NULL);
-        kstr(w, "name", m->cultures.v[part->index]->name);
+        kstr(w, "name", c->name);
         arr_begin(w, "strings");
-        break;
-    case P_STRINGS: {
-        const Culture *c = m->cultures.v[part->index];
-        for (size_t j = part->begin; j < part->end; j++) {
-            const String *s = c->strings.v[j];
+        for (size_t j = 0; j < c->strings.n; j++) {
+            const String *str = c->strings.v[j];
             obj_begin(w, NULL);
-            kstr(w, "id", s->id);
-            kstr(w, "value", s->value);
-            if (s->string_type)
-                kstr(w, "stringType", s->string_type);
-            kloc(w, s->loc);
+            kstr(w, "id", str->id);
+            kstr(w, "value", str->value);
+            if (str->string_type)
+                kstr(w, "stringType", str->string_type);
+            kloc(w, str->loc);
             obj_end(w);
         }
-        break;
-    }
-    case P_CULTURE_TAIL:
         arr_end(w);
         obj_end(w);
-        break;
-    case P_END:
-        arr_end(w);
-        obj_end(w);
-        break;
     }
+    arr_end(w);
+    obj_end(w);
 }
 
-/* ---- --json: parts walked into JSON text ---- */
+/* ---- --json: the walk as JSON text ----
+ * One thread, one buffer: the text goes to the output whenever FLUSH_AT
+ * bytes have gathered at the end of an object, so the buffer's pages are
+ * touched once and reused (first-touch page faults are a large part of
+ * the CPU time here).  --json used to render parts of the document on a
+ * second thread: measured on gen-5mb and gen-50mb it saved no CPU time
+ * and cost 1,200 page faults and 1.5-5 MiB of peak RSS in part buffers. */
+
+enum { FLUSH_AT = 64 * 1024 };
 
 /* Keys repeat (the address of a literal, of a culture name): whether one
- * needs escaping is looked at once per part, in a small cache by address
- * (the walk's keys do not change while it runs). */
+ * needs escaping is looked at once, in a small cache by address (the
+ * walk's keys do not change while it runs). */
 typedef struct KeySeen {
     const char *k;
     size_t n;
@@ -611,6 +569,7 @@ typedef struct KeySeen {
 typedef struct TextSink {
     ModelSink s;
     JsonW j;
+    Out *out; /* NULL: all of the text stays in the buffer */
     KeySeen keys[64];
 } TextSink;
 
@@ -625,11 +584,16 @@ static void t_begin(ModelSink *s, bool list)
 
 static void t_end(ModelSink *s, bool list)
 {
-    JsonW *j = &((TextSink *)s)->j;
+    TextSink *t = (TextSink *)s;
     if (list)
-        jsonw_end_list(j);
+        jsonw_end_list(&t->j);
     else
-        jsonw_end_object(j);
+        jsonw_end_object(&t->j);
+    if (t->out && t->j.b->len >= FLUSH_AT) {
+        out_put(t->out, t->j.b->s, t->j.b->len);
+        t->j.b->len = 0;
+        t->j.b->s[0] = '\0';
+    }
 }
 
 static void t_key(ModelSink *s, const char *k)
@@ -650,147 +614,24 @@ static void t_uint(ModelSink *s, uint64_t v) { jsonw_uint(&((TextSink *)s)->j, v
 static void t_bool(ModelSink *s, bool v) { jsonw_bool(&((TextSink *)s)->j, v); }
 static void t_null(ModelSink *s) { jsonw_null(&((TextSink *)s)->j); }
 
-/* A part as compact JSON text in part->out.  A part starts inside the
- * document, so the writer starts there too: whether the part's first
- * value follows another one at its level (and needs a comma) is known
- * from where the part begins. */
-static void render(const Manifest *m, Part *part)
+/* The document into b, and into out (when not NULL) as it goes. */
+static void text_walk(const Manifest *m, Buf *b, Out *out)
 {
-    TextSink t = {{t_begin, t_end, t_key, t_str, t_uint, t_bool, t_null}, {0}, {{0}}};
-    jsonw_init(&t.j, &part->out, 0);
-    if (part->kind != P_START) {
-        t.j.depth = 2;
-        t.j.first = part->kind == P_PROV_HEAD || part->kind == P_CULTURE_HEAD
-                        ? part->index == 0
-                        : (part->kind == P_EVENTS || part->kind == P_STRINGS) && part->begin == 0;
-    }
-    walk_part(m, &t.s, part);
-    if (part->kind == P_END)
-        buf_addc(&part->out, '\n');
-}
-
-typedef VEC(Part) PartVec;
-
-static void add_part(PartVec *parts, PartKind kind, size_t index, size_t begin, size_t end)
-{
-    Part p = {kind, index, begin, end, {0}, false};
-    vec_push(parts, p);
-}
-
-typedef struct Render {
-    const Manifest *m;
-    Part *parts;
-    size_t n;
-    size_t next;    /* first part nobody has started */
-    size_t written; /* parts before this are written and freed */
-    OsMutex lock;
-    OsCond changed;
-} Render;
-
-/* Renders parts until none is left to start; the writer (`write` set)
- * also writes finished parts in order. */
-static void render_loop(Render *r, Out *write)
-{
-    os_mutex_lock(&r->lock);
-    for (;;) {
-        if (write && r->written < r->n && r->parts[r->written].done) {
-            Part *p = &r->parts[r->written];
-            os_mutex_unlock(&r->lock);
-            out_put(write, p->out.s, p->out.len);
-            buf_free(&p->out);
-            os_mutex_lock(&r->lock);
-            r->written++;
-            os_cond_broadcast(&r->changed);
-            continue;
-        }
-        if (r->next < r->n && r->next < r->written + WINDOW) {
-            Part *p = &r->parts[r->next++];
-            os_mutex_unlock(&r->lock);
-            render(r->m, p);
-            os_mutex_lock(&r->lock);
-            p->done = true;
-            os_cond_broadcast(&r->changed);
-            continue;
-        }
-        if (write ? r->written == r->n : r->next == r->n)
-            break;
-        os_cond_wait(&r->changed, &r->lock);
-    }
-    os_mutex_unlock(&r->lock);
-}
-
-static void *render_thread(void *arg)
-{
-    render_loop(arg, NULL);
-    return NULL;
-}
-
-static void plan(const Manifest *m, PartVec *parts)
-{
-    add_part(parts, P_START, 0, 0, 0);
-    for (size_t i = 0; i < m->providers.n; i++) {
-        const Provider *p = m->providers.v[i];
-        add_part(parts, P_PROV_HEAD, i, 0, 0);
-        for (size_t b = 0; b < p->events.n; b += EVENTS_PER_PART)
-            add_part(parts, P_EVENTS, i, b,
-                     b + EVENTS_PER_PART < p->events.n ? b + EVENTS_PER_PART : p->events.n);
-        add_part(parts, P_PROV_TAIL, i, 0, 0);
-    }
-    add_part(parts, P_MIDDLE, 0, 0, 0);
-    for (size_t i = 0; i < m->cultures.n; i++) {
-        const Culture *c = m->cultures.v[i];
-        add_part(parts, P_CULTURE_HEAD, i, 0, 0);
-        for (size_t b = 0; b < c->strings.n; b += STRINGS_PER_PART)
-            add_part(parts, P_STRINGS, i, b,
-                     b + STRINGS_PER_PART < c->strings.n ? b + STRINGS_PER_PART : c->strings.n);
-        add_part(parts, P_CULTURE_TAIL, i, 0, 0);
-    }
-    add_part(parts, P_END, 0, 0, 0);
+    TextSink *t = xcalloc(1, sizeof *t);
+    t->s = (ModelSink){t_begin, t_end, t_key, t_str, t_uint, t_bool, t_null};
+    t->out = out;
+    jsonw_init(&t->j, b, 0);
+    json_walk(m, &t->s);
+    buf_addc(b, '\n');
+    free(t);
 }
 
 void json_write_model(const Manifest *m, Out *f)
 {
-    PartVec parts = {0};
-    plan(m, &parts);
-    Render r = {.m = m, .parts = parts.v, .n = parts.n};
-    bool sync = os_mutex_init(&r.lock) && os_cond_init(&r.changed);
-    OsThread t;
-    bool threaded = sync && parts.n > 4 && os_thread_start(&t, render_thread, &r);
-    if (sync) {
-        render_loop(&r, f);
-    } else {
-        for (size_t i = 0; i < parts.n; i++) {
-            render(m, &parts.v[i]);
-            out_put(f, parts.v[i].out.s, parts.v[i].out.len);
-            buf_free(&parts.v[i].out);
-        }
-    }
-    if (threaded)
-        os_thread_join(&t);
-    if (sync) {
-        os_mutex_destroy(&r.lock);
-        os_cond_destroy(&r.changed);
-    }
-    vec_free(&parts);
+    Buf b = {0};
+    text_walk(m, &b, f);
+    out_put(f, b.s, b.len);
+    buf_free(&b);
 }
 
-void json_model_to_buf(const Manifest *m, Buf *b)
-{
-    PartVec parts = {0};
-    plan(m, &parts);
-    for (size_t i = 0; i < parts.n; i++) {
-        render(m, &parts.v[i]);
-        buf_add(b, parts.v[i].out.s, parts.v[i].out.len);
-        buf_free(&parts.v[i].out);
-    }
-    vec_free(&parts);
-}
-
-void json_walk(const Manifest *m, ModelSink *s)
-{
-    PartVec parts = {0};
-    plan(m, &parts);
-    for (size_t i = 0; i < parts.n; i++)
-        walk_part(m, s, &parts.v[i]);
-    vec_free(&parts);
-}
+void json_model_to_buf(const Manifest *m, Buf *b) { text_walk(m, b, NULL); }

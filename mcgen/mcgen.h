@@ -999,7 +999,7 @@ struct ModelSink {
     void (*null)(ModelSink *s);
 };
 void json_walk(const Manifest *m, ModelSink *s);
-/* --json: the walk as compact JSON text, in parts by two threads. */
+/* --json: the walk as compact JSON text, written out as it is made. */
 void json_write_model(const Manifest *m, Out *out);
 void json_model_to_buf(const Manifest *m, Buf *b);
 
