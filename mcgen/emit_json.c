@@ -557,20 +557,22 @@ void json_walk(const Manifest *m, ModelSink *s)
 
 enum { FLUSH_AT = 64 * 1024 };
 
-/* Keys repeat (the address of a literal, of a culture name): whether one
- * needs escaping is looked at once, in a small cache by address (the
+/* Keys repeat (the address of a literal, of a culture name): each one's
+ * text is made once (jsonw_key_prepare), in a small cache by address (the
  * walk's keys do not change while it runs). */
+enum { KEY_SLOTS = 256 };
+
 typedef struct KeySeen {
     const char *k;
-    size_t n;
-    bool plain;
+    bool prepared;
+    JsonKey key;
 } KeySeen;
 
 typedef struct TextSink {
     ModelSink s;
     JsonW j;
     Out *out; /* NULL: all of the text stays in the buffer */
-    KeySeen keys[64];
+    KeySeen keys[KEY_SLOTS];
 } TextSink;
 
 static void t_begin(ModelSink *s, bool list)
@@ -599,13 +601,14 @@ static void t_end(ModelSink *s, bool list)
 static void t_key(ModelSink *s, const char *k)
 {
     TextSink *t = (TextSink *)s;
-    KeySeen *seen = &t->keys[((uintptr_t)k >> 3) % 64];
+    /* literals lie close together: the address's bits mixed, the top ones used */
+    KeySeen *seen = &t->keys[(uint32_t)((uintptr_t)k * 0x9E3779B1u) >> 24];
     if (seen->k != k) {
         seen->k = k;
-        seen->plain = jsonw_plain(k, &seen->n);
+        seen->prepared = jsonw_key_prepare(&seen->key, k);
     }
-    if (seen->plain)
-        jsonw_key_plain(&t->j, k, seen->n);
+    if (seen->prepared)
+        jsonw_key_prepared(&t->j, &seen->key);
     else
         jsonw_key(&t->j, k);
 }

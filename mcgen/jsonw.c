@@ -4,8 +4,10 @@
  * --json writes documents of a hundred megabytes through here, so the
  * common cases are cheap: room is reserved once per token and bytes are
  * stored without further checks (b->s[b->len] is '\0' again after each
- * token, as Buf promises), and a string that needs no escape (a table
- * marks the bytes that do) is copied at once.
+ * token, as Buf promises), a string that needs no escape (a table
+ * marks the bytes that do) is copied at once, a key written many times
+ * is quoted once (JsonKey) and then copied with fixed-size copies, and
+ * integers are written two digits at a time from a table.
  */
 #include "jsonw.h"
 
@@ -181,42 +183,36 @@ void jsonw_key(JsonW *w, const char *k)
     key_end(w);
 }
 
-bool jsonw_plain(const char *s, size_t *len)
+/* The bytes of s (NUL-terminated) before the first that needs a look:
+ * four a round, each test stopping at the NUL (kind 1) before the next
+ * byte is read. */
+static size_t plain_prefix(const char *s)
 {
-    const char *p = s;
-    while (kind[(unsigned char)*p] == 0)
-        p++;
-    *len = (size_t)(p - s);
-    return *p == '\0';
+    const unsigned char *p = (const unsigned char *)s;
+    for (;;) {
+        if (kind[p[0]])
+            return (size_t)(p - (const unsigned char *)s);
+        if (kind[p[1]])
+            return (size_t)(p + 1 - (const unsigned char *)s);
+        if (kind[p[2]])
+            return (size_t)(p + 2 - (const unsigned char *)s);
+        if (kind[p[3]])
+            return (size_t)(p + 3 - (const unsigned char *)s);
+        p += 4;
+    }
 }
 
-void jsonw_key_plain(JsonW *w, const char *k, size_t n)
+bool jsonw_key_prepare(JsonKey *key, const char *k)
 {
-    if (w->indent || w->after_key || w->depth == 0) {
-        item(w);
-        put(w, "\"", 1);
-        put(w, k, n);
-        put(w, "\"", 1);
-        key_end(w);
-        return;
-    }
-    /* compact, inside an object: the comma, the key and the colon at once */
-    Buf *b = w->b;
-    if (b->len + n + 5 > b->cap)
-        buf_grow(b, n + 4);
-    char *o = b->s + b->len;
-    size_t i = 0;
-    if (!w->first)
-        o[i++] = ',';
-    w->first = false;
-    o[i++] = '"';
-    memcpy(o + i, k, n);
-    i += n;
-    o[i++] = '"';
-    o[i++] = ':';
-    o[i] = '\0';
-    b->len += i;
-    w->after_key = true;
+    size_t n = plain_prefix(k);
+    memset(key, 0, sizeof *key);
+    if (k[n] || n + 3 > sizeof key->text - 1)
+        return false;
+    key->text[0] = '"';
+    memcpy(key->text + 1, k, n);
+    memcpy(key->text + 1 + n, "\":", 2);
+    key->n = n + 3;
+    return true;
 }
 
 void jsonw_strn(JsonW *w, const char *s, size_t n)
@@ -233,8 +229,8 @@ void jsonw_str(JsonW *w, const char *s)
     }
     item(w);
     /* one pass for the usual string that needs no escape */
-    size_t n;
-    if (!jsonw_plain(s, &n)) {
+    size_t n = plain_prefix(s);
+    if (s[n]) {
         quoted(w, s, n + strlen(s + n));
         return;
     }
@@ -255,18 +251,29 @@ void jsonw_kstr(JsonW *w, const char *k, const char *v)
     jsonw_str(w, v);
 }
 
+/* Decimal digits, two at a time from a table, written from the end of a
+ * scratch area and copied out with one fixed-size copy (no count of the
+ * digits first). */
 static void digits(JsonW *w, uint64_t v, bool negative)
 {
-    char tmp[24];
-    int i = sizeof tmp;
-    do {
-        tmp[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+                                "25262728293031323334353637383940414243444546474849"
+                                "50515253545556575859606162636465666768697071727374"
+                                "75767778798081828384858687888990919293949596979899";
+    enum { MAX = 24 }; /* 20 digits, the sign, and room to spare */
+    char tmp[2 * MAX], *e = tmp + MAX, *p = e;
+    for (; v >= 100; v /= 100)
+        p -= 2, memcpy(p, pairs + 2 * (v % 100), 2);
+    if (v >= 10)
+        p -= 2, memcpy(p, pairs + 2 * v, 2);
+    else
+        *--p = (char)('0' + v);
     if (negative)
-        tmp[--i] = '-';
-    put(w, tmp + i, sizeof tmp - (size_t)i);
-    terminate(w);
+        *--p = '-';
+    char *o = reserve(w, MAX);
+    memcpy(o, p, MAX); /* the digits and bytes after them, cut off below */
+    w->b->len += (size_t)(e - p);
+    o[e - p] = '\0';
 }
 
 void jsonw_uint(JsonW *w, uint64_t v)

@@ -13,7 +13,8 @@
  * Strings are always valid JSON whatever the bytes: '"', '\\' and control
  * characters (and DEL) are escaped, UTF-8 is copied, and a byte sequence
  * that is not UTF-8 (a stray byte, an overlong form, an encoded surrogate)
- * becomes U+FFFD.  Keys are escaped the same way.  Integers are decimal.
+ * becomes U+FFFD.  Keys are escaped the same way.  Integers are decimal,
+ * without printf.
  */
 #ifndef MCGEN_JSONW_H
 #define MCGEN_JSONW_H
@@ -43,11 +44,33 @@ void jsonw_int(JsonW *w, int64_t v);
 void jsonw_bool(JsonW *w, bool v);
 void jsonw_null(JsonW *w);
 
-/* Whether s (NUL-terminated) needs no escape, its length in *len when
- * it does not; then jsonw_key_plain writes it as a key without looking at
- * it again (for a caller that writes the same keys many times). */
-bool jsonw_plain(const char *s, size_t *len);
-void jsonw_key_plain(JsonW *w, const char *k, size_t n);
+/* A key written many times (--json writes a few hundred keys a million
+ * times): its text, quoted and with the colon, made once when it needs
+ * no escape and is short; jsonw_key_prepare says whether it could.  Then
+ * jsonw_key_prepared writes it with fixed-size copies, for a compact
+ * writer inside an object only. */
+typedef struct JsonKey {
+    char text[32]; /* "key": and NULs to the end */
+    size_t n;      /* bytes of it before the NULs, at most 31 */
+} JsonKey;
+bool jsonw_key_prepare(JsonKey *key, const char *k);
+
+/* Inline: it is the writer's most frequent call in --json.  The comma is
+ * always stored and kept only when needed; the text's NULs past key->n
+ * terminate the buffer. */
+static inline void jsonw_key_prepared(JsonW *w, const JsonKey *key)
+{
+    Buf *b = w->b;
+    if (b->len + 2 + sizeof key->text > b->cap)
+        buf_grow(b, 1 + sizeof key->text);
+    char *o = b->s + b->len;
+    size_t comma = !w->first;
+    o[0] = ',';
+    memcpy(o + comma, key->text, sizeof key->text);
+    b->len += comma + key->n;
+    w->first = false;
+    w->after_key = true;
+}
 
 /* key and value in one call */
 void jsonw_kstr(JsonW *w, const char *k, const char *v); /* v NULL: null */

@@ -1,6 +1,8 @@
 /* jsonw_test.c - the JSON writer: the document's commas and white space
  * in both styles, and strings that stay valid JSON (RFC 8259 section 7)
  * whatever bytes they are given. */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,6 +134,62 @@ START_TEST(test_jsonw_keys_escaped)
 }
 END_TEST
 
+/* Integers at every change in their number of digits, against printf. */
+START_TEST(test_jsonw_numbers_as_printf)
+{
+    uint64_t p = 1;
+    for (int d = 0; d < 20; d++, p *= 10) {
+        uint64_t vs[] = {p - 1, p, p + 1, p * 5, UINT64_MAX - p};
+        for (size_t i = 0; i < sizeof vs / sizeof *vs; i++) {
+            char want[64];
+            Buf b = {0};
+            JsonW w;
+            jsonw_init(&w, &b, 0);
+            jsonw_begin_list(&w);
+            jsonw_uint(&w, vs[i]);
+            jsonw_int(&w, -(int64_t)(vs[i] >> 1));
+            jsonw_int(&w, (int64_t)(vs[i] >> 1));
+            jsonw_end_list(&w);
+            snprintf(want, sizeof want, "[%" PRIu64 ",%" PRId64 ",%" PRId64 "]", vs[i],
+                     -(int64_t)(vs[i] >> 1), (int64_t)(vs[i] >> 1));
+            ck_assert_str_eq(b.s, want);
+            ck_assert_uint_eq(b.len, strlen(want));
+            buf_free(&b);
+        }
+    }
+}
+END_TEST
+
+/* Prepared keys give the bytes jsonw_key gives, first in an object or not;
+ * a key that needs an escape, is not ASCII or is too long is refused. */
+START_TEST(test_jsonw_prepared_keys)
+{
+    JsonKey a, longest, too_long, esc, utf8;
+    ck_assert(jsonw_key_prepare(&a, "name"));
+    ck_assert(jsonw_key_prepare(&longest, "abcdefghijklmnopqrstuvwxyz01")); /* 28 bytes */
+    ck_assert(!jsonw_key_prepare(&too_long, "abcdefghijklmnopqrstuvwxyz012"));
+    ck_assert(!jsonw_key_prepare(&esc, "a\"b"));
+    ck_assert(!jsonw_key_prepare(&utf8, "caf\xC3\xA9"));
+    Buf b = {0};
+    JsonW w;
+    jsonw_init(&w, &b, 0);
+    jsonw_begin_object(&w);
+    jsonw_key_prepared(&w, &a);
+    jsonw_str(&w, "x");
+    jsonw_key(&w, "k");
+    jsonw_begin_object(&w);
+    jsonw_key_prepared(&w, &longest);
+    jsonw_uint(&w, 1);
+    jsonw_end_object(&w);
+    jsonw_key_prepared(&w, &a);
+    jsonw_null(&w);
+    jsonw_end_object(&w);
+    ck_assert_str_eq(b.s, "{\"name\":\"x\",\"k\":{\"abcdefghijklmnopqrstuvwxyz01\":1},\"name\":null}");
+    ck_assert_uint_eq(b.len, strlen(b.s));
+    buf_free(&b);
+}
+END_TEST
+
 Suite *jsonw_suite(void)
 {
     Suite *s = suite_create("jsonw");
@@ -141,6 +199,8 @@ Suite *jsonw_suite(void)
     tcase_add_test(tc, test_jsonw_string_escapes);
     tcase_add_test(tc, test_jsonw_string_utf8_kept_or_replaced);
     tcase_add_test(tc, test_jsonw_keys_escaped);
+    tcase_add_test(tc, test_jsonw_numbers_as_printf);
+    tcase_add_test(tc, test_jsonw_prepared_keys);
     suite_add_tcase(s, tc);
     return s;
 }
