@@ -560,7 +560,7 @@ enum { FLUSH_AT = 64 * 1024 };
 /* Keys repeat (the address of a literal, of a culture name): each one's
  * text is made once (jsonw_key_prepare), in a small cache by address (the
  * walk's keys do not change while it runs). */
-enum { KEY_SLOTS = 256 };
+enum { KEY_BITS = 9, KEY_SLOTS = 1 << KEY_BITS, KEY_PROBES = 4 };
 
 typedef struct KeySeen {
     const char *k;
@@ -598,20 +598,40 @@ static void t_end(ModelSink *s, bool list)
     }
 }
 
+/* The key's slot: its own, or one of the next few (the walk has about
+ * 150 keys, so some share a home slot); when all of those hold other
+ * keys, the home slot is taken over. */
+static KeySeen *key_slot(TextSink *t, const char *k)
+{
+    size_t home = (size_t)(((uint64_t)(uintptr_t)k * 0x9E3779B97F4A7C15u) >> (64 - KEY_BITS));
+    if (t->keys[home].k == k)
+        return &t->keys[home];
+    for (size_t i = 0; i < KEY_PROBES; i++) {
+        KeySeen *seen = &t->keys[(home + i) & (KEY_SLOTS - 1)];
+        if (seen->k == k)
+            return seen;
+        if (!seen->k) {
+            seen->k = k;
+            seen->prepared = jsonw_key_prepare(&seen->key, k);
+            return seen;
+        }
+    }
+    KeySeen *seen = &t->keys[home];
+    seen->k = k;
+    seen->prepared = jsonw_key_prepare(&seen->key, k);
+    return seen;
+}
+
 static void t_key(ModelSink *s, const char *k)
 {
     TextSink *t = (TextSink *)s;
-    /* literals lie close together: the address's bits mixed, the top ones used */
-    KeySeen *seen = &t->keys[(uint32_t)((uintptr_t)k * 0x9E3779B1u) >> 24];
-    if (seen->k != k) {
-        seen->k = k;
-        seen->prepared = jsonw_key_prepare(&seen->key, k);
-    }
+    KeySeen *seen = key_slot(t, k);
     if (seen->prepared)
         jsonw_key_prepared(&t->j, &seen->key);
     else
         jsonw_key(&t->j, k);
 }
+
 static void t_str(ModelSink *s, const char *v) { jsonw_str(&((TextSink *)s)->j, v); }
 static void t_uint(ModelSink *s, uint64_t v) { jsonw_uint(&((TextSink *)s)->j, v); }
 static void t_bool(ModelSink *s, bool v) { jsonw_bool(&((TextSink *)s)->j, v); }
