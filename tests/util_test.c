@@ -273,6 +273,47 @@ START_TEST(test_util_sha256_md5_vectors)
 }
 END_TEST
 
+/* The SHA instructions and the portable code give the same digests: the
+ * FIPS 180-4 one-million-'a' vector, and every length from 0 to 300 of
+ * varied bytes (each tail and padding case, one to six blocks), hashed by
+ * sha256 (the SHA instructions where the CPU has them) and by the portable
+ * compression over a message padded here as FIPS 180-4 5.1.1 says. */
+START_TEST(test_util_sha256_hw_matches_portable)
+{
+    unsigned char d[32];
+    char h[65];
+    size_t big = 1000000;
+    unsigned char *a = malloc(big);
+    ck_assert_ptr_nonnull(a);
+    memset(a, 'a', big);
+    sha256(a, big, d);
+    hex(d, 32, h);
+    ck_assert_str_eq(h, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    free(a);
+
+    unsigned char msg[300], pad[448];
+    for (size_t i = 0; i < sizeof msg; i++)
+        msg[i] = (unsigned char)(i * 131 + 7);
+    for (size_t n = 0; n <= sizeof msg; n++) {
+        size_t padded = (n + 9 + 63) / 64 * 64;
+        memset(pad, 0, padded);
+        memcpy(pad, msg, n);
+        pad[n] = 0x80;
+        for (int i = 0; i < 8; i++)
+            pad[padded - 1 - (size_t)i] = (unsigned char)((uint64_t)n * 8 >> (8 * i));
+        uint32_t st[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                          0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+        sha256_blocks_portable(st, pad, padded / 64);
+        unsigned char want[32];
+        for (int i = 0; i < 32; i++)
+            want[i] = (unsigned char)(st[i / 4] >> (24 - 8 * (i % 4)));
+        sha256(msg, n, d);
+        ck_assert_msg(memcmp(d, want, 32) == 0, "length %zu (SHA instructions: %d)", n,
+                      (int)sha256_hw());
+    }
+}
+END_TEST
+
 /* A stable sort keeps equal elements in order. */
 static int cmp_first(const void *a, const void *b)
 {
@@ -444,6 +485,7 @@ Suite *util_suite(void)
     tcase_add_test(tc, test_util_utf_round_trip);
     tcase_add_test(tc, test_util_guid_parse_format);
     tcase_add_test(tc, test_util_sha256_md5_vectors);
+    tcase_add_test(tc, test_util_sha256_hw_matches_portable);
     tcase_add_test(tc, test_util_sort_stable);
     tcase_add_test(tc, test_util_fail_after_fails_one);
     tcase_add_test(tc, test_util_out_of_memory_exits_2);
