@@ -667,28 +667,42 @@ void utf16_to_utf8(Buf *out, const unsigned char *p, size_t nbytes, bool big_end
 
 void utf8_to_utf16le(Buf *out, const char *s, size_t n)
 {
-    size_t i = 0;
+    /* at most 2 bytes out per byte in (4 for a 4-byte sequence); written
+     * through a local pointer, since a store through char * could change
+     * out->len as far as the compiler knows, and ASCII (most of every
+     * manifest) 8 bytes at a time */
     buf_grow(out, 2 * n);
+    unsigned char *q = (unsigned char *)out->s + out->len;
+    size_t i = 0;
     while (i < n) {
+        uint64_t w;
+        if (n - i >= 8 && (memcpy(&w, s + i, 8), !(w & 0x8080808080808080u))) {
+            for (int k = 0; k < 8; k++)
+                q[2 * k] = (unsigned char)s[i + (size_t)k], q[2 * k + 1] = 0;
+            q += 16, i += 8;
+            continue;
+        }
         unsigned char a = (unsigned char)s[i];
-        if (a < 0x80) { /* ASCII: most of every manifest */
-            out->s[out->len++] = (char)a;
-            out->s[out->len++] = 0;
-            i++;
+        if (a < 0x80) {
+            q[0] = a, q[1] = 0;
+            q += 2, i++;
             continue;
         }
         uint32_t c;
         i += utf8_get(s + i, n - i, &c);
         if (c >= 0x10000) {
             c -= 0x10000;
-            buf_u16le(out, (uint16_t)(0xD800 + (c >> 10)));
-            buf_u16le(out, (uint16_t)(0xDC00 + (c & 0x3FF)));
+            uint32_t hi = 0xD800 + (c >> 10), lo = 0xDC00 + (c & 0x3FF);
+            q[0] = (unsigned char)hi, q[1] = (unsigned char)(hi >> 8);
+            q[2] = (unsigned char)lo, q[3] = (unsigned char)(lo >> 8);
+            q += 4;
         } else {
-            buf_u16le(out, (uint16_t)c);
+            q[0] = (unsigned char)c, q[1] = (unsigned char)(c >> 8);
+            q += 2;
         }
     }
-    if (out->s)
-        out->s[out->len] = '\0';
+    out->len = (size_t)((char *)q - out->s);
+    out->s[out->len] = '\0';
 }
 
 /* Windows-1252's bytes 0x80..0x9F; 0 where the byte is unassigned (those

@@ -219,6 +219,55 @@ START_TEST(test_util_utf_round_trip)
 }
 END_TEST
 
+/* UTF-16LE of ASCII runs of every length around other characters, so the
+ * 8-bytes-at-a-time path meets each of them at every offset: U+00E9, a
+ * stray byte (U+FFFD), U+1F600 (a surrogate pair), a truncated sequence
+ * at the end (U+FFFD for each of its bytes), appended after what the
+ * buffer held. */
+START_TEST(test_util_utf16le_ascii_runs)
+{
+    for (size_t pre = 0; pre <= 17; pre++)
+        for (size_t mid = 0; mid <= 9; mid++) {
+            Buf in = {0}, w = {0};
+            VEC(uint16_t) want = {0};
+            for (size_t k = 0; k < pre; k++) {
+                buf_addc(&in, (char)('a' + k));
+                vec_push(&want, (uint16_t)('a' + k));
+            }
+            buf_adds(&in, "\xc3\xa9");
+            vec_push(&want, 0x00E9);
+            for (size_t k = 0; k < mid; k++) {
+                buf_addc(&in, 'y');
+                vec_push(&want, 'y');
+            }
+            buf_adds(&in, "\xff");
+            vec_push(&want, 0xFFFD);
+            buf_adds(&in, "\xf0\x9f\x98\x80");
+            vec_push(&want, 0xD83D);
+            vec_push(&want, 0xDE00);
+            for (size_t k = 0; k < pre + mid; k++) {
+                buf_addc(&in, 'z');
+                vec_push(&want, 'z');
+            }
+            buf_adds(&in, "\xe2\x82");
+            vec_push(&want, 0xFFFD);
+            vec_push(&want, 0xFFFD);
+            buf_adds(&w, "AB");
+            utf8_to_utf16le(&w, in.s, in.len);
+            ck_assert_uint_eq(w.len, 2 + 2 * want.n);
+            ck_assert(w.s[0] == 'A' && w.s[1] == 'B' && w.s[w.len] == '\0');
+            for (size_t k = 0; k < want.n; k++) {
+                unsigned u = (unsigned char)w.s[2 + 2 * k] | (unsigned char)w.s[3 + 2 * k] << 8;
+                ck_assert_msg(u == want.v[k], "pre %zu mid %zu unit %zu: %04x, not %04x", pre,
+                              mid, k, u, want.v[k]);
+            }
+            buf_free(&in);
+            buf_free(&w);
+            vec_free(&want);
+        }
+}
+END_TEST
+
 START_TEST(test_util_guid_parse_format)
 {
     Guid g;
@@ -483,6 +532,7 @@ Suite *util_suite(void)
     tcase_add_test(tc, test_util_arena_mark_release);
     tcase_add_test(tc, test_util_parse_uint);
     tcase_add_test(tc, test_util_utf_round_trip);
+    tcase_add_test(tc, test_util_utf16le_ascii_runs);
     tcase_add_test(tc, test_util_guid_parse_format);
     tcase_add_test(tc, test_util_sha256_md5_vectors);
     tcase_add_test(tc, test_util_sha256_hw_matches_portable);
