@@ -1044,9 +1044,10 @@ struct Rn {
     const TmplLoader *loader;
     const TmplLimits *lim;
     Buf *top;        /* the render's output (other Bufs: a macro call's text) */
-    size_t top_base; /* its length when the render began */
     const TmplSink *sink; /* where top's whole lines go, once it holds FLUSH_AT bytes */
     uint64_t flushed;     /* bytes of top handed to the sink */
+    uint64_t room;        /* bytes top may still take within max_output */
+    size_t flush_at;      /* top's length that makes put flush (SIZE_MAX: no sink) */
     Buf *err;
     bool failed;
     int depth; /* includes and macro calls, to stop runaway recursion */
@@ -1193,16 +1194,19 @@ static bool put(Rn *r, Buf *out, const Expr *e, uint32_t line, uint32_t col, con
     if (out != r->top) {
         if (!str_room(r, e, line, col, out->len, n))
             return false;
-    } else {
-        uint64_t max = r->lim->max_output, have = r->flushed + out->len - r->top_base;
-        if (have > max || n > max - have)
-            return rerr(r, e, line, col,
-                        "the output would pass the limit of %llu bytes "
-                        "(--template-max-output=BYTES raises it)",
-                        (unsigned long long)max);
+        buf_add(out, s, n);
+        return true;
     }
+    /* the render's output, a million times in a large header: what is
+     * left of max_output kept as a count, the flush as one comparison */
+    if (n > r->room)
+        return rerr(r, e, line, col,
+                    "the output would pass the limit of %llu bytes "
+                    "(--template-max-output=BYTES raises it)",
+                    (unsigned long long)r->lim->max_output);
+    r->room -= n;
     buf_add(out, s, n);
-    if (out == r->top && r->sink && out->len >= FLUSH_AT)
+    if (out->len >= r->flush_at)
         flush_lines(r, s, n);
     return true;
 }
@@ -1920,9 +1924,13 @@ static bool render_one(Rn *r, const Node *n, Scope *s, Buf *out)
 
 static bool render_nodes(Rn *r, const NodeList *l, Scope *s, Buf *out)
 {
-    for (size_t i = 0; i < l->n; i++)
-        if (!render_node(r, l->v[i], s, out))
+    for (size_t i = 0; i < l->n; i++) {
+        const Node *n = l->v[i];
+        /* text, half the nodes, recurses into nothing: no depth count */
+        if (n->kind == N_TEXT ? !put(r, out, NULL, n->line, n->col, n->text, n->n)
+                              : !render_node(r, n, s, out))
             return false;
+    }
     return true;
 }
 
@@ -1934,8 +1942,9 @@ static bool render(const Tmpl *t, const TValue *vars, const TmplLoader *loader,
             .loader = loader,
             .lim = limits ? limits : &tmpl_default_limits,
             .top = out,
-            .top_base = out->len,
             .sink = sink,
+            .room = limits ? limits->max_output : tmpl_default_limits.max_output,
+            .flush_at = sink ? FLUSH_AT : SIZE_MAX,
             .err = err};
     Scope global = {(TValue *)vars, NULL, {0}, 0};
     for (size_t i = 0; vars && vars->kind == TV_DICT && i < vars->n; i++)
