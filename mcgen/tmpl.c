@@ -6,7 +6,9 @@
  * a tag trims the neighbouring text; a block tag or comment alone on its
  * line loses the indentation before it and the newline after it.  The
  * parser then reads each tag's inside with a small tokenizer and builds a
- * tree (Node for statements, Expr for expressions) by recursive descent.
+ * tree (Node for statements, Expr for expressions) by recursive descent,
+ * giving each name one string for all its uses in the template, so a
+ * lookup compares pointers before it compares text.
  * Rendering walks the tree with a chain of variable scopes (each with a
  * 64-bit mask of its names' hashes, so a lookup skips the scopes that
  * cannot hold the name); values made while rendering live in an arena
