@@ -168,14 +168,15 @@ static void data(Fn *fn, const char *ptr, const char *size)
  * header's instructions when it was arena_printf). */
 static const char *cat_(Arena *a, const char *const *parts)
 {
-    size_t n = 0;
-    for (const char *const *p = parts; *p; p++)
-        n += strlen(*p);
+    size_t len[16], n = 0, k = 0;
+    for (; parts[k]; k++) {
+        guard_here(k < 16, "cat of more than 16 parts");
+        n += len[k] = strlen(parts[k]);
+    }
     char *s = arena_alloc(a, n + 1), *q = s;
-    for (const char *const *p = parts; *p; p++) {
-        size_t k = strlen(*p);
-        memcpy(q, *p, k);
-        q += k;
+    for (size_t i = 0; i < k; i++) {
+        memcpy(q, parts[i], len[i]);
+        q += len[i];
     }
     *q = '\0';
     return s;

@@ -6,7 +6,9 @@
  * a tag trims the neighbouring text; a block tag or comment alone on its
  * line loses the indentation before it and the newline after it.  The
  * parser then reads each tag's inside with a small tokenizer and builds a
- * tree (Node for statements, Expr for expressions) by recursive descent.
+ * tree (Node for statements, Expr for expressions) by recursive descent,
+ * giving each name one string for all its uses in the template, so a
+ * lookup compares pointers before it compares text.
  * Rendering walks the tree with a chain of variable scopes (each with a
  * 64-bit mask of its names' hashes, so a lookup skips the scopes that
  * cannot hold the name); values made while rendering live in an arena
@@ -120,16 +122,22 @@ TValue *tv_item(const TValue *list, size_t i, Arena *a)
     return list->gen ? list->gen(list->macro, i, a) : list->items[i];
 }
 
+/* Whether dictionary key k is key: the same pointer first (the parser
+ * gives every spelling of a name one string, so a name a template sets
+ * and the expressions that read it share it), then the first character,
+ * then strcmp. */
+#define KEY_IS(k, key) ((k) == (key) || ((k)[0] == (key)[0] && strcmp((k), (key)) == 0))
+
 /* tv_get that tries position *hint first and remembers where the key was:
  * dictionaries made by the same code have their keys in the same order, so
  * an attribute expression in a loop finds its key at once. */
 static TValue *tv_get_hint(const TValue *dict, const char *key, size_t *hint)
 {
     size_t h = *hint;
-    if (h < dict->n && dict->keys[h][0] == key[0] && strcmp(dict->keys[h], key) == 0)
+    if (h < dict->n && KEY_IS(dict->keys[h], key))
         return dict->items[h];
     for (size_t i = dict->n; i-- > 0;)
-        if (dict->keys[i][0] == key[0] && strcmp(dict->keys[i], key) == 0) {
+        if (KEY_IS(dict->keys[i], key)) {
             *hint = i;
             return dict->items[i];
         }
@@ -141,7 +149,7 @@ TValue *tv_get(const TValue *dict, const char *key)
     if (!dict || dict->kind != TV_DICT)
         return NULL;
     for (size_t i = dict->n; i-- > 0;)
-        if (dict->keys[i][0] == key[0] && strcmp(dict->keys[i], key) == 0)
+        if (KEY_IS(dict->keys[i], key))
             return dict->items[i];
     return NULL;
 }
@@ -149,7 +157,7 @@ TValue *tv_get(const TValue *dict, const char *key)
 void tv_set(Arena *a, TValue *dict, const char *key, TValue *v)
 {
     for (size_t i = 0; i < dict->n; i++)
-        if (strcmp(dict->keys[i], key) == 0) {
+        if (KEY_IS(dict->keys[i], key)) {
             dict->items[i] = v;
             return;
         }
@@ -252,6 +260,7 @@ typedef struct P {
     const char *tokp;
     size_t tokn;
     uint32_t tokcol;
+    Map names; /* each name's one string (tok_name) */
 } P;
 
 static bool perr(P *p, uint32_t line, uint32_t col, const char *fmt, ...) PRINTF_LIKE(4, 5);
@@ -413,6 +422,24 @@ static bool is_word(const P *p, const char *w)
 
 static const char *tok_text(P *p) { return arena_strndup(&p->t->arena, p->tokp, p->tokn); }
 
+/* The loop variable's name: the renderer's key and the parser's string
+ * for the name "loop" are this one. */
+static const char loop_name[] = "loop";
+
+/* The token as a name: one string for all its uses in the template, so
+ * that a lookup finds it by pointer (KEY_IS) without strcmp. */
+static const char *tok_name(P *p)
+{
+    const char *s = tok_text(p);
+    if (!p->names.cap)
+        map_put(&p->names, loop_name, (void *)loop_name, false);
+    const char *had = map_get(&p->names, s);
+    if (had)
+        return had;
+    map_put(&p->names, s, (void *)s, false);
+    return s;
+}
+
 static bool expect(P *p, int tok, const char *what)
 {
     if (p->tok == tok) {
@@ -536,7 +563,7 @@ static Expr *parse_primary(P *p)
         else if (is_word(p, "none"))
             e->lit = tv_none(&p->t->arena);
         else
-            e->kind = E_NAME, e->name = tok_text(p), e->bit = name_bit(e->name);
+            e->kind = E_NAME, e->name = tok_name(p), e->bit = name_bit(e->name);
         next(p);
     } else if (p->tok == '(') {
         next(p);
@@ -556,7 +583,7 @@ static Expr *parse_primary(P *p)
             }
             Expr *x = new_expr(p, E_ATTR);
             x->a = e;
-            x->name = tok_text(p);
+            x->name = tok_name(p);
             next(p);
             if (!(e = grown(p, x)))
                 return NULL;
@@ -884,7 +911,7 @@ static bool parse_statement(P *p, const Seg *g, NodeList *out)
         Node *n = new_node(p, N_FOR, g);
         if (p->tok != T_NAME)
             return perr(p, p->tline, p->tokcol, "loop variable expected");
-        n->text = tok_text(p);
+        n->text = tok_name(p);
         next(p);
         if (!is_word(p, "in"))
             return perr(p, p->tline, p->tokcol, "'in' expected");
@@ -913,7 +940,7 @@ static bool parse_statement(P *p, const Seg *g, NodeList *out)
         if (is_word(p, "none") || is_word(p, "true") || is_word(p, "false"))
             return perr(p, p->tline, p->tokcol, "'%.*s' is a literal, not a variable name",
                         (int)p->tokn, p->tokp);
-        n->text = tok_text(p);
+        n->text = tok_name(p);
         next(p);
         if (!expect(p, '=', "'='"))
             return false;
@@ -928,12 +955,12 @@ static bool parse_statement(P *p, const Seg *g, NodeList *out)
         Node *n = new_node(p, N_MACRO, g);
         if (p->tok != T_NAME)
             return perr(p, p->tline, p->tokcol, "macro name expected");
-        n->text = tok_text(p);
+        n->text = tok_name(p);
         next(p);
         if (!expect(p, '(', "'('"))
             return false;
         while (p->tok == T_NAME) {
-            vec_push(&n->params, tok_text(p));
+            vec_push(&n->params, tok_name(p));
             next(p);
             if (p->tok != ',')
                 break;
@@ -976,6 +1003,7 @@ Tmpl *tmpl_parse(const char *name, const char *src, size_t len, Buf *err)
     P p = {.t = t, .src = copy, .len = len, .err = err};
     bool ok = scan(&p) && parse_body(&p, &t->top, NULL) == -1;
     vec_free(&p.segs);
+    map_free(&p.names);
     if (!ok) {
         tmpl_free(t);
         return NULL;
@@ -1018,9 +1046,10 @@ struct Rn {
     const TmplLoader *loader;
     const TmplLimits *lim;
     Buf *top;        /* the render's output (other Bufs: a macro call's text) */
-    size_t top_base; /* its length when the render began */
     const TmplSink *sink; /* where top's whole lines go, once it holds FLUSH_AT bytes */
     uint64_t flushed;     /* bytes of top handed to the sink */
+    uint64_t room;        /* bytes top may still take within max_output */
+    size_t flush_at;      /* top's length that makes put flush (SIZE_MAX: no sink) */
     Buf *err;
     bool failed;
     int depth; /* includes and macro calls, to stop runaway recursion */
@@ -1167,16 +1196,19 @@ static bool put(Rn *r, Buf *out, const Expr *e, uint32_t line, uint32_t col, con
     if (out != r->top) {
         if (!str_room(r, e, line, col, out->len, n))
             return false;
-    } else {
-        uint64_t max = r->lim->max_output, have = r->flushed + out->len - r->top_base;
-        if (have > max || n > max - have)
-            return rerr(r, e, line, col,
-                        "the output would pass the limit of %llu bytes "
-                        "(--template-max-output=BYTES raises it)",
-                        (unsigned long long)max);
+        buf_add(out, s, n);
+        return true;
     }
+    /* the render's output, a million times in a large header: what is
+     * left of max_output kept as a count, the flush as one comparison */
+    if (n > r->room)
+        return rerr(r, e, line, col,
+                    "the output would pass the limit of %llu bytes "
+                    "(--template-max-output=BYTES raises it)",
+                    (unsigned long long)r->lim->max_output);
+    r->room -= n;
     buf_add(out, s, n);
-    if (out == r->top && r->sink && out->len >= FLUSH_AT)
+    if (out->len >= r->flush_at)
         flush_lines(r, s, n);
     return true;
 }
@@ -1817,13 +1849,13 @@ static bool render_one(Rn *r, const Node *n, Scope *s, Buf *out)
         tv_add(&r->a, loop, "first", first);
         tv_add(&r->a, loop, "last", last);
         tv_add(&r->a, loop, "length", tv_int(&r->a, (int64_t)it->n));
-        tv_add(&r->a, vars, "loop", loop);
+        tv_add(&r->a, vars, loop_name, loop);
         tv_add(&r->a, vars, n->text, loop);
         TValue **items = vars->items;
         const char **keys = vars->keys;
         size_t cap = vars->cap;
         ArenaMark mark = arena_mark(&r->a);
-        uint64_t mask = name_bit("loop") | name_bit(n->text);
+        uint64_t mask = name_bit(loop_name) | name_bit(n->text);
         for (size_t i = 0; i < it->n; i++) {
             if (!count_work(r, NULL, n->line, n->col))
                 return false;
@@ -1894,9 +1926,13 @@ static bool render_one(Rn *r, const Node *n, Scope *s, Buf *out)
 
 static bool render_nodes(Rn *r, const NodeList *l, Scope *s, Buf *out)
 {
-    for (size_t i = 0; i < l->n; i++)
-        if (!render_node(r, l->v[i], s, out))
+    for (size_t i = 0; i < l->n; i++) {
+        const Node *n = l->v[i];
+        /* text, half the nodes, recurses into nothing: no depth count */
+        if (n->kind == N_TEXT ? !put(r, out, NULL, n->line, n->col, n->text, n->n)
+                              : !render_node(r, n, s, out))
             return false;
+    }
     return true;
 }
 
@@ -1908,8 +1944,9 @@ static bool render(const Tmpl *t, const TValue *vars, const TmplLoader *loader,
             .loader = loader,
             .lim = limits ? limits : &tmpl_default_limits,
             .top = out,
-            .top_base = out->len,
             .sink = sink,
+            .room = limits ? limits->max_output : tmpl_default_limits.max_output,
+            .flush_at = sink ? FLUSH_AT : SIZE_MAX,
             .err = err};
     Scope global = {(TValue *)vars, NULL, {0}, 0};
     for (size_t i = 0; vars && vars->kind == TV_DICT && i < vars->n; i++)

@@ -667,28 +667,42 @@ void utf16_to_utf8(Buf *out, const unsigned char *p, size_t nbytes, bool big_end
 
 void utf8_to_utf16le(Buf *out, const char *s, size_t n)
 {
-    size_t i = 0;
+    /* at most 2 bytes out per byte in (4 for a 4-byte sequence); written
+     * through a local pointer, since a store through char * could change
+     * out->len as far as the compiler knows, and ASCII (most of every
+     * manifest) 8 bytes at a time */
     buf_grow(out, 2 * n);
+    unsigned char *q = (unsigned char *)out->s + out->len;
+    size_t i = 0;
     while (i < n) {
+        uint64_t w;
+        if (n - i >= 8 && (memcpy(&w, s + i, 8), !(w & 0x8080808080808080u))) {
+            for (int k = 0; k < 8; k++)
+                q[2 * k] = (unsigned char)s[i + (size_t)k], q[2 * k + 1] = 0;
+            q += 16, i += 8;
+            continue;
+        }
         unsigned char a = (unsigned char)s[i];
-        if (a < 0x80) { /* ASCII: most of every manifest */
-            out->s[out->len++] = (char)a;
-            out->s[out->len++] = 0;
-            i++;
+        if (a < 0x80) {
+            q[0] = a, q[1] = 0;
+            q += 2, i++;
             continue;
         }
         uint32_t c;
         i += utf8_get(s + i, n - i, &c);
         if (c >= 0x10000) {
             c -= 0x10000;
-            buf_u16le(out, (uint16_t)(0xD800 + (c >> 10)));
-            buf_u16le(out, (uint16_t)(0xDC00 + (c & 0x3FF)));
+            uint32_t hi = 0xD800 + (c >> 10), lo = 0xDC00 + (c & 0x3FF);
+            q[0] = (unsigned char)hi, q[1] = (unsigned char)(hi >> 8);
+            q[2] = (unsigned char)lo, q[3] = (unsigned char)(lo >> 8);
+            q += 4;
         } else {
-            buf_u16le(out, (uint16_t)c);
+            q[0] = (unsigned char)c, q[1] = (unsigned char)(c >> 8);
+            q += 2;
         }
     }
-    if (out->s)
-        out->s[out->len] = '\0';
+    out->len = (size_t)((char *)q - out->s);
+    out->s[out->len] = '\0';
 }
 
 /* Windows-1252's bytes 0x80..0x9F; 0 where the byte is unassigned (those
@@ -864,21 +878,96 @@ static void sha256_block(uint32_t h[8], const unsigned char *p)
     h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += k;
 }
 
+void sha256_blocks_portable(uint32_t st[8], const unsigned char *p, size_t n)
+{
+    for (; n; n--, p += 64)
+        sha256_block(st, p);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <immintrin.h>
+
+/* The x86 SHA extensions (SHA-NI), two rounds an instruction: ABEF and
+ * CDGH are the state's two halves as sha256rnds2 wants them, and m[] the
+ * schedule's last sixteen words, four to a register. */
+__attribute__((target("sha,sse4.1,ssse3"))) static void
+sha256_blocks_shani(uint32_t st[8], const unsigned char *p, size_t n)
+{
+    const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+    __m128i t = _mm_loadu_si128((const __m128i *)&st[0]);
+    __m128i s1 = _mm_loadu_si128((const __m128i *)&st[4]);
+    t = _mm_shuffle_epi32(t, 0xB1);            /* CDAB */
+    s1 = _mm_shuffle_epi32(s1, 0x1B);          /* EFGH */
+    __m128i s0 = _mm_alignr_epi8(t, s1, 8);    /* ABEF */
+    s1 = _mm_blend_epi16(s1, t, 0xF0);         /* CDGH */
+    for (; n; n--, p += 64) {
+        __m128i abef = s0, cdgh = s1, m[4];
+        for (int g = 0; g < 16; g++) {
+            if (g < 4) {
+                m[g] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * g)), bswap);
+            } else {
+                __m128i x = _mm_sha256msg1_epu32(m[g & 3], m[(g - 3) & 3]);
+                x = _mm_add_epi32(x, _mm_alignr_epi8(m[(g - 1) & 3], m[(g - 2) & 3], 4));
+                m[g & 3] = _mm_sha256msg2_epu32(x, m[(g - 1) & 3]);
+            }
+            __m128i k = _mm_add_epi32(m[g & 3], _mm_loadu_si128((const __m128i *)&sha_k[4 * g]));
+            s1 = _mm_sha256rnds2_epu32(s1, s0, k);
+            s0 = _mm_sha256rnds2_epu32(s0, s1, _mm_shuffle_epi32(k, 0x0E));
+        }
+        s0 = _mm_add_epi32(s0, abef);
+        s1 = _mm_add_epi32(s1, cdgh);
+    }
+    t = _mm_shuffle_epi32(s0, 0x1B);           /* FEBA */
+    s1 = _mm_shuffle_epi32(s1, 0xB1);          /* DCHG */
+    _mm_storeu_si128((__m128i *)&st[0], _mm_blend_epi16(t, s1, 0xF0)); /* DCBA */
+    _mm_storeu_si128((__m128i *)&st[4], _mm_alignr_epi8(s1, t, 8));    /* HGFE */
+}
+
+/* SHA, SSSE3 and SSE4.1 (CPUID leaf 7 EBX bit 29; leaf 1 ECX bits 9, 19).
+ * valgrind's emulated CPU reports no SHA, so it runs the portable code. */
+static bool cpu_has_sha(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & 1u << 9) || !(c & 1u << 19))
+        return false;
+    return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & 1u << 29);
+}
+#endif
+
+bool sha256_hw(void)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    static atomic_int has = -1; /* -1: not asked yet */
+    int v = atomic_load_explicit(&has, memory_order_relaxed);
+    if (v < 0)
+        atomic_store_explicit(&has, v = cpu_has_sha(), memory_order_relaxed);
+    return v;
+#else
+    return false;
+#endif
+}
+
+static void sha256_blocks(uint32_t st[8], const unsigned char *p, size_t n)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (sha256_hw()) {
+        sha256_blocks_shani(st, p, n);
+        return;
+    }
+#endif
+    sha256_blocks_portable(st, p, n);
+}
+
 void sha256(const void *data, size_t n, unsigned char out[32])
 {
     uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                      0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
     const unsigned char *p = data;
-    size_t left = n;
-    while (left >= 64) {
-        sha256_block(h, p);
-        p += 64, left -= 64;
-    }
+    sha256_blocks(h, p, n / 64);
     unsigned char tail[128];
-    size_t tn = md_pad(tail, p, left, (uint64_t)n * 8, true);
-    sha256_block(h, tail);
-    if (tn == 128)
-        sha256_block(h, tail + 64);
+    size_t tn = md_pad(tail, p + n / 64 * 64, n % 64, (uint64_t)n * 8, true);
+    sha256_blocks(h, tail, tn / 64);
     for (int i = 0; i < 8; i++)
         for (int j = 0; j < 4; j++)
             out[4 * i + j] = (unsigned char)(h[i] >> (24 - 8 * j));

@@ -252,8 +252,13 @@ bool is_xml_space(int c);
  * pointer into s and stores the new length. */
 const char *trim_span(const char *s, size_t *len);
 
-/* SHA-256 of n bytes. */
+/* SHA-256 of n bytes: with the CPU's SHA instructions when it has them
+ * (sha256_hw), else portable C; the same digest either way. */
 void sha256(const void *data, size_t n, unsigned char out[32]);
+bool sha256_hw(void);
+/* The portable compression of n 64-byte blocks into the state st, which
+ * sha256 uses without SHA instructions (for tests that compare the two). */
+void sha256_blocks_portable(uint32_t st[8], const unsigned char *p, size_t n);
 /* MD5 of n bytes; md5_from starts from a given chaining state (the
  * padding then counts only these n bytes). */
 void md5(const void *data, size_t n, unsigned char out[16]);

@@ -219,6 +219,55 @@ START_TEST(test_util_utf_round_trip)
 }
 END_TEST
 
+/* UTF-16LE of ASCII runs of every length around other characters, so the
+ * 8-bytes-at-a-time path meets each of them at every offset: U+00E9, a
+ * stray byte (U+FFFD), U+1F600 (a surrogate pair), a truncated sequence
+ * at the end (U+FFFD for each of its bytes), appended after what the
+ * buffer held. */
+START_TEST(test_util_utf16le_ascii_runs)
+{
+    for (size_t pre = 0; pre <= 17; pre++)
+        for (size_t mid = 0; mid <= 9; mid++) {
+            Buf in = {0}, w = {0};
+            VEC(uint16_t) want = {0};
+            for (size_t k = 0; k < pre; k++) {
+                buf_addc(&in, (char)('a' + k));
+                vec_push(&want, (uint16_t)('a' + k));
+            }
+            buf_adds(&in, "\xc3\xa9");
+            vec_push(&want, 0x00E9);
+            for (size_t k = 0; k < mid; k++) {
+                buf_addc(&in, 'y');
+                vec_push(&want, 'y');
+            }
+            buf_adds(&in, "\xff");
+            vec_push(&want, 0xFFFD);
+            buf_adds(&in, "\xf0\x9f\x98\x80");
+            vec_push(&want, 0xD83D);
+            vec_push(&want, 0xDE00);
+            for (size_t k = 0; k < pre + mid; k++) {
+                buf_addc(&in, 'z');
+                vec_push(&want, 'z');
+            }
+            buf_adds(&in, "\xe2\x82");
+            vec_push(&want, 0xFFFD);
+            vec_push(&want, 0xFFFD);
+            buf_adds(&w, "AB");
+            utf8_to_utf16le(&w, in.s, in.len);
+            ck_assert_uint_eq(w.len, 2 + 2 * want.n);
+            ck_assert(w.s[0] == 'A' && w.s[1] == 'B' && w.s[w.len] == '\0');
+            for (size_t k = 0; k < want.n; k++) {
+                unsigned u = (unsigned char)w.s[2 + 2 * k] | (unsigned char)w.s[3 + 2 * k] << 8;
+                ck_assert_msg(u == want.v[k], "pre %zu mid %zu unit %zu: %04x, not %04x", pre,
+                              mid, k, u, want.v[k]);
+            }
+            buf_free(&in);
+            buf_free(&w);
+            vec_free(&want);
+        }
+}
+END_TEST
+
 START_TEST(test_util_guid_parse_format)
 {
     Guid g;
@@ -270,6 +319,47 @@ START_TEST(test_util_sha256_md5_vectors)
     md5(digits, strlen(digits), d);
     hex(d, 16, h);
     ck_assert_str_eq(h, "57edf4a22be3c955ac49da2e2107b67a");
+}
+END_TEST
+
+/* The SHA instructions and the portable code give the same digests: the
+ * FIPS 180-4 one-million-'a' vector, and every length from 0 to 300 of
+ * varied bytes (each tail and padding case, one to six blocks), hashed by
+ * sha256 (the SHA instructions where the CPU has them) and by the portable
+ * compression over a message padded here as FIPS 180-4 5.1.1 says. */
+START_TEST(test_util_sha256_hw_matches_portable)
+{
+    unsigned char d[32];
+    char h[65];
+    size_t big = 1000000;
+    unsigned char *a = malloc(big);
+    ck_assert_ptr_nonnull(a);
+    memset(a, 'a', big);
+    sha256(a, big, d);
+    hex(d, 32, h);
+    ck_assert_str_eq(h, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    free(a);
+
+    unsigned char msg[300], pad[448];
+    for (size_t i = 0; i < sizeof msg; i++)
+        msg[i] = (unsigned char)(i * 131 + 7);
+    for (size_t n = 0; n <= sizeof msg; n++) {
+        size_t padded = (n + 9 + 63) / 64 * 64;
+        memset(pad, 0, padded);
+        memcpy(pad, msg, n);
+        pad[n] = 0x80;
+        for (int i = 0; i < 8; i++)
+            pad[padded - 1 - (size_t)i] = (unsigned char)((uint64_t)n * 8 >> (8 * i));
+        uint32_t st[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                          0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+        sha256_blocks_portable(st, pad, padded / 64);
+        unsigned char want[32];
+        for (int i = 0; i < 32; i++)
+            want[i] = (unsigned char)(st[i / 4] >> (24 - 8 * (i % 4)));
+        sha256(msg, n, d);
+        ck_assert_msg(memcmp(d, want, 32) == 0, "length %zu (SHA instructions: %d)", n,
+                      (int)sha256_hw());
+    }
 }
 END_TEST
 
@@ -442,8 +532,10 @@ Suite *util_suite(void)
     tcase_add_test(tc, test_util_arena_mark_release);
     tcase_add_test(tc, test_util_parse_uint);
     tcase_add_test(tc, test_util_utf_round_trip);
+    tcase_add_test(tc, test_util_utf16le_ascii_runs);
     tcase_add_test(tc, test_util_guid_parse_format);
     tcase_add_test(tc, test_util_sha256_md5_vectors);
+    tcase_add_test(tc, test_util_sha256_hw_matches_portable);
     tcase_add_test(tc, test_util_sort_stable);
     tcase_add_test(tc, test_util_fail_after_fails_one);
     tcase_add_test(tc, test_util_out_of_memory_exits_2);
