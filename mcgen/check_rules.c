@@ -51,7 +51,11 @@ static const Loc *int_seen_at(IntSeen *t, uint32_t key, const Loc *loc)
         free(t->locs);
         *t = g;
     }
-    size_t i = (key * 2654435761u) & (t->cap - 1);
+    /* the high half of a 64-bit product: event keys are value << 8 |
+     * version, whose low bits are nearly all 0, and the low bits of a
+     * product depend only on the key's low bits (every event fell into 64
+     * slots) */
+    size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (t->cap - 1);
     while (t->keys[i]) {
         if (t->keys[i] == key + 1)
             return t->locs[i];
