@@ -127,9 +127,10 @@ const char *insert_unsupported_why(const Insert *in)
 bool insert_next(const char *s, size_t *pos, Insert *out)
 {
     size_t i = *pos;
-    for (; s[i]; i++) {
-        if (s[i] != '%')
-            continue;
+    /* strchr: texts are mostly words, and a byte-wise scan for '%' was a
+     * third of check_payload's time */
+    for (const char *p; (p = strchr(s + i, '%'));) {
+        i = (size_t)(p - s);
         memset(out, 0, sizeof *out);
         out->at = s + i;
         char c = s[i + 1];
@@ -146,7 +147,7 @@ bool insert_next(const char *s, size_t *pos, Insert *out)
             return true;
         }
         if (!is_digit(c)) {
-            i++; /* an escape: %%, %n, %!, ... */
+            i += 2; /* an escape: %%, %n, %!, ... */
             continue;
         }
         size_t j = i + 1;
@@ -179,7 +180,7 @@ bool insert_next(const char *s, size_t *pos, Insert *out)
         *pos = j;
         return true;
     }
-    *pos = i;
+    *pos = i + strlen(s + i);
     return false;
 }
 
