@@ -193,7 +193,8 @@ static const char *claim(Claims *c, const char *sym, const int64_t *value, bool 
                          const Origin *from, Loc loc)
 {
     Arena *a = &c->f->arena;
-    const Claim *had = map_get(&c->taken, sym);
+    void **slot = map_ref(&c->taken, sym); /* one probe for a name that is free */
+    const Claim *had = *slot;
     if (had && value && had->is_define && had->value == *value)
         return sym;
     if (had) {
@@ -206,10 +207,11 @@ static const char *claim(Claims *c, const char *sym, const int64_t *value, bool 
                     "'%s' names another item of the header already; the header calls this one %s",
                     sym, renamed);
         sym = renamed;
+        slot = map_ref(&c->taken, sym);
     }
     Claim *n = arena_alloc(a, sizeof *n);
     *n = (Claim){value != NULL, written, value ? *value : 0, from ? *from : (Origin){0}};
-    map_put(&c->taken, sym, n, false);
+    *slot = n;
     return sym;
 }
 

@@ -499,24 +499,36 @@ static void map_rehash(Map *m)
     *m = g;
 }
 
-void *map_put(Map *m, const char *key, void *val, bool keep_old)
+/* The slot of key, added (with a NULL value) when new; *added says which. */
+static inline MapEntry *map_add(Map *m, const char *key, bool *added)
 {
     if ((m->n + 1) * 4 > m->cap * 3)
         map_rehash(m);
     uint32_t h = hash_bytes(key, strlen(key));
     size_t i = map_slot(m, key, h);
-    MapEntry *x = &m->e[i];
-    if (m->tag[i]) {
-        void *old = x->val;
-        if (!keep_old)
-            x->val = val;
-        return old;
+    *added = !m->tag[i];
+    if (*added) {
+        m->e[i] = (MapEntry){key, NULL};
+        m->tag[i] = map_tag(h);
+        m->n++;
     }
-    x->key = key;
-    x->val = val;
-    m->tag[i] = map_tag(h);
-    m->n++;
-    return NULL;
+    return &m->e[i];
+}
+
+void *map_put(Map *m, const char *key, void *val, bool keep_old)
+{
+    bool added;
+    MapEntry *x = map_add(m, key, &added);
+    void *old = x->val;
+    if (added || !keep_old)
+        x->val = val;
+    return added ? NULL : old;
+}
+
+void **map_ref(Map *m, const char *key)
+{
+    bool added;
+    return &map_add(m, key, &added)->val;
 }
 
 void map_free(Map *m)

@@ -201,6 +201,10 @@ void *map_get(const Map *m, const char *key);
 /* Inserts key; returns the previous value (NULL if the key was new), and
  * keeps the previous value in place when `keep_old` is true. */
 void *map_put(Map *m, const char *key, void *val, bool keep_old);
+/* The address of key's value, the key added with a NULL value when new:
+ * a lookup and an insert in one probe (the pointer lasts until the next
+ * insert). */
+void **map_ref(Map *m, const char *key);
 void map_free(Map *m);
 uint32_t util_hash(const char *s, size_t n);
 
