@@ -422,11 +422,20 @@ static void rule_template_unique(Provider *pv)
  * top level of a template, or the members of one struct). */
 static void rule_field_names(Layout *l, Field **v, size_t n)
 {
-    Map seen = {0}; /* a map, not pairs: a template may have 65,536 fields */
+    /* a map for many fields (a template may have 65,536), pairs for the
+     * usual few, where building the map cost more than the comparisons */
+    enum { PAIRS_UP_TO = 16 };
+    Map seen = {0};
     for (size_t i = 0; i < n; i++) {
         if (!v[i]->name[0])
             continue;
-        const Field *first = map_put(&seen, v[i]->name, v[i], true);
+        const Field *first = NULL;
+        if (n > PAIRS_UP_TO)
+            first = map_put(&seen, v[i]->name, v[i], true);
+        else
+            for (size_t j = 0; j < i && !first; j++)
+                if (strcmp(v[j]->name, v[i]->name) == 0)
+                    first = v[j];
         if (first && first != v[i])
             diag_ex(D_FIELD_DUPLICATE, v[i]->loc, first->loc, "first defined",
                     "duplicate field name '%s' %s%s%s of template '%s'", v[i]->name,
