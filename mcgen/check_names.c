@@ -85,6 +85,10 @@ static void name_events(Manifest *m, Facts *f)
     /* name -> the Holder of the event that has it; one map, not a second
      * one for the provider: a large manifest names 100,000 events */
     Map taken = {0};
+    size_t events = 0; /* nearly every event takes a name: sized once */
+    for (size_t i = 0; i < m->providers.n; i++)
+        events += m->providers.v[i]->events.n;
+    map_reserve(&taken, events);
     Arena holders = {0}; /* gone with the map */
     bool *repeated = repeated_providers(m);
     for (size_t i = 0; i < m->providers.n; i++) {

@@ -125,6 +125,7 @@ static void rule_event_unique(Manifest *m, Provider *pv)
 {
     IntSeen seen = {0};
     Map symbols = {0}; /* symbol -> its first Event */
+    map_reserve(&symbols, pv->events.n);
     for (size_t i = 0; i < pv->events.n; i++) {
         Event *e = pv->events.v[i];
         const Loc *first = int_seen_at(&seen, (uint32_t)e->value << 8 | e->version, &e->loc);
@@ -1033,6 +1034,13 @@ static void rule_symbol_unique(Manifest *m)
      * when the rule ends, not kept with the model */
     Arena tmp = {0};
     Map taken = {0};
+    size_t symbols = 0; /* sized once, from the events, most of the claims */
+    for (size_t i = 0; i < m->providers.n; i++)
+        for (size_t j = 0; j < m->providers.v[i]->events.n; j++) {
+            const Event *e = m->providers.v[i]->events.v[j];
+            symbols += e->symbol && e->symbol[0] && !e->not_logged;
+        }
+    map_reserve(&taken, symbols);
     for (size_t i = 0; i < m->providers.n; i++) {
         Provider *pv = m->providers.v[i];
         claim_symbol(m, &tmp, &taken, pv, pv->symbol, "provider", pv->name, NULL, pv->loc);

@@ -481,9 +481,9 @@ void *map_get(const Map *m, const char *key)
 
 /* The tag keeps a byte of the hash, not all of it: each key is hashed again (the keys are
  * distinct, so no strcmp). */
-static void map_rehash(Map *m)
+static void map_rehash(Map *m, size_t cap)
 {
-    Map g = {NULL, NULL, m->n, m->cap ? m->cap * 2 : 16};
+    Map g = {NULL, NULL, m->n, cap};
     g.e = xcalloc(g.cap, sizeof *g.e + 1);
     g.tag = (unsigned char *)(g.e + g.cap);
     for (size_t i = 0; i < m->cap; i++)
@@ -503,7 +503,7 @@ static void map_rehash(Map *m)
 static inline MapEntry *map_add(Map *m, const char *key, bool *added)
 {
     if ((m->n + 1) * 4 > m->cap * 3)
-        map_rehash(m);
+        map_rehash(m, m->cap ? m->cap * 2 : 16);
     uint32_t h = hash_bytes(key, strlen(key));
     size_t i = map_slot(m, key, h);
     *added = !m->tag[i];
@@ -523,6 +523,17 @@ void *map_put(Map *m, const char *key, void *val, bool keep_old)
     if (added || !keep_old)
         x->val = val;
     return added ? NULL : old;
+}
+
+void map_reserve(Map *m, size_t n)
+{
+    if (!n)
+        return;
+    size_t cap = m->cap ? m->cap : 16;
+    while (n * 4 > cap * 3)
+        cap *= 2;
+    if (cap != m->cap)
+        map_rehash(m, cap);
 }
 
 void **map_ref(Map *m, const char *key)

@@ -205,6 +205,9 @@ void *map_put(Map *m, const char *key, void *val, bool keep_old);
  * a lookup and an insert in one probe (the pointer lasts until the next
  * insert). */
 void **map_ref(Map *m, const char *key);
+/* Room for n keys without growing: a caller that knows the count spares
+ * the rehashes (each hashes every key again). */
+void map_reserve(Map *m, size_t n);
 void map_free(Map *m);
 uint32_t util_hash(const char *s, size_t n);
 

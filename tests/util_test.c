@@ -88,11 +88,19 @@ START_TEST(test_util_map_ref)
     ck_assert_ptr_eq(*map_ref(&m, "k2999"), (void *)3001);
     ck_assert_ptr_eq(map_get(&m, "k0"), (void *)2);
     ck_assert_uint_eq(m.n, 3001);
+    map_reserve(&m, 0); /* room already */
+    ck_assert_uint_eq(m.cap, 4096);
+    map_reserve(&m, 6144); /* 3/4 of 8192 */
+    ck_assert_uint_eq(m.cap, 8192);
+    ck_assert_ptr_eq(map_get(&m, "k1234"), (void *)1236);
     size_t seen = 0; /* every entry is in a slot with its key */
     for (size_t i = 0; i < m.cap; i++)
         seen += m.e[i].key != NULL;
     ck_assert_uint_eq(seen, 3001);
     map_free(&m);
+    Map none = {0};
+    map_reserve(&none, 0); /* nothing to hold: nothing allocated */
+    ck_assert_ptr_null(none.e);
     arena_free(&a);
 }
 END_TEST
