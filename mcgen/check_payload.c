@@ -332,6 +332,12 @@ static void rule_string_in_every_culture(Manifest *m, const MsgRefs *refs)
     map_free(&done);
 }
 
+/* Whether every string of the culture is the first of its id: the reader
+ * puts each string in by_id, the first of an id kept, so then the map
+ * holds one entry a string; the usual case, where the rules below need no
+ * lookup per string. */
+static bool ids_unique(const Culture *cu) { return cu->by_id.n == cu->strings.n; }
+
 /* StringTableType: the id "uniquely identifies the string within the
  * string table" of a culture.  Not checked in a manifest with a
  * decompiled provider, whose string table a tool wrote. */
@@ -343,7 +349,7 @@ static void rule_string_unique(Manifest *m)
             return;
     for (size_t c = 0; c < m->cultures.n; c++) {
         Culture *cu = m->cultures.v[c];
-        for (size_t k = 0; k < cu->strings.n; k++) {
+        for (size_t k = 0; k < cu->strings.n && !ids_unique(cu); k++) {
             String *s = cu->strings.v[k];
             String *first = map_get(&cu->by_id, s->id);
             if (first && first != s)
@@ -393,7 +399,7 @@ static void rule_string_used(Manifest *m, const MsgRefs *refs)
         Culture *cu = m->cultures.v[c];
         for (size_t k = 0; k < cu->strings.n; k++) {
             String *s = cu->strings.v[k];
-            const String *first = map_get(&cu->by_id, s->id);
+            const String *first = ids_unique(cu) ? s : map_get(&cu->by_id, s->id);
             if (!(first ? first : s)->referenced)
                 diag_c(D_STRING_UNUSED, s->loc,
                        "string '%s' (culture '%s') is defined but never referenced", s->id,
