@@ -58,7 +58,10 @@ static void check_entry(Manifest *m, MsgRef *r, void *arg)
     size_t most = (ENTRY_MAX - 4) / unit - tail;
     for (size_t c = 0; c < m->cultures.n; c++) {
         const String *s = r->text[c];
-        if (!s || ptrmap_get(&ml->done, s))
+        /* a byte is at most two units or characters (a line feed becomes
+         * CR LF): nearly every text is far too short to measure, or to
+         * remember as measured */
+        if (!s || 2 * strlen(s->value) <= most || ptrmap_get(&ml->done, s))
             continue;
         ptrmap_put(&ml->done, s, (void *)s);
         /* the text as the table holds it (a line feed as CR LF); in

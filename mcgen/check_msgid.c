@@ -46,14 +46,13 @@ static uint32_t make(uint32_t tag, int provider, uint32_t value)
 /* The id of string `key`, given `id` if it has none yet. */
 static StringMsgId *string_id(Manifest *m, const char *key, uint32_t id)
 {
-    StringMsgId *known = map_get(&m->msgid_by_string, key);
-    if (!known) {
-        known = arena_alloc(&m->arena, sizeof *known);
-        known->id = id;
-        known->in_header = false;
-        map_put(&m->msgid_by_string, key, known, false);
+    void **known = map_ref(&m->msgid_by_string, key);
+    if (!*known) {
+        StringMsgId *s = arena_alloc(&m->arena, sizeof *s);
+        *s = (StringMsgId){id, false};
+        *known = s;
     }
-    return known;
+    return *known;
 }
 
 /* Gives `r` the id of its string if the string has one, else `id`. */

@@ -85,6 +85,10 @@ static void name_events(Manifest *m, Facts *f)
     /* name -> the Holder of the event that has it; one map, not a second
      * one for the provider: a large manifest names 100,000 events */
     Map taken = {0};
+    size_t events = 0; /* nearly every event takes a name: sized once */
+    for (size_t i = 0; i < m->providers.n; i++)
+        events += m->providers.v[i]->events.n;
+    map_reserve(&taken, events);
     Arena holders = {0}; /* gone with the map */
     bool *repeated = repeated_providers(m);
     for (size_t i = 0; i < m->providers.n; i++) {
@@ -193,7 +197,8 @@ static const char *claim(Claims *c, const char *sym, const int64_t *value, bool 
                          const Origin *from, Loc loc)
 {
     Arena *a = &c->f->arena;
-    const Claim *had = map_get(&c->taken, sym);
+    void **slot = map_ref(&c->taken, sym); /* one probe for a name that is free */
+    const Claim *had = *slot;
     if (had && value && had->is_define && had->value == *value)
         return sym;
     if (had) {
@@ -206,10 +211,11 @@ static const char *claim(Claims *c, const char *sym, const int64_t *value, bool 
                     "'%s' names another item of the header already; the header calls this one %s",
                     sym, renamed);
         sym = renamed;
+        slot = map_ref(&c->taken, sym);
     }
     Claim *n = arena_alloc(a, sizeof *n);
     *n = (Claim){value != NULL, written, value ? *value : 0, from ? *from : (Origin){0}};
-    map_put(&c->taken, sym, n, false);
+    *slot = n;
     return sym;
 }
 

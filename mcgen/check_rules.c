@@ -51,7 +51,11 @@ static const Loc *int_seen_at(IntSeen *t, uint32_t key, const Loc *loc)
         free(t->locs);
         *t = g;
     }
-    size_t i = (key * 2654435761u) & (t->cap - 1);
+    /* the high half of a 64-bit product: event keys are value << 8 |
+     * version, whose low bits are nearly all 0, and the low bits of a
+     * product depend only on the key's low bits (every event fell into 64
+     * slots) */
+    size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (t->cap - 1);
     while (t->keys[i]) {
         if (t->keys[i] == key + 1)
             return t->locs[i];
@@ -121,6 +125,7 @@ static void rule_event_unique(Manifest *m, Provider *pv)
 {
     IntSeen seen = {0};
     Map symbols = {0}; /* symbol -> its first Event */
+    map_reserve(&symbols, pv->events.n);
     for (size_t i = 0; i < pv->events.n; i++) {
         Event *e = pv->events.v[i];
         const Loc *first = int_seen_at(&seen, (uint32_t)e->value << 8 | e->version, &e->loc);
@@ -968,15 +973,17 @@ static void rule_channel_access(Manifest *m, Provider *pv)
  * variable or type (provider GUID, event descriptor, map enum). */
 typedef struct Defined {
     const char *kind; /* "level", "event", ... */
-    const char *name; /* the item's name (an event's value) */
+    const char *name; /* the item's name (NULL for an event) */
     const Provider *pv;
     bool is_define, is_event;
     Loc loc;
 } Defined;
 
-/* name: the item's, for a diagnostic; the claims live in `tmp` */
+/* name: the item's, for a diagnostic (an event's is its value, made only
+ * for one: printing every event's was most of this rule's cost); the
+ * claims live in `tmp` */
 static void claim_symbol(Manifest *m, Arena *tmp, Map *taken, const Provider *pv, const char *sym,
-                         const char *kind, const char *name, Loc loc)
+                         const char *kind, const char *name, const Event *ev, Loc loc)
 {
     if (!sym || !sym[0])
         return;
@@ -1003,7 +1010,7 @@ static void claim_symbol(Manifest *m, Arena *tmp, Map *taken, const Provider *pv
     if (d->is_event && first->pv == pv && strcmp(first->kind, "map") != 0)
         diag_ex(D_EVENT_SYMBOL_CLASH, loc, first->loc, "first defined",
                 "symbol '%s' of event %s is also the symbol of %s: the header cannot define both",
-                sym, name,
+                sym, event_label(&m->arena, ev),
                 strcmp(first->kind, "provider") == 0
                     ? arena_printf(&m->arena, "its provider '%s' (the GUID)", pv->name)
                     : arena_printf(&m->arena, "%s '%s' of the same provider '%s'", first->kind,
@@ -1027,38 +1034,45 @@ static void rule_symbol_unique(Manifest *m)
      * when the rule ends, not kept with the model */
     Arena tmp = {0};
     Map taken = {0};
+    size_t symbols = 0; /* sized once, from the events, most of the claims */
+    for (size_t i = 0; i < m->providers.n; i++)
+        for (size_t j = 0; j < m->providers.v[i]->events.n; j++) {
+            const Event *e = m->providers.v[i]->events.v[j];
+            symbols += e->symbol && e->symbol[0] && !e->not_logged;
+        }
+    map_reserve(&taken, symbols);
     for (size_t i = 0; i < m->providers.n; i++) {
         Provider *pv = m->providers.v[i];
-        claim_symbol(m, &tmp, &taken, pv, pv->symbol, "provider", pv->name, pv->loc);
+        claim_symbol(m, &tmp, &taken, pv, pv->symbol, "provider", pv->name, NULL, pv->loc);
         for (size_t j = 0; j < pv->channels.n; j++) {
             Channel *c = pv->channels.v[j];
             if (written_channel(c))
-                claim_symbol(m, &tmp, &taken, pv, c->symbol, "channel", c->name, c->loc);
+                claim_symbol(m, &tmp, &taken, pv, c->symbol, "channel", c->name, NULL, c->loc);
         }
         for (size_t j = 0; j < pv->levels.n; j++)
             claim_symbol(m, &tmp, &taken, pv, pv->levels.v[j]->n.symbol, "level",
-                         pv->levels.v[j]->n.written, pv->levels.v[j]->n.loc);
+                         pv->levels.v[j]->n.written, NULL, pv->levels.v[j]->n.loc);
         for (size_t j = 0; j < pv->opcodes.n; j++)
             claim_symbol(m, &tmp, &taken, pv, pv->opcodes.v[j]->n.symbol, "opcode",
-                         pv->opcodes.v[j]->n.written, pv->opcodes.v[j]->n.loc);
+                         pv->opcodes.v[j]->n.written, NULL, pv->opcodes.v[j]->n.loc);
         for (size_t j = 0; j < pv->tasks.n; j++) {
             Task *t = pv->tasks.v[j];
-            claim_symbol(m, &tmp, &taken, pv, t->n.symbol, "task", t->n.written, t->n.loc);
+            claim_symbol(m, &tmp, &taken, pv, t->n.symbol, "task", t->n.written, NULL, t->n.loc);
             for (size_t k = 0; k < t->opcodes.n; k++)
                 claim_symbol(m, &tmp, &taken, pv, t->opcodes.v[k]->n.symbol, "opcode",
-                             t->opcodes.v[k]->n.written, t->opcodes.v[k]->n.loc);
+                             t->opcodes.v[k]->n.written, NULL, t->opcodes.v[k]->n.loc);
         }
         for (size_t j = 0; j < pv->keywords.n; j++)
             claim_symbol(m, &tmp, &taken, pv, pv->keywords.v[j]->n.symbol, "keyword",
-                         pv->keywords.v[j]->n.written, pv->keywords.v[j]->n.loc);
+                         pv->keywords.v[j]->n.written, NULL, pv->keywords.v[j]->n.loc);
         for (size_t j = 0; j < pv->maps.n; j++)
             if (pv->maps.v[j]->kind != MAP_PATTERN)
                 claim_symbol(m, &tmp, &taken, pv, pv->maps.v[j]->symbol, "map", pv->maps.v[j]->name,
-                             pv->maps.v[j]->loc);
+                             NULL, pv->maps.v[j]->loc);
         for (size_t j = 0; j < pv->events.n; j++) {
             Event *e = pv->events.v[j];
             if (!e->not_logged)
-                claim_symbol(m, &tmp, &taken, pv, e->symbol, "event", event_label(&tmp, e), e->loc);
+                claim_symbol(m, &tmp, &taken, pv, e->symbol, "event", NULL, e, e->loc);
         }
     }
     map_free(&taken);

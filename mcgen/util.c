@@ -458,54 +458,88 @@ static inline uint32_t hash_bytes(const char *s, size_t n)
 
 uint32_t util_hash(const char *s, size_t n) { return hash_bytes(s, n); }
 
-static MapEntry *map_slot(const MapEntry *e, size_t cap, const char *key, uint32_t h)
+/* The tag: seven bits of the hash the index does not use, and a set top bit (0 is empty). */
+static unsigned char map_tag(uint32_t h) { return (unsigned char)(h >> 25 | 0x80); }
+
+static inline size_t map_slot(const Map *m, const char *key, uint32_t h)
 {
-    size_t i = h & (cap - 1);
-    for (;;) {
-        const MapEntry *x = &e[i];
-        if (!x->key || (x->hash == h && strcmp(x->key, key) == 0))
-            return (MapEntry *)x;
-        i = (i + 1) & (cap - 1);
-    }
+    const unsigned char t = map_tag(h), *tag = m->tag;
+    const MapEntry *e = m->e;
+    size_t mask = m->cap - 1, i = h & mask;
+    for (;; i = (i + 1) & mask)
+        if (!tag[i] || (tag[i] == t && strcmp(e[i].key, key) == 0))
+            return i;
 }
 
 void *map_get(const Map *m, const char *key)
 {
     if (!m->cap)
         return NULL;
-    MapEntry *x = map_slot(m->e, m->cap, key, hash_bytes(key, strlen(key)));
-    return x->key ? x->val : NULL;
+    size_t i = map_slot(m, key, hash_bytes(key, strlen(key)));
+    return m->tag[i] ? m->e[i].val : NULL;
 }
 
-static void map_rehash(Map *m)
+/* The tag keeps a byte of the hash, not all of it: each key is hashed again (the keys are
+ * distinct, so no strcmp). */
+static void map_rehash(Map *m, size_t cap)
 {
-    size_t cap = m->cap ? m->cap * 2 : 16;
-    MapEntry *e = xcalloc(cap, sizeof *e);
+    Map g = {NULL, NULL, m->n, cap};
+    g.e = xcalloc(g.cap, sizeof *g.e + 1);
+    g.tag = (unsigned char *)(g.e + g.cap);
     for (size_t i = 0; i < m->cap; i++)
-        if (m->e[i].key)
-            *map_slot(e, cap, m->e[i].key, m->e[i].hash) = m->e[i];
+        if (m->tag[i]) {
+            uint32_t h = hash_bytes(m->e[i].key, strlen(m->e[i].key));
+            size_t k = h & (g.cap - 1);
+            while (g.tag[k])
+                k = (k + 1) & (g.cap - 1);
+            g.e[k] = m->e[i];
+            g.tag[k] = map_tag(h);
+        }
     free(m->e);
-    m->e = e;
-    m->cap = cap;
+    *m = g;
+}
+
+/* The slot of key, added (with a NULL value) when new; *added says which. */
+static inline MapEntry *map_add(Map *m, const char *key, bool *added)
+{
+    if ((m->n + 1) * 4 > m->cap * 3)
+        map_rehash(m, m->cap ? m->cap * 2 : 16);
+    uint32_t h = hash_bytes(key, strlen(key));
+    size_t i = map_slot(m, key, h);
+    *added = !m->tag[i];
+    if (*added) {
+        m->e[i] = (MapEntry){key, NULL};
+        m->tag[i] = map_tag(h);
+        m->n++;
+    }
+    return &m->e[i];
 }
 
 void *map_put(Map *m, const char *key, void *val, bool keep_old)
 {
-    if ((m->n + 1) * 4 > m->cap * 3)
-        map_rehash(m);
-    uint32_t h = hash_bytes(key, strlen(key));
-    MapEntry *x = map_slot(m->e, m->cap, key, h);
-    if (x->key) {
-        void *old = x->val;
-        if (!keep_old)
-            x->val = val;
-        return old;
-    }
-    x->key = key;
-    x->hash = h;
-    x->val = val;
-    m->n++;
-    return NULL;
+    bool added;
+    MapEntry *x = map_add(m, key, &added);
+    void *old = x->val;
+    if (added || !keep_old)
+        x->val = val;
+    return added ? NULL : old;
+}
+
+void map_reserve(Map *m, size_t n)
+{
+    if (!n)
+        return;
+    size_t cap = m->cap ? m->cap : 16;
+    while (n * 4 > cap * 3)
+        cap *= 2;
+    if (cap != m->cap)
+        map_rehash(m, cap);
+}
+
+void **map_ref(Map *m, const char *key)
+{
+    bool added;
+    return &map_add(m, key, &added)->val;
 }
 
 void map_free(Map *m)

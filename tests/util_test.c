@@ -68,6 +68,43 @@ START_TEST(test_util_map_put_get_grow)
 }
 END_TEST
 
+/* map_ref: one probe adds a key with a NULL value, or finds its value,
+ * through rehashes (a slot keeps a byte of the hash; the rest is
+ * recomputed when the table grows); the empty string is a key too. */
+START_TEST(test_util_map_ref)
+{
+    Map m = {0};
+    Arena a = {0};
+    void **r = map_ref(&m, "");
+    ck_assert_ptr_null(*r);
+    *r = (void *)1;
+    for (int i = 0; i < 3000; i++) {
+        r = map_ref(&m, arena_printf(&a, "k%d", i));
+        ck_assert_ptr_null(*r);
+        *r = (void *)(intptr_t)(i + 2);
+    }
+    ck_assert_uint_eq(m.n, 3001);
+    ck_assert_ptr_eq(*map_ref(&m, ""), (void *)1);
+    ck_assert_ptr_eq(*map_ref(&m, "k2999"), (void *)3001);
+    ck_assert_ptr_eq(map_get(&m, "k0"), (void *)2);
+    ck_assert_uint_eq(m.n, 3001);
+    map_reserve(&m, 0); /* room already */
+    ck_assert_uint_eq(m.cap, 4096);
+    map_reserve(&m, 6144); /* 3/4 of 8192 */
+    ck_assert_uint_eq(m.cap, 8192);
+    ck_assert_ptr_eq(map_get(&m, "k1234"), (void *)1236);
+    size_t seen = 0; /* every entry is in a slot with its key */
+    for (size_t i = 0; i < m.cap; i++)
+        seen += m.e[i].key != NULL;
+    ck_assert_uint_eq(seen, 3001);
+    map_free(&m);
+    Map none = {0};
+    map_reserve(&none, 0); /* nothing to hold: nothing allocated */
+    ck_assert_ptr_null(none.e);
+    arena_free(&a);
+}
+END_TEST
+
 /* The map's hash reads keys a word at a time, the last word overlapping
  * the one before: every byte of a key of every length changes the hash,
  * and keys that are prefixes of one another (same bytes, other lengths)
@@ -526,6 +563,7 @@ Suite *util_suite(void)
     tcase_add_test(tc, test_util_buf_invariants);
     tcase_add_test(tc, test_util_buf_little_endian);
     tcase_add_test(tc, test_util_map_put_get_grow);
+    tcase_add_test(tc, test_util_map_ref);
     tcase_add_test(tc, test_util_hash_every_byte_counts);
     tcase_add_test(tc, test_util_put_c_string);
     tcase_add_test(tc, test_util_arena_zeroed_aligned);
