@@ -179,6 +179,7 @@ typedef struct XmlAttr {
     const char *local; /* valid during the callback only */
     const char *value; /* valid during the callback only */
     Loc loc;           /* position of the attribute name */
+    uint32_t local_len; /* strlen(local), so a lookup compares lengths first */
 } XmlAttr;
 
 typedef struct XmlElem {
@@ -229,8 +230,26 @@ bool xml_prefix_declared(XmlReader *r, const char *p, size_t n);
 const char *xml_intern(XmlReader *r, const char *s);
 /* Stops the parse after the current callback (used on fatal errors). */
 void xml_stop(XmlReader *r);
-const char *xml_attr(const XmlElem *e, const char *local);
-const XmlAttr *xml_attr_full(const XmlElem *e, const char *local);
+/* The element's unqualified attribute `local`, or NULL.  Inline so that
+ * the callers' literal names have their length known at compile time: a
+ * lookup compares lengths, then a fixed-size memcmp, no strcmp per
+ * attribute (the readers make some ten lookups per element). */
+static inline const XmlAttr *xml_attr_full(const XmlElem *e, const char *local)
+{
+    size_t n = strlen(local);
+    for (size_t i = 0; i < e->nattrs; i++) {
+        const XmlAttr *a = &e->attrs[i];
+        if (a->local_len == n && a->ns[0] == '\0' && memcmp(a->local, local, n) == 0)
+            return a;
+    }
+    return NULL;
+}
+
+static inline const char *xml_attr(const XmlElem *e, const char *local)
+{
+    const XmlAttr *a = xml_attr_full(e, local);
+    return a ? a->value : NULL;
+}
 
 /* ======================================================================
  * codepages.c (written by tools/codepages)

@@ -768,20 +768,38 @@ static const char *intern_ns(XmlReader *r, const char *s, size_t n)
     return r->last_ns;
 }
 
-/* Splits expat's "uri\x01local" into its parts: the namespace interned,
- * the local name interned only when `keep` (element names live as long as
- * the element; attribute names only during the callback). */
-static void split_name(XmlReader *r, const char *name, const char **ns, const char **local,
-                       bool keep)
+/* Splits expat's "uri\x01local" element name into its parts, both
+ * interned (an element's names live as long as the element). */
+static void split_name(XmlReader *r, const char *name, const char **ns, const char **local)
 {
     const char *sep = strchr(name, NS_SEP);
     if (!sep) {
         *ns = "";
-        *local = keep ? xml_intern(r, name) : name;
+        *local = xml_intern(r, name);
         return;
     }
     *ns = intern_ns(r, name, (size_t)(sep - name));
-    *local = keep ? xml_intern(r, sep + 1) : sep + 1;
+    *local = xml_intern(r, sep + 1);
+}
+
+/* An attribute's name, split as split_name does (the local part not
+ * interned: it lives during the callback only), and its length measured
+ * on the way: names are short and mostly unqualified, so one pass over
+ * the bytes finds both the separator and the end. */
+static void split_attr(XmlReader *r, const char *name, XmlAttr *a)
+{
+    const char *s = name;
+    while (*s && *s != NS_SEP)
+        s++;
+    if (!*s) {
+        a->ns = "";
+        a->local = name;
+        a->local_len = (uint32_t)(s - name);
+        return;
+    }
+    a->ns = intern_ns(r, name, (size_t)(s - name));
+    a->local = s + 1;
+    a->local_len = (uint32_t)strlen(s + 1);
 }
 
 /* ---- attribute positions ---- */
@@ -1042,13 +1060,13 @@ static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *
     f.elem.loc.file = r->file_id;
     f.elem.loc.line = line;
     f.elem.loc.col = col;
-    split_name(r, name, &f.elem.ns, &f.elem.local, true);
+    split_name(r, name, &f.elem.ns, &f.elem.local);
     f.text_start = r->text.len;
     f.attr_start = r->attrs.n;
     size_t n = 0;
     for (; atts[2 * n]; n++) {
         XmlAttr a = {0};
-        split_name(r, atts[2 * n], &a.ns, &a.local, false);
+        split_attr(r, atts[2 * n], &a);
         a.value = atts[2 * n + 1];
         vec_push(&r->attrs, a);
     }
@@ -1255,23 +1273,6 @@ bool xml_prefix_declared(XmlReader *r, const char *p, size_t n)
             return true;
     return false;
 }
-
-const XmlAttr *xml_attr_full(const XmlElem *e, const char *local)
-{
-    for (size_t i = 0; i < e->nattrs; i++) {
-        const XmlAttr *a = &e->attrs[i];
-        if (a->local[0] == local[0] && a->ns[0] == '\0' && strcmp(a->local, local) == 0)
-            return a;
-    }
-    return NULL;
-}
-
-const char *xml_attr(const XmlElem *e, const char *local)
-{
-    const XmlAttr *a = xml_attr_full(e, local);
-    return a ? a->value : NULL;
-}
-
 
 /* ======================================================================
  * Driving a parse.
