@@ -139,6 +139,9 @@ typedef struct Producer {
     size_t pos_off;
     uint32_t pos_line, pos_col;
     bool pos_expat; /* a byte-order mark the declaration contradicts: expat's */
+    /* the whole document is known to hold no '\r' (read whole, or from
+     * memory): line breaks are then found by one memchr for '\n' */
+    bool cr_free;
 } Producer;
 
 /* The reader's side of a parse (the consumer section below). */
@@ -151,6 +154,7 @@ static void reader_ns_end(XmlReader *r, const char *prefix);
 static void reader_error(XmlReader *r, RecType type, uint32_t line, uint32_t col,
                          uint32_t extra, const char *name);
 static void reader_encoding(XmlReader *r, Encoding enc);
+static void reader_cr_free(XmlReader *r, bool cr_free);
 static bool reader_failed(const XmlReader *r);
 
 static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
@@ -273,7 +277,8 @@ static void position_at(Producer *pr, const unsigned char *p, size_t to, uint32_
         breaks++;
         bol = (size_t)(q - p) + 1;
     }
-    for (const unsigned char *q = p + from; (q = memchr(q, '\r', (size_t)(p + to - q))); q++) {
+    for (const unsigned char *q = p + from;
+         !pr->cr_free && (q = memchr(q, '\r', (size_t)(p + to - q))); q++) {
         size_t at = (size_t)(q - p);
         if (at + 1 < to && p[at + 1] == '\n')
             continue; /* the \n counted it */
@@ -624,6 +629,15 @@ static bool feed(Producer *pr, const void *data, size_t len, bool final)
  * given to update them, a fifth of its time) and start tags are placed
  * by tag_position's count.  Returns true when the file is longer than
  * `size` (it grew): the rest is read in chunks. */
+/* Notes whether the whole document is free of '\r', for the position
+ * counts here and in the reader. */
+static void producer_cr_free(Producer *pr, bool cr_free)
+{
+    pr->cr_free = cr_free;
+    if (pr->r)
+        reader_cr_free(pr->r, cr_free);
+}
+
 static bool read_whole(Producer *pr, size_t size)
 {
     char *buf = XML_GetBuffer(pr->p, (int)size);
@@ -641,6 +655,7 @@ static bool read_whole(Producer *pr, size_t size)
     bool final = c == EOF;
     if (!final)
         ungetc(c, pr->f);
+    producer_cr_free(pr, final && !memchr(buf, '\r', n));
     pr->nhead = n < sizeof pr->head ? n : sizeof pr->head;
     memcpy(pr->head, buf, pr->nhead);
     if (!sniff(pr))
@@ -680,6 +695,7 @@ static void producer_main(Producer *pr)
         }
         free(chunk);
     } else if (!pr->f) {
+        producer_cr_free(pr, !pr->len || !memchr(pr->bytes, '\r', pr->len));
         size_t chunk = pr->chunk ? pr->chunk : (pr->len ? pr->len : 1), i = 0;
         do {
             size_t n = pr->len - i < chunk ? pr->len - i : chunk;
@@ -724,6 +740,7 @@ struct XmlReader {
     Buf scratch; /* intern_span */
     Encoding enc;
     bool failed; /* a diagnostic was given or a handler stopped the parse */
+    bool cr_free; /* the document holds no '\r' (Producer.cr_free) */
     const char *last_ns; /* intern_ns cache */
     size_t last_ns_len;
 };
@@ -748,6 +765,8 @@ void xml_stop(XmlReader *r)
 static bool reader_failed(const XmlReader *r) { return r->failed; }
 
 static void reader_encoding(XmlReader *r, Encoding enc) { r->enc = enc; }
+
+static void reader_cr_free(XmlReader *r, bool cr_free) { r->cr_free = cr_free; }
 
 /* Interns the `n` bytes at s, of any length. */
 static const char *intern_span(XmlReader *r, const char *s, size_t n)
@@ -897,20 +916,22 @@ static void advance_8bit(const unsigned char *p, size_t i, size_t end, size_t le
     }
 }
 
-/* Whether p[0..len) is ASCII without a line break, 8 bytes at a time. */
-static bool span_plain(const unsigned char *p, size_t len)
+/* Whether p[0..len) is ASCII without a line break: the bytes' high bits
+ * OR-ed 8 at a time, then memchr for the breaks ('\r' only when the
+ * document may hold one). */
+static bool span_plain(const unsigned char *p, size_t len, bool cr_free)
 {
+    uint64_t high = 0;
     size_t i = 0;
     for (; i + 8 <= len; i += 8) {
         uint64_t w;
         memcpy(&w, p + i, 8);
-        if (!word_plain(w))
-            return false;
+        high |= w;
     }
     for (; i < len; i++)
-        if (p[i] >= 0x80 || p[i] == '\n' || p[i] == '\r')
-            return false;
-    return true;
+        high |= p[i];
+    return !(high & 0x8080808080808080ULL) && !memchr(p, '\n', len) &&
+           (cr_free || !memchr(p, '\r', len));
 }
 
 /* The 8-bit case (UTF-8 and the single-byte encodings) is the common
@@ -923,7 +944,7 @@ static void locate_attrs_8bit(XmlReader *r, const unsigned char *p, size_t len, 
                               size_t nattrs, Loc start)
 {
     uint32_t line = start.line, col = start.col;
-    bool utf8 = r->enc == ENC_8BIT, plain = span_plain(p, len);
+    bool utf8 = r->enc == ENC_8BIT, plain = span_plain(p, len, r->cr_free);
     size_t i = 1, k = 0, counted = 0; /* line and col are those of p[counted] */
     while (i < len && !scan_space(p[i]) && p[i] != '/' && p[i] != '>')
         i++;
