@@ -717,7 +717,18 @@ static void producer_main(Producer *pr)
 typedef struct NsDecl {
     const char *prefix; /* "" for the default namespace */
     const char *uri;    /* "" to undeclare the default */
+    size_t prefix_len;
 } NsDecl;
+
+/* xml_qname's cache of local names it interned, by a hash of the bytes:
+ * QName values repeat (inType="win:UInt32", level="win:Informational"),
+ * and a hit costs a compare of a dozen bytes, not a copy and a map
+ * lookup. */
+enum { QCACHE = 64 };
+typedef struct QCacheEntry {
+    const char *local; /* interned; NULL: empty */
+    size_t len;
+} QCacheEntry;
 
 typedef struct Frame {
     XmlElem elem;
@@ -743,6 +754,7 @@ struct XmlReader {
     bool cr_free; /* the document holds no '\r' (Producer.cr_free) */
     const char *last_ns; /* intern_ns cache */
     size_t last_ns_len;
+    QCacheEntry qcache[QCACHE];
 };
 
 const char *xml_intern(XmlReader *r, const char *s)
@@ -1133,7 +1145,7 @@ static void reader_text(XmlReader *r, const char *s, size_t len)
 
 static void reader_ns_start(XmlReader *r, const char *prefix, const char *uri)
 {
-    NsDecl d = {xml_intern(r, prefix), xml_intern(r, uri)};
+    NsDecl d = {xml_intern(r, prefix), xml_intern(r, uri), strlen(prefix)};
     vec_push(&r->ns, d);
 }
 
@@ -1263,36 +1275,55 @@ static void replay(XmlReader *r, const unsigned char *data, size_t used)
     }
 }
 
+/* The declaration in scope of the prefix p[0..n), or NULL. */
+static const NsDecl *ns_lookup(const XmlReader *r, const char *p, size_t n)
+{
+    for (size_t i = r->ns.n; i-- > 0;) {
+        const NsDecl *d = &r->ns.v[i];
+        if (d->prefix_len == n && memcmp(d->prefix, p, n) == 0)
+            return d;
+    }
+    return NULL;
+}
+
+static bool qname_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
 bool xml_qname(XmlReader *r, const char *value, QName *out)
 {
-    size_t n;
-    const char *v = trim_span(value, &n);
+    /* the value trimmed of XML whitespace, split at its first ':' */
+    const char *v = value;
+    while (qname_space(*v))
+        v++;
+    size_t full = strlen(v), n = full;
+    while (n && qname_space(v[n - 1]))
+        n--;
     const char *colon = memchr(v, ':', n);
     size_t pl = colon ? (size_t)(colon - v) : 0; /* the prefix is v[0..pl) */
     const char *local = colon ? colon + 1 : v;
     size_t ll = n - (size_t)(local - v);
     out->ns = "";
-    bool found = !colon; /* an undeclared default namespace is no error */
-    for (size_t i = r->ns.n; i-- > 0;) {
-        const char *p = r->ns.v[i].prefix;
-        if (strncmp(p, v, pl) == 0 && p[pl] == '\0') {
-            out->ns = r->ns.v[i].uri;
-            found = true;
-            break;
-        }
-    }
-    if (!found || ll == 0)
+    const NsDecl *d = ns_lookup(r, v, pl);
+    if (d)
+        out->ns = d->uri;
+    else if (colon)
+        return false; /* an undeclared default namespace is no error */
+    if (ll == 0)
         return false;
-    out->local = intern_span(r, local, ll);
+    /* a cheap hash (a miss only costs an intern) */
+    const unsigned char *u = (const unsigned char *)local;
+    size_t h = ll * 7 + u[0] + u[ll / 2] * 3 + u[ll - 1] * 5 + u[ll >= 2 ? ll - 2 : 0] * 11;
+    QCacheEntry *c = &r->qcache[h % QCACHE];
+    if (!c->local || c->len != ll || memcmp(c->local, local, ll) != 0) {
+        c->local = n < full ? intern_span(r, local, ll) : xml_intern(r, local);
+        c->len = ll;
+    }
+    out->local = c->local;
     return true;
 }
 
 bool xml_prefix_declared(XmlReader *r, const char *p, size_t n)
 {
-    for (size_t i = r->ns.n; i-- > 0;)
-        if (strncmp(r->ns.v[i].prefix, p, n) == 0 && r->ns.v[i].prefix[n] == '\0')
-            return true;
-    return false;
+    return ns_lookup(r, p, n) != NULL;
 }
 
 /* ======================================================================
