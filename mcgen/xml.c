@@ -720,15 +720,15 @@ typedef struct NsDecl {
     size_t prefix_len;
 } NsDecl;
 
-/* xml_qname's cache of local names it interned, by a hash of the bytes:
- * QName values repeat (inType="win:UInt32", level="win:Informational"),
- * and a hit costs a compare of a dozen bytes, not a copy and a map
- * lookup. */
-enum { QCACHE = 64 };
-typedef struct QCacheEntry {
-    const char *local; /* interned; NULL: empty */
+/* A cache in front of the interned strings, by a cheap hash of the
+ * bytes: element names and QName values repeat (<data>,
+ * inType="win:UInt32"), and a hit costs a compare of a dozen bytes, not
+ * a copy, a full hash and a map lookup.  A miss only costs the lookup. */
+enum { ICACHE = 128 };
+typedef struct ICacheEntry {
+    const char *s; /* interned; NULL: empty */
     size_t len;
-} QCacheEntry;
+} ICacheEntry;
 
 typedef struct Frame {
     XmlElem elem;
@@ -754,18 +754,37 @@ struct XmlReader {
     bool cr_free; /* the document holds no '\r' (Producer.cr_free) */
     const char *last_ns; /* intern_ns cache */
     size_t last_ns_len;
-    QCacheEntry qcache[QCACHE];
+    ICacheEntry icache[ICACHE];
 };
 
-const char *xml_intern(XmlReader *r, const char *s)
+/* Interns the `n` bytes at s, which s[n] may not end: through the cache,
+ * then the map (s[n] not '\0': a copy in r->scratch is looked up). */
+static const char *intern_n(XmlReader *r, const char *s, size_t n)
 {
+    const unsigned char *u = (const unsigned char *)s;
+    size_t h = n * 7;
+    if (n)
+        h += u[0] + u[n / 2] * 3 + u[n - 1] * 5 + u[n >= 2 ? n - 2 : 0] * 11;
+    ICacheEntry *c = &r->icache[h % ICACHE];
+    if (c->s && c->len == n && memcmp(c->s, s, n) == 0)
+        return c->s;
+    if (s[n]) {
+        buf_reset(&r->scratch);
+        buf_add(&r->scratch, s, n);
+        s = r->scratch.s;
+    }
     const char *v = map_get(&r->interned, s);
-    if (v)
-        return v;
-    char *copy = arena_strdup(r->arena, s);
-    map_put(&r->interned, copy, copy, false);
-    return copy;
+    if (!v) {
+        char *copy = arena_strndup(r->arena, s, n);
+        map_put(&r->interned, copy, copy, false);
+        v = copy;
+    }
+    c->s = v;
+    c->len = n;
+    return v;
 }
+
+const char *xml_intern(XmlReader *r, const char *s) { return intern_n(r, s, strlen(s)); }
 
 void xml_stop(XmlReader *r)
 {
@@ -780,21 +799,13 @@ static void reader_encoding(XmlReader *r, Encoding enc) { r->enc = enc; }
 
 static void reader_cr_free(XmlReader *r, bool cr_free) { r->cr_free = cr_free; }
 
-/* Interns the `n` bytes at s, of any length. */
-static const char *intern_span(XmlReader *r, const char *s, size_t n)
-{
-    buf_reset(&r->scratch);
-    buf_add(&r->scratch, s, n);
-    return xml_intern(r, r->scratch.s);
-}
-
 /* Interns a namespace URI of `n` bytes.  Documents use a handful of
  * namespaces, so the last one is remembered and compared first. */
 static const char *intern_ns(XmlReader *r, const char *s, size_t n)
 {
     if (r->last_ns && r->last_ns_len == n && memcmp(r->last_ns, s, n) == 0)
         return r->last_ns;
-    r->last_ns = intern_span(r, s, n);
+    r->last_ns = intern_n(r, s, n);
     r->last_ns_len = n;
     return r->last_ns;
 }
@@ -1294,7 +1305,7 @@ bool xml_qname(XmlReader *r, const char *value, QName *out)
     const char *v = value;
     while (qname_space(*v))
         v++;
-    size_t full = strlen(v), n = full;
+    size_t n = strlen(v);
     while (n && qname_space(v[n - 1]))
         n--;
     const char *colon = memchr(v, ':', n);
@@ -1309,15 +1320,7 @@ bool xml_qname(XmlReader *r, const char *value, QName *out)
         return false; /* an undeclared default namespace is no error */
     if (ll == 0)
         return false;
-    /* a cheap hash (a miss only costs an intern) */
-    const unsigned char *u = (const unsigned char *)local;
-    size_t h = ll * 7 + u[0] + u[ll / 2] * 3 + u[ll - 1] * 5 + u[ll >= 2 ? ll - 2 : 0] * 11;
-    QCacheEntry *c = &r->qcache[h % QCACHE];
-    if (!c->local || c->len != ll || memcmp(c->local, local, ll) != 0) {
-        c->local = n < full ? intern_span(r, local, ll) : xml_intern(r, local);
-        c->len = ll;
-    }
-    out->local = c->local;
+    out->local = intern_n(r, local, ll);
     return true;
 }
 
