@@ -1011,13 +1011,11 @@ static XmlAttr *attrs_from(XmlReader *r, size_t start)
 }
 
 /* Gives every attribute of the element the position of its name, from the
- * raw bytes of the start tag. */
+ * raw bytes of the start tag (without them, each keeps its element's). */
 static void locate_attrs(XmlReader *r, Frame *f, size_t nattrs, const unsigned char *raw,
                          size_t rawlen)
 {
     XmlAttr *attrs = attrs_from(r, f->attr_start);
-    for (size_t k = 0; k < nattrs; k++)
-        attrs[k].loc = f->elem.loc;
     if (nattrs == 0 || rawlen == 0)
         return;
     if (r->enc == ENC_8BIT || r->enc == ENC_SINGLE) {
@@ -1108,12 +1106,19 @@ static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *
     f.text_start = r->text.len;
     f.attr_start = r->attrs.n;
     size_t n = 0;
-    for (; atts[2 * n]; n++) {
-        XmlAttr a = {0};
-        split_attr(r, atts[2 * n], &a);
-        a.value = atts[2 * n + 1];
-        vec_push(&r->attrs, a);
+    while (atts[2 * n])
+        n++;
+    while (r->attrs.cap - r->attrs.n < n)
+        vec_grow_((void **)&r->attrs.v, &r->attrs.cap, sizeof *r->attrs.v);
+    /* each attribute at its element's place until locate_attrs finds
+     * its own */
+    XmlAttr *a = attrs_from(r, r->attrs.n);
+    for (size_t k = 0; k < n; k++) {
+        split_attr(r, atts[2 * k], &a[k]);
+        a[k].value = atts[2 * k + 1];
+        a[k].loc = f.elem.loc;
     }
+    r->attrs.n += n;
     locate_attrs(r, &f, n, raw, rawlen);
     f.elem.nattrs = n;
     open_element(r, &f);
