@@ -1117,6 +1117,10 @@ static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *
         split_attr(r, atts[2 * k], &a[k]);
         a[k].value = atts[2 * k + 1];
         a[k].loc = f.elem.loc;
+        if (a[k].ns[0] || !a[k].local_len)
+            continue;
+        uint8_t *s = &f.elem.by_slot[xml_attr_slot(a[k].local, a[k].local_len)];
+        *s = *s || k + 1 >= XML_SLOT_SHARED ? XML_SLOT_SHARED : (uint8_t)(k + 1);
     }
     r->attrs.n += n;
     locate_attrs(r, &f, n, raw, rawlen);
