@@ -24,14 +24,20 @@
  * holds).  Both counts know the input's code-unit width (UTF-8 or UTF-16)
  * from the byte-order mark, or from an XML declaration's first bytes
  * (UTF-16 without a mark, read with a warning as xmllint and MSXML read
- * it), and the single-byte encodings from the declaration's name.  expat
- * knows UTF-8, UTF-16, ISO-8859-1 and US-ASCII; the single-byte Windows
- * code pages real manifests declare (windows-1252, ...) come from
- * codepages.c through expat's unknown-encoding handler.  Namespace
- * declarations are kept in a stack so that attribute values which are
- * QNames (level="win:Informational") resolve through the declarations in
- * scope, as the schema defines them, not by their prefix text.  Document
- * type declarations are refused outright: a manifest has no use for them
+ * it), and the single-byte encodings from the declaration's name; a
+ * document in hand whole is searched once for a '\r', and the counts
+ * skip that search when it has none.  expat knows UTF-8, UTF-16,
+ * ISO-8859-1 and US-ASCII; the single-byte Windows code pages real
+ * manifests declare (windows-1252, ...) come from codepages.c through
+ * expat's unknown-encoding handler.  Namespace declarations are kept in a
+ * stack so that attribute values which are QNames
+ * (level="win:Informational") resolve through the declarations in scope,
+ * as the schema defines them, not by their prefix text.  Each element
+ * files its unqualified attributes in a small table by a hash of the
+ * name, so that the readers' lookups (xml_attr, inline in mcgen.h) read a
+ * slot, not scan; names are interned through a small cache in front of
+ * the map.  Document type declarations are refused outright: a manifest
+ * has no use for them
  * and they are the door to entity-expansion attacks.
  */
 #include "mcgen.h"
