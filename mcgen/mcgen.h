@@ -179,7 +179,20 @@ typedef struct XmlAttr {
     const char *local; /* valid during the callback only */
     const char *value; /* valid during the callback only */
     Loc loc;           /* position of the attribute name */
+    uint32_t local_len; /* strlen(local), so a lookup compares lengths first */
 } XmlAttr;
+
+/* An element's unqualified attributes by a hash of their names
+ * (xml_attr_slot): 1 + the attribute's index, 0 for none, XML_SLOT_SHARED
+ * when two or more share the slot (then looked up by a scan).  The hash
+ * keeps apart the names any one element of a manifest takes. */
+enum { XML_SLOTS = 32, XML_SLOT_SHARED = 255 };
+
+static inline unsigned xml_attr_slot(const char *name, size_t n)
+{
+    return (unsigned)(n * 4 + (unsigned char)name[0] * 14 + (unsigned char)name[n - 1] * 3) &
+           (XML_SLOTS - 1);
+}
 
 typedef struct XmlElem {
     const char *ns; /* interned; "" when none */
@@ -187,6 +200,7 @@ typedef struct XmlElem {
     const XmlAttr *attrs;
     size_t nattrs;
     Loc loc; /* position of '<' */
+    uint8_t by_slot[XML_SLOTS];
 } XmlElem;
 
 typedef struct XmlReader XmlReader;
@@ -229,8 +243,35 @@ bool xml_prefix_declared(XmlReader *r, const char *p, size_t n);
 const char *xml_intern(XmlReader *r, const char *s);
 /* Stops the parse after the current callback (used on fatal errors). */
 void xml_stop(XmlReader *r);
-const char *xml_attr(const XmlElem *e, const char *local);
-const XmlAttr *xml_attr_full(const XmlElem *e, const char *local);
+/* The element's unqualified attribute `local`, or NULL.  Inline so that
+ * the callers' literal names have their length and slot known at compile
+ * time: a lookup is one slot and one fixed-size compare, no scan (the
+ * readers make some ten lookups per element). */
+static inline const XmlAttr *xml_attr_full(const XmlElem *e, const char *local)
+{
+    size_t n = strlen(local);
+    if (!n)
+        return NULL;
+    unsigned s = e->by_slot[xml_attr_slot(local, n)];
+    if (s == 0)
+        return NULL;
+    if (s != XML_SLOT_SHARED) {
+        const XmlAttr *a = &e->attrs[s - 1];
+        return a->local_len == n && memcmp(a->local, local, n) == 0 ? a : NULL;
+    }
+    for (size_t i = 0; i < e->nattrs; i++) {
+        const XmlAttr *a = &e->attrs[i];
+        if (a->local_len == n && a->ns[0] == '\0' && memcmp(a->local, local, n) == 0)
+            return a;
+    }
+    return NULL;
+}
+
+static inline const char *xml_attr(const XmlElem *e, const char *local)
+{
+    const XmlAttr *a = xml_attr_full(e, local);
+    return a ? a->value : NULL;
+}
 
 /* ======================================================================
  * codepages.c (written by tools/codepages)

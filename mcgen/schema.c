@@ -174,6 +174,10 @@ typedef struct Regex {
     Glushkov g;
     VEC(CharClass) classes;
     VEC(DState) states;
+    /* the states' ASCII moves again, one flat row of 128 per state: the
+     * row offset (128 x the state) of a known live move, -1 for any other
+     * (not yet made, or dead: re_match's slow path tells them apart) */
+    VEC(int32_t) ascii;
 } Regex;
 
 #ifdef SCHEMA_COMPILER
@@ -498,15 +502,21 @@ static Regex *re_compile(Arena *arena, const char *src, const char **err)
 
 #endif
 
+/* A new DFA state for the position set `set`, every move unknown. */
+static int32_t re_add(Regex *re, uint64_t set, bool start, bool accept)
+{
+    DState d = {set, start, accept, {0}};
+    for (int i = 0; i < NSYM; i++)
+        d.next[i] = -2;
+    vec_push(&re->states, d);
+    for (int i = 0; i < 128; i++)
+        vec_push(&re->ascii, -1);
+    return (int32_t)re->states.n - 1;
+}
+
 /* The DFA's start state, made on a pattern's first use (the automaton
  * comes from the build's tables without it). */
-static void re_start(Regex *re)
-{
-    DState start = {0, true, re->g.g.nullable, {0}};
-    for (int i = 0; i < NSYM; i++)
-        start.next[i] = -2;
-    vec_push(&re->states, start);
-}
+static void re_start(Regex *re) { re_add(re, 0, true, re->g.g.nullable); }
 
 static int32_t re_step(Regex *re, int32_t st, int sym)
 {
@@ -525,55 +535,51 @@ static int32_t re_step(Regex *re, int32_t st, int sym)
                 to = (int32_t)i;
                 break;
             }
-        if (to < 0) {
-            DState n = {set, false, (set & re->g.g.last) != 0, {0}};
-            for (int i = 0; i < NSYM; i++)
-                n.next[i] = -2;
-            vec_push(&re->states, n);
-            to = (int32_t)re->states.n - 1;
-        }
+        if (to < 0)
+            to = re_add(re, set, false, (set & re->g.g.last) != 0);
     }
     re->states.v[st].next[sym] = to;
+    if (sym < 128 && to >= 0)
+        re->ascii.v[(size_t)st * 128 + (size_t)sym] = to * 128;
     return to;
 }
 
 /* Whether the whole of s[0..n) matches (XSD patterns are anchored).  The
- * ASCII loop is one table lookup per character; a state's row is filled
- * (re_step) the first time a character leaves it, and may move the
- * states vector. */
+ * ASCII loop is one load from the flat rows per character; a state's
+ * move is made (re_step) the first time a character takes it, and may
+ * move both vectors. */
 static bool re_match(Regex *re, const char *s, size_t n)
 {
     if (!re->states.n)
         re_start(re);
-    int32_t st = 0;
-    const DState *base = re->states.v, *d = base;
-    for (size_t i = 0; i < n;) {
-        unsigned char ch = (unsigned char)s[i];
+    const unsigned char *p = (const unsigned char *)s, *end = p + n;
+    size_t off = 0; /* 128 x the current state */
+    for (;;) {
+        const int32_t *rows = re->ascii.v;
         int32_t to;
-        if (ch < 128 && (to = d->next[ch]) >= 0) {
-            i++;
-            st = to;
-            d = base + to;
-            continue;
+        while (p < end && *p < 128 && (to = rows[off + *p]) >= 0) {
+            off = (size_t)to;
+            p++;
         }
-        int sym = ch;
-        if (ch < 128) {
-            i++;
+        if (p == end)
+            break;
+        int32_t st = (int32_t)(off / 128);
+        int sym = *p;
+        if (sym < 128) {
+            p++;
         } else {
             uint32_t cp;
-            i += utf8_get(s + i, n - i, &cp);
+            p += utf8_get((const char *)p, (size_t)(end - p), &cp);
             sym = SYM_OTHER;
         }
-        to = d->next[sym];
+        to = re->states.v[st].next[sym];
         if (to == -2)
             to = re_step(re, st, sym);
         if (to < 0)
             return false;
-        st = to;
-        base = re->states.v;
-        d = base + to;
+        off = (size_t)to * 128;
     }
-    return d->accept;
+    return re->states.v[off / 128].accept;
 }
 
 /* ======================================================================
@@ -1240,6 +1246,7 @@ static void schema_free(Schema *s)
     for (size_t i = 0; i < s->regexes.n; i++) {
         vec_free(&s->regexes.v[i]->classes);
         vec_free(&s->regexes.v[i]->states);
+        vec_free(&s->regexes.v[i]->ascii);
     }
     for (size_t i = 0; i < s->all_stypes.n; i++) {
         vec_free(&s->all_stypes.v[i]->members);
@@ -1497,7 +1504,7 @@ const Schema *schema_get(void) { return &schema_built; }
 void schema_release(void)
 {
     for (size_t i = 0; i < sizeof schema_re / sizeof schema_re[0]; i++)
-        vec_free(&schema_re[i].states);
+        vec_free(&schema_re[i].states), vec_free(&schema_re[i].ascii);
     for (size_t i = 0; i < sizeof schema_st / sizeof schema_st[0]; i++)
         schema_st[i].desc = NULL;
     arena_free(&schema_built.arena);

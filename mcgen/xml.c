@@ -24,14 +24,20 @@
  * holds).  Both counts know the input's code-unit width (UTF-8 or UTF-16)
  * from the byte-order mark, or from an XML declaration's first bytes
  * (UTF-16 without a mark, read with a warning as xmllint and MSXML read
- * it), and the single-byte encodings from the declaration's name.  expat
- * knows UTF-8, UTF-16, ISO-8859-1 and US-ASCII; the single-byte Windows
- * code pages real manifests declare (windows-1252, ...) come from
- * codepages.c through expat's unknown-encoding handler.  Namespace
- * declarations are kept in a stack so that attribute values which are
- * QNames (level="win:Informational") resolve through the declarations in
- * scope, as the schema defines them, not by their prefix text.  Document
- * type declarations are refused outright: a manifest has no use for them
+ * it), and the single-byte encodings from the declaration's name; a
+ * document in hand whole is searched once for a '\r', and the counts
+ * skip that search when it has none.  expat knows UTF-8, UTF-16,
+ * ISO-8859-1 and US-ASCII; the single-byte Windows code pages real
+ * manifests declare (windows-1252, ...) come from codepages.c through
+ * expat's unknown-encoding handler.  Namespace declarations are kept in a
+ * stack so that attribute values which are QNames
+ * (level="win:Informational") resolve through the declarations in scope,
+ * as the schema defines them, not by their prefix text.  Each element
+ * files its unqualified attributes in a small table by a hash of the
+ * name, so that the readers' lookups (xml_attr, inline in mcgen.h) read a
+ * slot, not scan; names are interned through a small cache in front of
+ * the map.  Document type declarations are refused outright: a manifest
+ * has no use for them
  * and they are the door to entity-expansion attacks.
  */
 #include "mcgen.h"
@@ -139,6 +145,9 @@ typedef struct Producer {
     size_t pos_off;
     uint32_t pos_line, pos_col;
     bool pos_expat; /* a byte-order mark the declaration contradicts: expat's */
+    /* the whole document is known to hold no '\r' (read whole, or from
+     * memory): line breaks are then found by one memchr for '\n' */
+    bool cr_free;
 } Producer;
 
 /* The reader's side of a parse (the consumer section below). */
@@ -151,6 +160,7 @@ static void reader_ns_end(XmlReader *r, const char *prefix);
 static void reader_error(XmlReader *r, RecType type, uint32_t line, uint32_t col,
                          uint32_t extra, const char *name);
 static void reader_encoding(XmlReader *r, Encoding enc);
+static void reader_cr_free(XmlReader *r, bool cr_free);
 static bool reader_failed(const XmlReader *r);
 
 static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
@@ -273,7 +283,8 @@ static void position_at(Producer *pr, const unsigned char *p, size_t to, uint32_
         breaks++;
         bol = (size_t)(q - p) + 1;
     }
-    for (const unsigned char *q = p + from; (q = memchr(q, '\r', (size_t)(p + to - q))); q++) {
+    for (const unsigned char *q = p + from;
+         !pr->cr_free && (q = memchr(q, '\r', (size_t)(p + to - q))); q++) {
         size_t at = (size_t)(q - p);
         if (at + 1 < to && p[at + 1] == '\n')
             continue; /* the \n counted it */
@@ -624,6 +635,15 @@ static bool feed(Producer *pr, const void *data, size_t len, bool final)
  * given to update them, a fifth of its time) and start tags are placed
  * by tag_position's count.  Returns true when the file is longer than
  * `size` (it grew): the rest is read in chunks. */
+/* Notes whether the whole document is free of '\r', for the position
+ * counts here and in the reader. */
+static void producer_cr_free(Producer *pr, bool cr_free)
+{
+    pr->cr_free = cr_free;
+    if (pr->r)
+        reader_cr_free(pr->r, cr_free);
+}
+
 static bool read_whole(Producer *pr, size_t size)
 {
     char *buf = XML_GetBuffer(pr->p, (int)size);
@@ -641,6 +661,7 @@ static bool read_whole(Producer *pr, size_t size)
     bool final = c == EOF;
     if (!final)
         ungetc(c, pr->f);
+    producer_cr_free(pr, final && !memchr(buf, '\r', n));
     pr->nhead = n < sizeof pr->head ? n : sizeof pr->head;
     memcpy(pr->head, buf, pr->nhead);
     if (!sniff(pr))
@@ -680,6 +701,7 @@ static void producer_main(Producer *pr)
         }
         free(chunk);
     } else if (!pr->f) {
+        producer_cr_free(pr, !pr->len || !memchr(pr->bytes, '\r', pr->len));
         size_t chunk = pr->chunk ? pr->chunk : (pr->len ? pr->len : 1), i = 0;
         do {
             size_t n = pr->len - i < chunk ? pr->len - i : chunk;
@@ -701,7 +723,18 @@ static void producer_main(Producer *pr)
 typedef struct NsDecl {
     const char *prefix; /* "" for the default namespace */
     const char *uri;    /* "" to undeclare the default */
+    size_t prefix_len;
 } NsDecl;
+
+/* A cache in front of the interned strings, by a cheap hash of the
+ * bytes: element names and QName values repeat (<data>,
+ * inType="win:UInt32"), and a hit costs a compare of a dozen bytes, not
+ * a copy, a full hash and a map lookup.  A miss only costs the lookup. */
+enum { ICACHE = 128 };
+typedef struct ICacheEntry {
+    const char *s; /* interned; NULL: empty */
+    size_t len;
+} ICacheEntry;
 
 typedef struct Frame {
     XmlElem elem;
@@ -724,19 +757,40 @@ struct XmlReader {
     Buf scratch; /* intern_span */
     Encoding enc;
     bool failed; /* a diagnostic was given or a handler stopped the parse */
+    bool cr_free; /* the document holds no '\r' (Producer.cr_free) */
     const char *last_ns; /* intern_ns cache */
     size_t last_ns_len;
+    ICacheEntry icache[ICACHE];
 };
 
-const char *xml_intern(XmlReader *r, const char *s)
+/* Interns the `n` bytes at s, which s[n] may not end: through the cache,
+ * then the map (s[n] not '\0': a copy in r->scratch is looked up). */
+static const char *intern_n(XmlReader *r, const char *s, size_t n)
 {
+    const unsigned char *u = (const unsigned char *)s;
+    size_t h = n * 7;
+    if (n)
+        h += u[0] + u[n / 2] * 3 + u[n - 1] * 5 + u[n >= 2 ? n - 2 : 0] * 11;
+    ICacheEntry *c = &r->icache[h % ICACHE];
+    if (c->s && c->len == n && memcmp(c->s, s, n) == 0)
+        return c->s;
+    if (s[n]) {
+        buf_reset(&r->scratch);
+        buf_add(&r->scratch, s, n);
+        s = r->scratch.s;
+    }
     const char *v = map_get(&r->interned, s);
-    if (v)
-        return v;
-    char *copy = arena_strdup(r->arena, s);
-    map_put(&r->interned, copy, copy, false);
-    return copy;
+    if (!v) {
+        char *copy = arena_strndup(r->arena, s, n);
+        map_put(&r->interned, copy, copy, false);
+        v = copy;
+    }
+    c->s = v;
+    c->len = n;
+    return v;
 }
+
+const char *xml_intern(XmlReader *r, const char *s) { return intern_n(r, s, strlen(s)); }
 
 void xml_stop(XmlReader *r)
 {
@@ -749,13 +803,7 @@ static bool reader_failed(const XmlReader *r) { return r->failed; }
 
 static void reader_encoding(XmlReader *r, Encoding enc) { r->enc = enc; }
 
-/* Interns the `n` bytes at s, of any length. */
-static const char *intern_span(XmlReader *r, const char *s, size_t n)
-{
-    buf_reset(&r->scratch);
-    buf_add(&r->scratch, s, n);
-    return xml_intern(r, r->scratch.s);
-}
+static void reader_cr_free(XmlReader *r, bool cr_free) { r->cr_free = cr_free; }
 
 /* Interns a namespace URI of `n` bytes.  Documents use a handful of
  * namespaces, so the last one is remembered and compared first. */
@@ -763,25 +811,43 @@ static const char *intern_ns(XmlReader *r, const char *s, size_t n)
 {
     if (r->last_ns && r->last_ns_len == n && memcmp(r->last_ns, s, n) == 0)
         return r->last_ns;
-    r->last_ns = intern_span(r, s, n);
+    r->last_ns = intern_n(r, s, n);
     r->last_ns_len = n;
     return r->last_ns;
 }
 
-/* Splits expat's "uri\x01local" into its parts: the namespace interned,
- * the local name interned only when `keep` (element names live as long as
- * the element; attribute names only during the callback). */
-static void split_name(XmlReader *r, const char *name, const char **ns, const char **local,
-                       bool keep)
+/* Splits expat's "uri\x01local" element name into its parts, both
+ * interned (an element's names live as long as the element). */
+static void split_name(XmlReader *r, const char *name, const char **ns, const char **local)
 {
     const char *sep = strchr(name, NS_SEP);
     if (!sep) {
         *ns = "";
-        *local = keep ? xml_intern(r, name) : name;
+        *local = xml_intern(r, name);
         return;
     }
     *ns = intern_ns(r, name, (size_t)(sep - name));
-    *local = keep ? xml_intern(r, sep + 1) : sep + 1;
+    *local = xml_intern(r, sep + 1);
+}
+
+/* An attribute's name, split as split_name does (the local part not
+ * interned: it lives during the callback only), and its length measured
+ * on the way: names are short and mostly unqualified, so one pass over
+ * the bytes finds both the separator and the end. */
+static void split_attr(XmlReader *r, const char *name, XmlAttr *a)
+{
+    const char *s = name;
+    while (*s && *s != NS_SEP)
+        s++;
+    if (!*s) {
+        a->ns = "";
+        a->local = name;
+        a->local_len = (uint32_t)(s - name);
+        return;
+    }
+    a->ns = intern_ns(r, name, (size_t)(s - name));
+    a->local = s + 1;
+    a->local_len = (uint32_t)strlen(s + 1);
 }
 
 /* ---- attribute positions ---- */
@@ -879,20 +945,22 @@ static void advance_8bit(const unsigned char *p, size_t i, size_t end, size_t le
     }
 }
 
-/* Whether p[0..len) is ASCII without a line break, 8 bytes at a time. */
-static bool span_plain(const unsigned char *p, size_t len)
+/* Whether p[0..len) is ASCII without a line break: the bytes' high bits
+ * OR-ed 8 at a time, then memchr for the breaks ('\r' only when the
+ * document may hold one). */
+static bool span_plain(const unsigned char *p, size_t len, bool cr_free)
 {
+    uint64_t high = 0;
     size_t i = 0;
     for (; i + 8 <= len; i += 8) {
         uint64_t w;
         memcpy(&w, p + i, 8);
-        if (!word_plain(w))
-            return false;
+        high |= w;
     }
     for (; i < len; i++)
-        if (p[i] >= 0x80 || p[i] == '\n' || p[i] == '\r')
-            return false;
-    return true;
+        high |= p[i];
+    return !(high & 0x8080808080808080ULL) && !memchr(p, '\n', len) &&
+           (cr_free || !memchr(p, '\r', len));
 }
 
 /* The 8-bit case (UTF-8 and the single-byte encodings) is the common
@@ -905,7 +973,7 @@ static void locate_attrs_8bit(XmlReader *r, const unsigned char *p, size_t len, 
                               size_t nattrs, Loc start)
 {
     uint32_t line = start.line, col = start.col;
-    bool utf8 = r->enc == ENC_8BIT, plain = span_plain(p, len);
+    bool utf8 = r->enc == ENC_8BIT, plain = span_plain(p, len, r->cr_free);
     size_t i = 1, k = 0, counted = 0; /* line and col are those of p[counted] */
     while (i < len && !scan_space(p[i]) && p[i] != '/' && p[i] != '>')
         i++;
@@ -949,13 +1017,11 @@ static XmlAttr *attrs_from(XmlReader *r, size_t start)
 }
 
 /* Gives every attribute of the element the position of its name, from the
- * raw bytes of the start tag. */
+ * raw bytes of the start tag (without them, each keeps its element's). */
 static void locate_attrs(XmlReader *r, Frame *f, size_t nattrs, const unsigned char *raw,
                          size_t rawlen)
 {
     XmlAttr *attrs = attrs_from(r, f->attr_start);
-    for (size_t k = 0; k < nattrs; k++)
-        attrs[k].loc = f->elem.loc;
     if (nattrs == 0 || rawlen == 0)
         return;
     if (r->enc == ENC_8BIT || r->enc == ENC_SINGLE) {
@@ -1042,16 +1108,27 @@ static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *
     f.elem.loc.file = r->file_id;
     f.elem.loc.line = line;
     f.elem.loc.col = col;
-    split_name(r, name, &f.elem.ns, &f.elem.local, true);
+    split_name(r, name, &f.elem.ns, &f.elem.local);
     f.text_start = r->text.len;
     f.attr_start = r->attrs.n;
     size_t n = 0;
-    for (; atts[2 * n]; n++) {
-        XmlAttr a = {0};
-        split_name(r, atts[2 * n], &a.ns, &a.local, false);
-        a.value = atts[2 * n + 1];
-        vec_push(&r->attrs, a);
+    while (atts[2 * n])
+        n++;
+    while (r->attrs.cap - r->attrs.n < n)
+        vec_grow_((void **)&r->attrs.v, &r->attrs.cap, sizeof *r->attrs.v);
+    /* each attribute at its element's place until locate_attrs finds
+     * its own */
+    XmlAttr *a = attrs_from(r, r->attrs.n);
+    for (size_t k = 0; k < n; k++) {
+        split_attr(r, atts[2 * k], &a[k]);
+        a[k].value = atts[2 * k + 1];
+        a[k].loc = f.elem.loc;
+        if (a[k].ns[0] || !a[k].local_len)
+            continue;
+        uint8_t *s = &f.elem.by_slot[xml_attr_slot(a[k].local, a[k].local_len)];
+        *s = *s || k + 1 >= XML_SLOT_SHARED ? XML_SLOT_SHARED : (uint8_t)(k + 1);
     }
+    r->attrs.n += n;
     locate_attrs(r, &f, n, raw, rawlen);
     f.elem.nattrs = n;
     open_element(r, &f);
@@ -1094,7 +1171,7 @@ static void reader_text(XmlReader *r, const char *s, size_t len)
 
 static void reader_ns_start(XmlReader *r, const char *prefix, const char *uri)
 {
-    NsDecl d = {xml_intern(r, prefix), xml_intern(r, uri)};
+    NsDecl d = {xml_intern(r, prefix), xml_intern(r, uri), strlen(prefix)};
     vec_push(&r->ns, d);
 }
 
@@ -1224,54 +1301,48 @@ static void replay(XmlReader *r, const unsigned char *data, size_t used)
     }
 }
 
+/* The declaration in scope of the prefix p[0..n), or NULL. */
+static const NsDecl *ns_lookup(const XmlReader *r, const char *p, size_t n)
+{
+    for (size_t i = r->ns.n; i-- > 0;) {
+        const NsDecl *d = &r->ns.v[i];
+        if (d->prefix_len == n && memcmp(d->prefix, p, n) == 0)
+            return d;
+    }
+    return NULL;
+}
+
+static bool qname_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
 bool xml_qname(XmlReader *r, const char *value, QName *out)
 {
-    size_t n;
-    const char *v = trim_span(value, &n);
+    /* the value trimmed of XML whitespace, split at its first ':' */
+    const char *v = value;
+    while (qname_space(*v))
+        v++;
+    size_t n = strlen(v);
+    while (n && qname_space(v[n - 1]))
+        n--;
     const char *colon = memchr(v, ':', n);
     size_t pl = colon ? (size_t)(colon - v) : 0; /* the prefix is v[0..pl) */
     const char *local = colon ? colon + 1 : v;
     size_t ll = n - (size_t)(local - v);
     out->ns = "";
-    bool found = !colon; /* an undeclared default namespace is no error */
-    for (size_t i = r->ns.n; i-- > 0;) {
-        const char *p = r->ns.v[i].prefix;
-        if (strncmp(p, v, pl) == 0 && p[pl] == '\0') {
-            out->ns = r->ns.v[i].uri;
-            found = true;
-            break;
-        }
-    }
-    if (!found || ll == 0)
+    const NsDecl *d = ns_lookup(r, v, pl);
+    if (d)
+        out->ns = d->uri;
+    else if (colon)
+        return false; /* an undeclared default namespace is no error */
+    if (ll == 0)
         return false;
-    out->local = intern_span(r, local, ll);
+    out->local = intern_n(r, local, ll);
     return true;
 }
 
 bool xml_prefix_declared(XmlReader *r, const char *p, size_t n)
 {
-    for (size_t i = r->ns.n; i-- > 0;)
-        if (strncmp(r->ns.v[i].prefix, p, n) == 0 && r->ns.v[i].prefix[n] == '\0')
-            return true;
-    return false;
+    return ns_lookup(r, p, n) != NULL;
 }
-
-const XmlAttr *xml_attr_full(const XmlElem *e, const char *local)
-{
-    for (size_t i = 0; i < e->nattrs; i++) {
-        const XmlAttr *a = &e->attrs[i];
-        if (a->local[0] == local[0] && a->ns[0] == '\0' && strcmp(a->local, local) == 0)
-            return a;
-    }
-    return NULL;
-}
-
-const char *xml_attr(const XmlElem *e, const char *local)
-{
-    const XmlAttr *a = xml_attr_full(e, local);
-    return a ? a->value : NULL;
-}
-
 
 /* ======================================================================
  * Driving a parse.

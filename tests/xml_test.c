@@ -178,6 +178,53 @@ START_TEST(test_xml_utf16_without_bom_is_refused)
 }
 END_TEST
 
+/* Checks every lookup on each element against a scan of its attributes:
+ * the unqualified attribute of that name, or none. */
+static void lookup_start(void *ctx, XmlReader *r, const XmlElem *e)
+{
+    (void)r;
+    int *checked = ctx;
+    static const char *const absent[] = {"ref", "nam", "namex", "x", "ao2", "a300"};
+    for (size_t i = 0; i < e->nattrs; i++) {
+        const XmlAttr *want = e->attrs[i].ns[0] ? NULL : &e->attrs[i];
+        for (size_t j = 0; j < e->nattrs && !want; j++)
+            if (!e->attrs[j].ns[0] && !strcmp(e->attrs[j].local, e->attrs[i].local))
+                want = &e->attrs[j];
+        ck_assert_ptr_eq(xml_attr_full(e, e->attrs[i].local), want);
+        ck_assert_uint_eq(e->attrs[i].local_len, strlen(e->attrs[i].local));
+        (*checked)++;
+    }
+    for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++)
+        ck_assert_ptr_null(xml_attr(e, absent[i]));
+    ck_assert_ptr_null(xml_attr(e, ""));
+}
+
+static void lookup_end(void *ctx, XmlReader *r, const XmlElem *e, const char *text, size_t len)
+{
+    (void)ctx, (void)r, (void)e, (void)text, (void)len;
+}
+
+START_TEST(test_xml_attr_lookup_matches_a_scan)
+{
+    /* names sharing a slot ("name" and "ao"), a qualified attribute
+     * whose local name is also an unqualified one's, and more attributes
+     * than the slots can index (300) */
+    Buf doc = {0};
+    buf_adds(&doc, "<r xmlns:p='urn:p'><a p:name='q' ao='1' name='2' map='3'/><b p:map='4'/><c");
+    for (int i = 0; i < 300; i++)
+        buf_printf(&doc, " a%d='%d'", i, i);
+    buf_adds(&doc, " name='n'/></r>");
+    int checked = 0;
+    Arena a = {0};
+    XmlHandler h = {&checked, lookup_start, lookup_end};
+    ck_assert(xml_parse_mem("t.xml", doc.s, doc.len, 0, &a, &h));
+    ck_assert_int_eq(checked, 4 + 1 + 301);
+    buf_free(&doc);
+    arena_free(&a);
+    diag_reset();
+}
+END_TEST
+
 START_TEST(test_xml_qname_uses_scopes)
 {
     static const char doc[] =
@@ -446,6 +493,7 @@ Suite *xml_suite(void)
     tcase_add_test(tc, test_xml_utf16le_and_be_with_bom);
     tcase_add_test(tc, test_xml_utf16_without_bom_is_refused);
     tcase_add_test(tc, test_xml_qname_uses_scopes);
+    tcase_add_test(tc, test_xml_attr_lookup_matches_a_scan);
     tcase_add_test(tc, test_xml_billion_laughs_refused);
     tcase_add_test(tc, test_xml_external_entity_refused);
     tcase_add_test(tc, test_xml_truncated_reports_position);
