@@ -22,8 +22,8 @@ void util_internal_error(const char *file, int line, const char *what)
 /* ---- allocation ---- */
 
 /* Allocations left before the injected failure: -1 none, -2 not yet read
- * from MCGEN_FAIL_ALLOC.  Atomic: the reader, TEMP.BIN and JSON threads
- * allocate too, and exactly one allocation must fail. */
+ * from MCGEN_FAIL_ALLOC.  Atomic: a writer may run on a thread of its own
+ * (emit_wevt.c allows it), and exactly one allocation must fail. */
 static atomic_long fail_after = -2;
 static atomic_flag exiting = ATOMIC_FLAG_INIT;
 
