@@ -10,12 +10,14 @@ target is asserted: a MISSED target is the benchmark's news, not a failure.
    budget is 2 x the input + 16 MiB; growth is the largest deviation of
    ms per MB from the smallest generated size's, within +-15%; each
    target's PASS follows its value.
-2. A run on two small generated manifests (and Shell-Core and the corpus
+2. The launcher: 400 short commands, none lost to the shell that started
+   them; each command's own exit status, output and peak RSS.
+3. A run on two small generated manifests (and Shell-Core and the corpus
    batch when ../shared/corpus is there), one round each, against the
    mcgen under test: exit status 0, bench.json holding every mode of every
    input and a verdict for every target, a PASS or MISSED printed for each,
    the outputs cleaned up.
-3. A broken mcgen (a script that writes nothing) makes the run fail (exit
+4. A broken mcgen (a script that writes nothing) makes the run fail (exit
    1, FAILED) and names the outputs a full compile did not write.
 
 Prints PASS/FAIL/SKIP lines and "N passed, N failed, N skipped".
@@ -191,6 +193,41 @@ def test_run(mcgen, tmp):
     check(left == [], "run: the outputs removed after the run", left)
 
 
+def test_launcher(b, tmp):
+    """The launcher reports each command's own exit status, output, CPU and
+    peak RSS, and loses none: a short command used to be reaped now and
+    then by the shell that started it (wait4: no child), more often on a
+    loaded machine."""
+    launcher = b.Launcher(tmp)
+    if launcher.sh is None:
+        skip("launcher", "no PR_SET_CHILD_SUBREAPER here")
+        return
+    try:
+        lost, codes, peaks = 0, set(), []
+        for _ in range(400):
+            try:
+                r = launcher.run(["true"])
+            except ChildProcessError:
+                lost += 1
+                continue
+            codes.add(r.code)
+            peaks.append(r.peak)
+        check(lost == 0 and codes == {0}, "launcher: 400 runs of true, each reaped by the bench "
+              "with its exit status 0", (lost, codes))
+        check(max(peaks) < 4 * MIB, "launcher: the peak of `true` is its own (about 1 MiB), "
+              "not the bench's", max(peaks))
+        r = launcher.run(["sh", "-c", "echo out; echo err >&2; exit 3"])
+        check(r.code == 3 and r.text == "out\nerr\n", "launcher: exit status and output "
+              "(stdout and stderr) of the command", (r.code, r.text))
+        r = launcher.run(["dd", "if=/dev/zero", "of=/dev/null", "bs=32M", "count=1"])
+        check(r.code == 0 and r.peak >= 32 * MIB, "launcher: the peak of dd bs=32M holds its "
+              "32 MiB buffer", r.peak)
+    finally:
+        launcher.close()
+    check(not os.path.exists(os.path.join(tmp, "launcher-gate")),
+          "launcher: its gate removed on close")
+
+
 def test_broken(tmp):
     fake = os.path.join(tmp, "fake-mcgen")
     with open(fake, "w") as f:
@@ -210,7 +247,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mcgen", required=True)
     mcgen = os.path.abspath(ap.parse_args().mcgen)
-    test_arithmetic(load_bench())
+    b = load_bench()
+    test_arithmetic(b)
     missing = [t for t in ("xmlwf", "xmllint")
                if subprocess.run(["sh", "-c", "command -v " + t],
                                  stdout=subprocess.DEVNULL).returncode]
@@ -218,6 +256,7 @@ def main():
         if missing:
             skip("run", "%s absent (./setup installs them)" % " and ".join(missing))
         else:
+            test_launcher(b, tmp)
             test_run(mcgen, tmp)
             test_broken(tmp)
     print("%d passed, %d failed, %d skipped" %
