@@ -253,49 +253,52 @@ static void resolve_fields(Manifest *m, Provider *pv, Layout *l, Field **v, size
 static void resolve_event(Manifest *m, Provider *pv, Event *ev)
 {
     Arena *a = &m->arena;
-    if (ev->channel_ref) {
-        ev->channel = find_channel(pv, ev->channel_ref);
+    const EventRefs *refs = ev->refs;
+    if (!refs)
+        return;
+    ev->refs = NULL; /* Manifest.scratch goes once every event is resolved */
+    if (refs->channel_ref) {
+        ev->channel = find_channel(pv, refs->channel_ref);
         if (!ev->channel) {
-            Channel *wm = map_get(&m->wm.channel_by_name, ev->channel_ref);
+            Channel *wm = map_get(&m->wm.channel_by_name, refs->channel_ref);
             if (wm)
                 ev->channel = auto_import(m, pv, wm, loc_in(ev->loc, ev->channel_pos));
             else
                 unresolved(m, pv, loc_in(ev->loc, ev->channel_pos),
                         "unknown channel '%s' (not a channel, chid or importChannel of provider "
                         "'%s', nor a built-in channel)",
-                        ev->channel_ref, pv->name);
+                        refs->channel_ref, pv->name);
         }
     }
-    if (ev->has_level && !(ev->level = find_level(m, pv, ev->level_q)))
+    if (ev->has_level && !(ev->level = find_level(m, pv, refs->level_q)))
         unresolved(m, pv, loc_in(ev->loc, ev->level_pos), "unknown level '%s'",
-                qname_display(a, ev->level_q));
-    if (ev->has_task && !(ev->task = find_task(m, pv, ev->task_q)))
+                qname_display(a, refs->level_q));
+    if (ev->has_task && !(ev->task = find_task(m, pv, refs->task_q)))
         unresolved(m, pv, loc_in(ev->loc, ev->task_pos), "unknown task '%s'",
-                qname_display(a, ev->task_q));
+                qname_display(a, refs->task_q));
     /* an opcode of the task a task= meant to name is no second problem */
-    if (ev->has_opcode && !(ev->opcode = find_opcode(m, pv, ev->task, ev->opcode_q)) &&
-        !(ev->has_task && !ev->task && in_some_task(pv, ev->opcode_q)))
+    if (ev->has_opcode && !(ev->opcode = find_opcode(m, pv, ev->task, refs->opcode_q)) &&
+        !(ev->has_task && !ev->task && in_some_task(pv, refs->opcode_q)))
         unresolved(m, pv, loc_in(ev->loc, ev->opcode_pos), "unknown opcode '%s'%s%s%s",
-                qname_display(a, ev->opcode_q), ev->task ? " (in task '" : "",
+                qname_display(a, refs->opcode_q), ev->task ? " (in task '" : "",
                 ev->task ? qname_display(a, ev->task->n.name) : "", ev->task ? "')" : "");
-    if (ev->keyword_qs.n)
-        ev->keywords.v = arena_alloc(a, ev->keyword_qs.n * sizeof *ev->keywords.v);
-    for (size_t i = 0; i < ev->keyword_qs.n; i++) {
-        Keyword *k = find_keyword(m, pv, ev->keyword_qs.v[i]);
+    if (refs->keyword_qs.n)
+        ev->keywords.v = arena_alloc(a, refs->keyword_qs.n * sizeof *ev->keywords.v);
+    for (size_t i = 0; i < refs->keyword_qs.n; i++) {
+        Keyword *k = find_keyword(m, pv, refs->keyword_qs.v[i]);
         if (!k) {
             unresolved(m, pv, loc_in(ev->loc, ev->keywords_pos), "unknown keyword '%s'",
-                    qname_display(a, ev->keyword_qs.v[i]));
+                    qname_display(a, refs->keyword_qs.v[i]));
             continue;
         }
         ev->keywords.v[ev->keywords.n++] = k;
         ev->keyword_mask |= k->mask;
     }
-    ev->keyword_qs.n = 0;
-    if (ev->template_ref) {
-        ev->layout = map_get(&pv->layout_by_tid, ev->template_ref);
+    if (refs->template_ref) {
+        ev->layout = map_get(&pv->layout_by_tid, refs->template_ref);
         if (!ev->layout)
             unresolved(m, pv, loc_in(ev->loc, ev->template_pos), "unknown template '%s'",
-                    ev->template_ref);
+                    refs->template_ref);
     }
 }
 
@@ -389,5 +392,8 @@ void check_resolve(Manifest *m)
     /* what needs every provider: imports across providers */
     for (size_t i = 0; i < m->providers.n; i++)
         link_foreign_imports(m, m->providers.v[i]);
+    /* the references as written (Event.refs) are all resolved: their
+     * block goes back before the rules and the emitters allocate theirs */
+    arena_free(&m->scratch);
     manifest_each_msgref(m, check_msg_cb, NULL);
 }

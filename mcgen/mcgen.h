@@ -509,10 +509,22 @@ typedef struct EventRare {
 /* An event's EventRare when it has neither name= nor attributes=. */
 extern const EventRare event_rare_none;
 
+/* What an <event> names, as written: QNames resolved through the
+ * namespaces in scope, names as text.  Only check_resolve.c reads them, so
+ * they live in Manifest.scratch, which it frees once every reference is
+ * resolved: 80 bytes an event (and the keyword list) that the model does
+ * not carry through the rest of the check and the emitters. */
+typedef struct EventRefs {
+    QName level_q, task_q, opcode_q;
+    struct { QName *v; size_t n; } keyword_qs; /* in Manifest.scratch */
+    const char *channel_ref, *template_ref;
+} EventRefs;
+
 /* One <event>.  After the fields, the most numerous node of a large
  * manifest: no member pads, its lists are arrays in the arena, sized
- * exactly (no heap block per event), and what few events have is behind
- * one pointer. */
+ * exactly (no heap block per event), what few events have is behind
+ * one pointer, and the references as written are in a side block that
+ * resolution drops. */
 typedef struct Event {
     uint16_t value;
     uint8_t version;
@@ -528,13 +540,13 @@ typedef struct Event {
     uint64_t keyword_mask; /* OR of keywords */
     Layout *layout;
     MsgRef msg;
-    /* references as written (resolved in the second pass) */
-    QName level_q, task_q, opcode_q;
-    struct { QName *v; size_t n; } keyword_qs; /* in the arena; emptied by resolution */
-    const char *channel_ref, *template_ref;
+    /* references as written: NULL once resolved (check_resolve.c), and in
+     * a model not read from XML */
+    EventRefs *refs;
     Loc loc;
     /* of channel=, level=, ... (the element's when absent) */
     Pos channel_pos, level_pos, task_pos, opcode_pos, keywords_pos, template_pos;
+    bool has_template; /* template= written (resolved or not) */
 } Event;
 
 typedef struct Filter {
@@ -706,6 +718,8 @@ typedef struct StringMsgId {
 typedef struct Manifest {
     const char *file;
     Arena arena;
+    Arena scratch; /* what lives only until resolution (Event.refs):
+                    * check_resolve.c frees it */
     Winmeta wm;
     VEC(Provider *) providers;
     VEC(MessageEntry *) message_table;
