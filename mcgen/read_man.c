@@ -628,9 +628,11 @@ static Field *read_field(Parser *p, XmlReader *r, const XmlElem *e, bool is_stru
     if (!f->name)
         f->name = "";
     if (!is_struct) {
+        QName in_q = {0}, out_q = {0};
         if (need(p, e, "inType"))
-            qname_attr(p, r, e, "inType", &f->in_q);
-        f->has_out = qname_attr(p, r, e, "outType", &f->out_q);
+            qname_attr(p, r, e, "inType", &in_q);
+        f->has_out = qname_attr(p, r, e, "outType", &out_q);
+        resolve_field_types(p->m, f, in_q, out_q);
         f->map_name = shared(r, xml_attr(e, "map"));
         f->in_pos = attr_pos(e, "inType");
         f->out_pos = attr_pos(e, "outType");
@@ -1380,5 +1382,6 @@ void manifest_free(Manifest *m)
     map_free(&m->msgid_by_string);
     arena_free(&m->arena);
     arena_free(&m->scratch);
+    ptrmap_free(&m->types_written);
     free(m);
 }
