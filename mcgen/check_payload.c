@@ -274,7 +274,7 @@ static void rule_insert_range(Manifest *m)
         Provider *pv = m->providers.v[i];
         for (size_t j = 0; j < pv->events.n; j++) {
             Event *ev = pv->events.v[j];
-            if (!ev->msg.id || !ev->msg.text || (ev->template_ref && !ev->layout))
+            if (!ev->msg.id || !ev->msg.text || (ev->has_template && !ev->layout))
                 continue;
             size_t nfields = ev->layout ? ev->layout->fields.n : 0;
             for (size_t c = 0; c < m->cultures.n; c++) {

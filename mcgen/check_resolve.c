@@ -11,6 +11,12 @@
  * each culture behind every $(string.X).  A reference that does not
  * resolve is reported where it is written and left NULL; nothing else is
  * given up because of it.
+ *
+ * The names as written live only until here: an event's in
+ * Manifest.scratch (Event.refs), freed once all are resolved.  A field's
+ * inType= and outType=, which name built-in types only, the reader
+ * resolves as it reads them (resolve_field_types, below), keeping the
+ * names only where one did not resolve, for the report here.
  */
 #include "mcgen.h"
 
@@ -204,6 +210,34 @@ static void resolve_quantity(Manifest *m, Provider *pv, Layout *l, Field *f, con
     q->ref = ref;
 }
 
+void resolve_field_types(Manifest *m, Field *f, QName in_q, QName out_q)
+{
+    if (in_q.local && strcmp(in_q.ns, NS_WIN) == 0)
+        f->in_type = map_get(&m->wm.in_by_name, in_q.local);
+    if (f->has_out) {
+        char key[512];
+        const char *pfx = strcmp(out_q.ns, NS_XS) == 0    ? "xs:"
+                          : strcmp(out_q.ns, NS_WIN) == 0 ? "win:"
+                                                          : NULL;
+        size_t pl = pfx ? strlen(pfx) : 0, ll = strlen(out_q.local);
+        if (pfx && pl + ll < sizeof key) {
+            memcpy(key, pfx, pl);
+            memcpy(key + pl, out_q.local, ll + 1);
+            f->out_type = map_get(&m->wm.out_by_name, key);
+        }
+        /* mc accepts an outType by its local name in either namespace
+         * (etk-wpf-etw, compiled by mc, writes xs:HexInt64) */
+        for (size_t k = 0; !f->out_type && k < m->wm.out_types.n; k++)
+            if (strcmp(m->wm.out_types.v[k]->name.local, out_q.local) == 0)
+                f->out_type = m->wm.out_types.v[k];
+    }
+    if ((in_q.local && !f->in_type) || (f->has_out && !f->out_type)) {
+        QName *w = arena_alloc(&m->scratch, 2 * sizeof *w);
+        w[0] = in_q, w[1] = out_q;
+        ptrmap_put(&m->types_written, f, w);
+    }
+}
+
 static void resolve_fields(Manifest *m, Provider *pv, Layout *l, Field **v, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -214,33 +248,17 @@ static void resolve_fields(Manifest *m, Provider *pv, Layout *l, Field **v, size
             resolve_fields(m, pv, l, f->members.v, f->members.n);
             continue;
         }
-        if (f->in_q.local) {
-            if (strcmp(f->in_q.ns, NS_WIN) == 0)
-                f->in_type = map_get(&m->wm.in_by_name, f->in_q.local);
-            if (!f->in_type)
-                unresolved(m, pv, loc_in(f->loc, f->in_pos), "unknown inType '%s' on <data> '%s'",
-                        qname_display(&m->arena, f->in_q), f->name);
-        }
-        if (f->has_out) {
-            char key[512];
-            const char *pfx = strcmp(f->out_q.ns, NS_XS) == 0    ? "xs:"
-                              : strcmp(f->out_q.ns, NS_WIN) == 0 ? "win:"
-                                                                 : NULL;
-            size_t pl = pfx ? strlen(pfx) : 0, ll = strlen(f->out_q.local);
-            if (pfx && pl + ll < sizeof key) {
-                memcpy(key, pfx, pl);
-                memcpy(key + pl, f->out_q.local, ll + 1);
-                f->out_type = map_get(&m->wm.out_by_name, key);
-            }
-            /* mc accepts an outType by its local name in either namespace
-             * (etk-wpf-etw, compiled by mc, writes xs:HexInt64) */
-            for (size_t k = 0; !f->out_type && k < m->wm.out_types.n; k++)
-                if (strcmp(m->wm.out_types.v[k]->name.local, f->out_q.local) == 0)
-                    f->out_type = m->wm.out_types.v[k];
-            if (!f->out_type)
-                unresolved(m, pv, loc_in(f->loc, f->out_pos), "unknown outType '%s' on <data> '%s'",
-                        qname_display(&m->arena, f->out_q), f->name);
-        }
+        /* the types were resolved as read (resolve_field_types): what did
+         * not resolve is reported here, in document order */
+        const QName *w = !f->in_type || (f->has_out && !f->out_type)
+                             ? ptrmap_get(&m->types_written, f)
+                             : NULL;
+        if (w && w[0].local && !f->in_type)
+            unresolved(m, pv, loc_in(f->loc, f->in_pos), "unknown inType '%s' on <data> '%s'",
+                    qname_display(&m->arena, w[0]), f->name);
+        if (w && f->has_out && !f->out_type)
+            unresolved(m, pv, loc_in(f->loc, f->out_pos), "unknown outType '%s' on <data> '%s'",
+                    qname_display(&m->arena, w[1]), f->name);
         if (f->map_name) {
             f->map = map_get(&pv->map_by_name, f->map_name);
             if (!f->map)
@@ -253,49 +271,52 @@ static void resolve_fields(Manifest *m, Provider *pv, Layout *l, Field **v, size
 static void resolve_event(Manifest *m, Provider *pv, Event *ev)
 {
     Arena *a = &m->arena;
-    if (ev->channel_ref) {
-        ev->channel = find_channel(pv, ev->channel_ref);
+    const EventRefs *refs = ev->refs;
+    if (!refs)
+        return;
+    ev->refs = NULL; /* Manifest.scratch goes once every event is resolved */
+    if (refs->channel_ref) {
+        ev->channel = find_channel(pv, refs->channel_ref);
         if (!ev->channel) {
-            Channel *wm = map_get(&m->wm.channel_by_name, ev->channel_ref);
+            Channel *wm = map_get(&m->wm.channel_by_name, refs->channel_ref);
             if (wm)
                 ev->channel = auto_import(m, pv, wm, loc_in(ev->loc, ev->channel_pos));
             else
                 unresolved(m, pv, loc_in(ev->loc, ev->channel_pos),
                         "unknown channel '%s' (not a channel, chid or importChannel of provider "
                         "'%s', nor a built-in channel)",
-                        ev->channel_ref, pv->name);
+                        refs->channel_ref, pv->name);
         }
     }
-    if (ev->has_level && !(ev->level = find_level(m, pv, ev->level_q)))
+    if (ev->has_level && !(ev->level = find_level(m, pv, refs->level_q)))
         unresolved(m, pv, loc_in(ev->loc, ev->level_pos), "unknown level '%s'",
-                qname_display(a, ev->level_q));
-    if (ev->has_task && !(ev->task = find_task(m, pv, ev->task_q)))
+                qname_display(a, refs->level_q));
+    if (ev->has_task && !(ev->task = find_task(m, pv, refs->task_q)))
         unresolved(m, pv, loc_in(ev->loc, ev->task_pos), "unknown task '%s'",
-                qname_display(a, ev->task_q));
+                qname_display(a, refs->task_q));
     /* an opcode of the task a task= meant to name is no second problem */
-    if (ev->has_opcode && !(ev->opcode = find_opcode(m, pv, ev->task, ev->opcode_q)) &&
-        !(ev->has_task && !ev->task && in_some_task(pv, ev->opcode_q)))
+    if (ev->has_opcode && !(ev->opcode = find_opcode(m, pv, ev->task, refs->opcode_q)) &&
+        !(ev->has_task && !ev->task && in_some_task(pv, refs->opcode_q)))
         unresolved(m, pv, loc_in(ev->loc, ev->opcode_pos), "unknown opcode '%s'%s%s%s",
-                qname_display(a, ev->opcode_q), ev->task ? " (in task '" : "",
+                qname_display(a, refs->opcode_q), ev->task ? " (in task '" : "",
                 ev->task ? qname_display(a, ev->task->n.name) : "", ev->task ? "')" : "");
-    if (ev->keyword_qs.n)
-        ev->keywords.v = arena_alloc(a, ev->keyword_qs.n * sizeof *ev->keywords.v);
-    for (size_t i = 0; i < ev->keyword_qs.n; i++) {
-        Keyword *k = find_keyword(m, pv, ev->keyword_qs.v[i]);
+    if (refs->keyword_qs.n)
+        ev->keywords.v = arena_alloc(a, refs->keyword_qs.n * sizeof *ev->keywords.v);
+    for (size_t i = 0; i < refs->keyword_qs.n; i++) {
+        Keyword *k = find_keyword(m, pv, refs->keyword_qs.v[i]);
         if (!k) {
             unresolved(m, pv, loc_in(ev->loc, ev->keywords_pos), "unknown keyword '%s'",
-                    qname_display(a, ev->keyword_qs.v[i]));
+                    qname_display(a, refs->keyword_qs.v[i]));
             continue;
         }
         ev->keywords.v[ev->keywords.n++] = k;
         ev->keyword_mask |= k->mask;
     }
-    ev->keyword_qs.n = 0;
-    if (ev->template_ref) {
-        ev->layout = map_get(&pv->layout_by_tid, ev->template_ref);
+    if (refs->template_ref) {
+        ev->layout = map_get(&pv->layout_by_tid, refs->template_ref);
         if (!ev->layout)
             unresolved(m, pv, loc_in(ev->loc, ev->template_pos), "unknown template '%s'",
-                    ev->template_ref);
+                    refs->template_ref);
     }
 }
 
@@ -389,5 +410,9 @@ void check_resolve(Manifest *m)
     /* what needs every provider: imports across providers */
     for (size_t i = 0; i < m->providers.n; i++)
         link_foreign_imports(m, m->providers.v[i]);
+    /* the references as written (Event.refs) are all resolved: their
+     * block goes back before the rules and the emitters allocate theirs */
+    arena_free(&m->scratch);
+    ptrmap_free(&m->types_written);
     manifest_each_msgref(m, check_msg_cb, NULL);
 }

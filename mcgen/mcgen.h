@@ -457,15 +457,17 @@ extern const Quantity quantity_none;
 
 /* One <data> or <struct> of a payload layout (a manifest <template>).
  * A large manifest has tens of thousands, the biggest part of the model:
- * members are ordered so that none pads, and count= and length=, which
- * most fields lack, are behind pointers. */
+ * members are ordered so that none pads, count= and length=, which
+ * most fields lack, are behind pointers, and inType= and outType=, which
+ * name built-in types only, are resolved as they are read
+ * (resolve_field_types), so the names as written are kept only for the
+ * few that do not resolve. */
 struct Field {
     const char *name;
     InType *in_type;   /* data */
     OutType *out_type; /* data: written, or NULL for the inType default */
     ValueMap *map;     /* data, optional */
     const char *map_name;
-    QName in_q, out_q; /* as written, resolved through the namespaces */
     /* never NULL: &quantity_none when absent; check_resolve.c writes the
      * ref of a QTY_FIELD one (in the arena, never quantity_none) */
     const Quantity *count, *length;
@@ -509,10 +511,22 @@ typedef struct EventRare {
 /* An event's EventRare when it has neither name= nor attributes=. */
 extern const EventRare event_rare_none;
 
+/* What an <event> names, as written: QNames resolved through the
+ * namespaces in scope, names as text.  Only check_resolve.c reads them, so
+ * they live in Manifest.scratch, which it frees once every reference is
+ * resolved: 80 bytes an event (and the keyword list) that the model does
+ * not carry through the rest of the check and the emitters. */
+typedef struct EventRefs {
+    QName level_q, task_q, opcode_q;
+    struct { QName *v; size_t n; } keyword_qs; /* in Manifest.scratch */
+    const char *channel_ref, *template_ref;
+} EventRefs;
+
 /* One <event>.  After the fields, the most numerous node of a large
  * manifest: no member pads, its lists are arrays in the arena, sized
- * exactly (no heap block per event), and what few events have is behind
- * one pointer. */
+ * exactly (no heap block per event), what few events have is behind
+ * one pointer, and the references as written are in a side block that
+ * resolution drops. */
 typedef struct Event {
     uint16_t value;
     uint8_t version;
@@ -528,13 +542,13 @@ typedef struct Event {
     uint64_t keyword_mask; /* OR of keywords */
     Layout *layout;
     MsgRef msg;
-    /* references as written (resolved in the second pass) */
-    QName level_q, task_q, opcode_q;
-    struct { QName *v; size_t n; } keyword_qs; /* in the arena; emptied by resolution */
-    const char *channel_ref, *template_ref;
+    /* references as written: NULL once resolved (check_resolve.c), and in
+     * a model not read from XML */
+    EventRefs *refs;
     Loc loc;
     /* of channel=, level=, ... (the element's when absent) */
     Pos channel_pos, level_pos, task_pos, opcode_pos, keywords_pos, template_pos;
+    bool has_template; /* template= written (resolved or not) */
 } Event;
 
 typedef struct Filter {
@@ -706,6 +720,11 @@ typedef struct StringMsgId {
 typedef struct Manifest {
     const char *file;
     Arena arena;
+    Arena scratch; /* what lives only until resolution (Event.refs,
+                    * types_written): check_resolve.c frees it */
+    PtrMap types_written; /* Field -> QName[2], its inType= and outType= as
+                           * written, for a field where either did not
+                           * resolve (in scratch) */
     Winmeta wm;
     VEC(Provider *) providers;
     VEC(MessageEntry *) message_table;
@@ -836,6 +855,11 @@ const char *facts_name(const Facts *f, const void *item);
 void facts_free(Facts *f);
 /* Every reference resolved; what does not resolve reported and left NULL. */
 void check_resolve(Manifest *m);
+/* A <data>'s inType= and outType= (as written; a NULL local name: absent)
+ * resolved against winmeta, which is loaded before the reader starts: the
+ * reader calls it, and check_resolve() reports, in document order, what
+ * did not resolve. */
+void resolve_field_types(Manifest *m, Field *f, QName in_q, QName out_q);
 /* The header's names and their clashes (MCG8001). */
 void check_names(Manifest *m, Facts *f);
 /* The keyword bit a channel gives its events (0 for an auto-imported one),

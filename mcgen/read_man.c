@@ -628,9 +628,11 @@ static Field *read_field(Parser *p, XmlReader *r, const XmlElem *e, bool is_stru
     if (!f->name)
         f->name = "";
     if (!is_struct) {
+        QName in_q = {0}, out_q = {0};
         if (need(p, e, "inType"))
-            qname_attr(p, r, e, "inType", &f->in_q);
-        f->has_out = qname_attr(p, r, e, "outType", &f->out_q);
+            qname_attr(p, r, e, "inType", &in_q);
+        f->has_out = qname_attr(p, r, e, "outType", &out_q);
+        resolve_field_types(p->m, f, in_q, out_q);
         f->map_name = shared(r, xml_attr(e, "map"));
         f->in_pos = attr_pos(e, "inType");
         f->out_pos = attr_pos(e, "outType");
@@ -728,14 +730,15 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
             parse_event_attributes(p, rare, rare->attributes);
         ev->rare = rare;
     }
-    ev->channel_ref = shared(r, xml_attr(e, "channel"));
+    EventRefs *refs = ev->refs = arena_alloc(&p->m->scratch, sizeof *refs);
+    refs->channel_ref = shared(r, xml_attr(e, "channel"));
     ev->channel_pos = attr_pos(e, "channel");
     ev->level_pos = attr_pos(e, "level");
-    ev->has_level = qname_attr(p, r, e, "level", &ev->level_q);
+    ev->has_level = qname_attr(p, r, e, "level", &refs->level_q);
     ev->task_pos = attr_pos(e, "task");
-    ev->has_task = qname_attr(p, r, e, "task", &ev->task_q);
+    ev->has_task = qname_attr(p, r, e, "task", &refs->task_q);
     ev->opcode_pos = attr_pos(e, "opcode");
-    ev->has_opcode = qname_attr(p, r, e, "opcode", &ev->opcode_q);
+    ev->has_opcode = qname_attr(p, r, e, "opcode", &refs->opcode_q);
     const char *keywords = xml_attr(e, "keywords");
     ev->keywords_pos = attr_pos(e, "keywords");
     if (keywords) {
@@ -743,7 +746,7 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
         for (const char *s = keywords; *s; s++)
             most += !is_xml_space((unsigned char)*s) &&
                     (s == keywords || is_xml_space((unsigned char)s[-1]));
-        ev->keyword_qs.v = arena_alloc(A(p), most * sizeof *ev->keyword_qs.v);
+        refs->keyword_qs.v = arena_alloc(&p->m->scratch, most * sizeof *refs->keyword_qs.v);
         const char *s = keywords;
         while (*s) {
             while (*s && is_xml_space((unsigned char)*s))
@@ -759,7 +762,7 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
             buf_add(&p->word, start, (size_t)(s - start));
             QName q;
             if (qname_value(p, r, e, "keywords", p->word.s, loc_in(ev->loc, ev->keywords_pos), &q))
-                ev->keyword_qs.v[ev->keyword_qs.n++] = q;
+                refs->keyword_qs.v[refs->keyword_qs.n++] = q;
         }
     }
     const char *tref = xml_attr(e, "template");
@@ -768,7 +771,8 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
         const char *t = trim_span(tref, &n);
         buf_reset(&p->word);
         buf_add(&p->word, t, n);
-        ev->template_ref = shared(r, p->word.s);
+        refs->template_ref = shared(r, p->word.s);
+        ev->has_template = true;
     }
     ev->template_pos = attr_pos(e, "template");
     msg_attr(p, e, "message", &ev->msg);
@@ -1377,5 +1381,7 @@ void manifest_free(Manifest *m)
     map_free(&m->provider_by_name);
     map_free(&m->msgid_by_string);
     arena_free(&m->arena);
+    arena_free(&m->scratch);
+    ptrmap_free(&m->types_written);
     free(m);
 }

@@ -502,7 +502,7 @@ static void map_rehash(Map *m, size_t cap)
 /* The slot of key, added (with a NULL value) when new; *added says which. */
 static inline MapEntry *map_add(Map *m, const char *key, bool *added)
 {
-    if ((m->n + 1) * 4 > m->cap * 3)
+    if ((m->n + 1) * 8 > m->cap * 7)
         map_rehash(m, m->cap ? m->cap * 2 : 16);
     uint32_t h = hash_bytes(key, strlen(key));
     size_t i = map_slot(m, key, h);
@@ -530,7 +530,7 @@ void map_reserve(Map *m, size_t n)
     if (!n)
         return;
     size_t cap = m->cap ? m->cap : 16;
-    while (n * 4 > cap * 3)
+    while (n * 8 > cap * 7)
         cap *= 2;
     if (cap != m->cap)
         map_rehash(m, cap);

@@ -186,7 +186,9 @@ void vec_grow_(void **v, size_t *cap, size_t elem);
  * (arena strings).  A slot is its entry (16 bytes; an empty one has a NULL key) and a byte
  * of the key's hash in `tag` (0: empty), which spares a strcmp on nearly every collision:
  * 17 bytes a slot, where a stored 32-bit hash made 24 (the maps were a sixth of the peak of
- * a large --validate). */
+ * a large --validate).  A table grows when it is 7/8 full, not 3/4: probing reads the tags,
+ * contiguous bytes, so the longer runs cost little, and a string table of 108,413 ids then
+ * takes 2^17 slots, not 2^18 (2.2 MB less, twice in a compile). */
 typedef struct MapEntry {
     const char *key;
     void *val;
