@@ -861,14 +861,22 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
                          arena_alloc(a, (pv->events.n + 1) * sizeof *g->fname)};
         VEC(uint64_t) kws = {0};
         VEC(uint8_t) lvs = {0};
+        size_t mask = 15;
+        while (mask < 2 * pv->events.n)
+            mask = 2 * mask + 1;
+        uint32_t *slots = xcalloc(mask + 1, sizeof *slots);
         for (size_t j = 0; j < pv->events.n; j++) {
             const Event *e = pv->events.v[j];
             uint8_t level = e->level ? e->level->value : 0;
             uint64_t kw = event_descriptor_keyword(e);
-            size_t bit = 0;
-            while (bit < kws.n && !(kws.v[bit] == kw && lvs.v[bit] == level))
-                bit++;
+            /* the pair's bit: an open-addressed table of bit + 1 (a
+             * large provider has hundreds of pairs) */
+            size_t h = (size_t)((kw ^ level) * 0x9E3779B97F4A7C15u >> 20) & mask, bit;
+            while (slots[h] && !(kws.v[slots[h] - 1] == kw && lvs.v[slots[h] - 1] == level))
+                h = (h + 1) & mask;
+            bit = slots[h] ? slots[h] - 1 : kws.n;
             if (bit == kws.n) {
+                slots[h] = (uint32_t)bit + 1;
                 vec_push(&kws, kw);
                 vec_push(&lvs, level);
                 tv_push(a, levels, tv_int(a, level));
@@ -900,6 +908,7 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
         tv_push(a, providers, pd);
         vec_free(&kws);
         vec_free(&lvs);
+        free(slots);
     }
     /* one function per name, sorted by name in byte order, as mc */
     sort_stable(all.v, all.n, sizeof *all.v, by_name);
@@ -954,13 +963,32 @@ static void hw_flush(HeaderW *w, size_t at_least)
 /* Inline, so that a literal's length is known when compiled. */
 static inline void hw_s(HeaderW *w, const char *s) { buf_add(&w->b, s, strlen(s)); }
 
-/* The strings before NULL, one after another. */
-static void hw_cat_(HeaderW *w, const char *const *parts)
+/* A string and its length: the pieces of an event's macros are known
+ * once per event (or when compiled, LIT), not measured per use. */
+typedef struct Str {
+    const char *s;
+    size_t n;
+} Str;
+#define LIT(lit) ((Str){"" lit, sizeof lit - 1})
+static Str str_of(const char *s) { return (Str){s, strlen(s)}; }
+
+/* The k strings one after another, room made once. */
+static void hw_put(HeaderW *w, const Str *parts, size_t k)
 {
-    for (; *parts; parts++)
-        hw_s(w, *parts);
+    size_t n = 0;
+    for (size_t i = 0; i < k; i++)
+        n += parts[i].n;
+    buf_grow(&w->b, n);
+    char *q = w->b.s + w->b.len;
+    for (size_t i = 0; i < k; i++) {
+        memcpy(q, parts[i].s, parts[i].n);
+        q += parts[i].n;
+    }
+    w->b.len += n;
+    w->b.s[w->b.len] = '\0';
 }
-#define hw_cat(w, ...) hw_cat_((w), (const char *const[]){__VA_ARGS__, NULL})
+#define hw_cat(w, ...) \
+    hw_put((w), (const Str[]){__VA_ARGS__}, sizeof((const Str[]){__VA_ARGS__}) / sizeof(Str))
 
 /* v in hex as the hex filter writes it: 0x, at least width digits. */
 static void hw_hex(HeaderW *w, uint64_t v, int width)
@@ -1227,45 +1255,48 @@ static void hw_logging(HeaderW *w, const TValue *hp, const char *write_prefix, b
                ident, ident, ident, ident);
     hw_flush(w, 65536);
     const EventsGen *g = tv_get(hp, "events")->macro;
-    const char *act = activity ? ", Activity" : "", *nullact = activity ? ", NULL" : "";
-    Names args = {0};
-    Buf a1 = {0};
+    Str act = activity ? LIT(", Activity") : LIT(""), nullact = activity ? LIT(", NULL") : LIT("");
+    Str sps = str_of(ps), sident = str_of(ident), wp = str_of(write_prefix);
+    Names names = {0};
+    Buf a1b = {0};
     for (size_t i = 0; i < g->pv->events.n; i++) {
         const Event *e = g->pv->events.v[i];
         if (e->not_logged)
             continue;
         ArenaMark mk = arena_mark(w->a);
-        const char *es = facts_name(g->f, e), *mn = macro_name(es, g->strip), *fn = g->fname[i];
-        event_args(w->a, e, &args);
-        a1.len = 0; /* ", " before each parameter name */
-        for (size_t k = 0; k < args.n; k++) {
-            buf_add(&a1, ", ", 2);
-            buf_adds(&a1, args.v[k]);
+        event_args(w->a, e, &names);
+        a1b.len = 0;
+        for (size_t k = 0; k < names.n; k++) {
+            buf_add(&a1b, ", ", 2);
+            buf_adds(&a1b, names.v[k]);
         }
-        const char *a1s = a1.len ? a1.s : "", *argss = a1.len ? a1.s + 2 : "";
         char tmp[16];
-        const char *bit = digits(tmp + sizeof tmp, (unsigned)g->bit[i]);
-        hw_cat(w, "\n/* ", es, " */\n#define EventEnabled", mn, "() MCGEN_EVENT_BIT_SET(", ident,
-               "EnableBits, ", bit, ")\n");
-        hw_cat(w, "#define EventEnabled", mn,
-               "_ForContext(pContext) MCGEN_EVENT_BIT_SET(_mcgen_CheckContextType_", ident,
-               "(pContext)->EnableBits, ", bit, ")\n");
-        hw_cat(w, "#define ", write_prefix, mn, "(", activity ? "Activity" : argss, activity ? a1s : "",
-               ") \\\n        (MCGEN_EVENT_ENABLED(", mn, ") \\\n        ? ", fn, "(&", ps, "_Context, &",
-               es, act, a1s, ") : 0)\n");
-        hw_cat(w, "#define ", write_prefix, mn, "_AssumeEnabled(", argss, ") \\\n        ", fn, "(&", ps,
-               "_Context, &", es, nullact, a1s, ")\n");
-        hw_cat(w, "#define ", write_prefix, mn, "_ForContext(pContext", act, a1s,
-               ") \\\n        (MCGEN_EVENT_ENABLED_FORCONTEXT(pContext, ", mn, ") \\\n        ? ", fn,
-               "(&(pContext)->Context, &", es, act, a1s, ") : 0)\n");
-        hw_cat(w, "#define ", write_prefix, mn, "_ForContextAssumeEnabled(pContext", a1s,
-               ") \\\n        ", fn, "(&_mcgen_CheckContextType_", ident, "(pContext)->Context, &", es,
-               nullact, a1s, ")\n");
+        Str bit = str_of(digits(tmp + sizeof tmp, (unsigned)g->bit[i]));
+        Str es = str_of(facts_name(g->f, e)), mn = str_of(macro_name(es.s, g->strip));
+        Str fn = str_of(g->fname[i]);
+        Str a1 = {a1b.len ? a1b.s : "", a1b.len}; /* ", " before each name */
+        Str args = {a1b.len ? a1b.s + 2 : "", a1b.len ? a1b.len - 2 : 0};
+        hw_cat(w, LIT("\n/* "), es, LIT(" */\n#define EventEnabled"), mn, LIT("() MCGEN_EVENT_BIT_SET("),
+               sident, LIT("EnableBits, "), bit, LIT(")\n"));
+        hw_cat(w, LIT("#define EventEnabled"), mn,
+               LIT("_ForContext(pContext) MCGEN_EVENT_BIT_SET(_mcgen_CheckContextType_"), sident,
+               LIT("(pContext)->EnableBits, "), bit, LIT(")\n"));
+        hw_cat(w, LIT("#define "), wp, mn, LIT("("), activity ? LIT("Activity") : args, activity ? a1 : LIT(""),
+               LIT(") \\\n        (MCGEN_EVENT_ENABLED("), mn, LIT(") \\\n        ? "), fn, LIT("(&"), sps,
+               LIT("_Context, &"), es, act, a1, LIT(") : 0)\n"));
+        hw_cat(w, LIT("#define "), wp, mn, LIT("_AssumeEnabled("), args, LIT(") \\\n        "), fn, LIT("(&"),
+               sps, LIT("_Context, &"), es, nullact, a1, LIT(")\n"));
+        hw_cat(w, LIT("#define "), wp, mn, LIT("_ForContext(pContext"), act, a1,
+               LIT(") \\\n        (MCGEN_EVENT_ENABLED_FORCONTEXT(pContext, "), mn, LIT(") \\\n        ? "), fn,
+               LIT("(&(pContext)->Context, &"), es, act, a1, LIT(") : 0)\n"));
+        hw_cat(w, LIT("#define "), wp, mn, LIT("_ForContextAssumeEnabled(pContext"), a1,
+               LIT(") \\\n        "), fn, LIT("(&_mcgen_CheckContextType_"), sident, LIT("(pContext)->Context, &"),
+               es, nullact, a1, LIT(")\n"));
         arena_release(w->a, mk);
         hw_flush(w, 65536);
     }
-    vec_free(&args);
-    buf_free(&a1);
+    vec_free(&names);
+    buf_free(&a1b);
     hw_s(w, "\n#endif /* MCGEN_DISABLE_PROVIDER_CODE_GENERATION */\n");
 }
 
