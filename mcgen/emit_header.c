@@ -572,13 +572,36 @@ static TValue *traits(Arena *a, const Provider *pv, int64_t *size)
 
 /* ---- the descriptors part ---- */
 
+/* v as `digits` lowercase hex digits at q; returns the end. */
+static char *lower_hex(char *q, uint32_t v, int digits)
+{
+    for (int i = digits; i-- > 0; v >>= 4)
+        q[i] = "0123456789abcdef"[v & 15];
+    return q + digits;
+}
+
+/* {0x%08x, 0x%04x, 0x%04x, {0x%02x, ... 8 bytes}}, without printf: a
+ * large manifest has a GUID per task. */
 static const char *guid_init(Arena *a, const Guid *g)
 {
-    return arena_printf(a,
-                        "{0x%08x, 0x%04x, 0x%04x, {0x%02x, 0x%02x, 0x%02x, 0x%02x, 0x%02x, "
-                        "0x%02x, 0x%02x, 0x%02x}}",
-                        g->d1, g->d2, g->d3, g->d4[0], g->d4[1], g->d4[2], g->d4[3], g->d4[4],
-                        g->d4[5], g->d4[6], g->d4[7]);
+    char *s = arena_alloc(a, 96), *q = s;
+    memcpy(q, "{0x", 3);
+    q = lower_hex(q + 3, g->d1, 8);
+    memcpy(q, ", 0x", 4);
+    q = lower_hex(q + 4, g->d2, 4);
+    memcpy(q, ", 0x", 4);
+    q = lower_hex(q + 4, g->d3, 4);
+    memcpy(q, ", {0x", 5);
+    q += 5;
+    for (int i = 0; i < 8; i++) {
+        if (i) {
+            memcpy(q, ", 0x", 4);
+            q += 4;
+        }
+        q = lower_hex(q, g->d4[i], 2);
+    }
+    memcpy(q, "}}", 3);
+    return s;
 }
 
 static const char *guid_text(Arena *a, const Guid *g)
