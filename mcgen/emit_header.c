@@ -11,6 +11,15 @@
  * blob's total size (mc multiplies it by the count, dotnet/coreclr#25454),
  * and counted strings longer than 65535 bytes are refused by ETW rather
  * than cut to 16 bits.
+ *
+ * The values are made for the templates (header_values: what --render's
+ * `header` shows too), but the built-in header is not rendered from them:
+ * header_write writes the same text in C, straight from the model for the
+ * parts repeated per event and per function, since rendering made a
+ * dictionary per event and parameter and looked every name up (three
+ * quarters of a large header's cost).  The templates stay the
+ * specification: with --templates they are rendered, and a test compares
+ * the two paths byte for byte.
  */
 #include "mcgen.h"
 #include "os.h"
@@ -54,15 +63,24 @@ static bool is_sized_string(char c) { return c == 'z' || c == 's' || c == 'b'; }
 
 static char upper(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
 
+/* v in decimal: every field of every event is mangled, so no printf. */
+static void add_num(Buf *out, unsigned long long v)
+{
+    char tmp[24], *p = tmp + sizeof tmp;
+    do
+        *--p = (char)('0' + v % 10);
+    while (v /= 10);
+    buf_add(out, p, (size_t)(tmp + sizeof tmp - p));
+}
+
 /* letter, letter+N or letter+marker+index for none, fixed and variable. */
 static void code(Buf *out, char letter, Qty q, char marker)
 {
-    if (q.k == Q_NONE)
-        buf_printf(out, "%c", letter);
-    else if (q.k == Q_FIXED)
-        buf_printf(out, "%c%u", letter, q.n);
-    else
-        buf_printf(out, "%c%c%u", letter, marker, q.n);
+    buf_addc(out, letter);
+    if (q.k == Q_VAR)
+        buf_addc(out, marker);
+    if (q.k != Q_NONE)
+        add_num(out, q.n);
 }
 
 void header_mangle_field(const Field *f, Buf *out)
@@ -74,15 +92,23 @@ void header_mangle_field(const Field *f, Buf *out)
     else if (c.k == Q_NONE)
         code(out, l, n, 'r'); /* z, z3, zr0 */
     else if (n.k == Q_NONE)
-        buf_printf(out, "%cR", u); /* an array of strings: no index written */
-    else if (c.k == Q_FIXED && n.k == Q_FIXED)
-        buf_printf(out, "%c%llu", u, (unsigned long long)c.n * n.n); /* Z6 */
-    else if (c.k == Q_FIXED)
-        buf_printf(out, "%c%ur%u", u, c.n, n.n); /* Z2r0: count, then length */
-    else if (n.k == Q_FIXED)
-        buf_printf(out, "%c%ur%u", u, n.n, c.n); /* Z5r0: length, then count */
-    else
-        buf_printf(out, "%cr%uR%u", u, n.n, c.n); /* Zr0R1 */
+        buf_add(out, (char[]){u, 'R'}, 2); /* an array of strings: no index written */
+    else if (c.k == Q_FIXED && n.k == Q_FIXED) {
+        buf_addc(out, u); /* Z6 */
+        add_num(out, (unsigned long long)c.n * n.n);
+    } else if (c.k == Q_FIXED || n.k == Q_FIXED) {
+        /* Z2r0: count, then length; Z5r0: length, then count */
+        buf_addc(out, u);
+        add_num(out, c.k == Q_FIXED ? c.n : n.n);
+        buf_addc(out, 'r');
+        add_num(out, c.k == Q_FIXED ? n.n : c.n);
+    } else {
+        buf_addc(out, u); /* Zr0R1 */
+        buf_addc(out, 'r');
+        add_num(out, n.n);
+        buf_addc(out, 'R');
+        add_num(out, c.n);
+    }
 }
 
 /* ---- parameters and payload descriptors ---- */
@@ -136,17 +162,34 @@ static bool members_fixed(const Field *f)
     return true;
 }
 
+typedef VEC(const char *) Names;
+
+/* What add_field makes: the function's pieces as template values
+ * (function_values) or as their C text (header_write), or only the
+ * macro's names (neither). */
 typedef struct Fn {
     Arena *a;
-    TValue *params; /* list of {type, sal, name}; NULL: names only */
+    TValue *params; /* list of {type, sal, name}; NULL: not as values */
     TValue *data;   /* list of {index, ptr, size} */
     TValue *locals; /* list of C declarations */
-    TValue *args;   /* the EventWrite macro's parameter names */
+    Buf *ptext;     /* ",\n    sal type name" per parameter; NULL: not as text */
+    Buf *dtext;     /* an EventDataDescCreate line per descriptor */
+    Buf *ltext;     /* a line per local declaration */
+    Names *args;    /* the EventWrite macro's parameter names */
     int next;       /* next EventData index */
 } Fn;
 
 static void param(Fn *fn, const char *sal, const char *type, const char *name)
 {
+    if (fn->ptext) {
+        buf_add(fn->ptext, ",\n    ", 6);
+        buf_adds(fn->ptext, sal);
+        buf_addc(fn->ptext, ' ');
+        buf_adds(fn->ptext, type);
+        buf_addc(fn->ptext, ' ');
+        buf_adds(fn->ptext, name);
+        return;
+    }
     TValue *p = tv_dict(fn->a);
     tv_add(fn->a, p, "sal", tv_strref(fn->a, sal));
     tv_add(fn->a, p, "type", tv_strref(fn->a, type));
@@ -154,8 +197,21 @@ static void param(Fn *fn, const char *sal, const char *type, const char *name)
     tv_push(fn->a, fn->params, p);
 }
 
+static char *digits(char *end, unsigned v);
+
 static void data(Fn *fn, const char *ptr, const char *size)
 {
+    if (fn->dtext) {
+        char tmp[16];
+        buf_adds(fn->dtext, "    EventDataDescCreate(&EventData[");
+        buf_adds(fn->dtext, digits(tmp + sizeof tmp, (unsigned)fn->next++));
+        buf_add(fn->dtext, "], ", 3);
+        buf_adds(fn->dtext, ptr);
+        buf_add(fn->dtext, ", ", 2);
+        buf_adds(fn->dtext, size);
+        buf_add(fn->dtext, ");\n", 3);
+        return;
+    }
     TValue *d = tv_dict(fn->a);
     tv_add(fn->a, d, "index", tv_int(fn->a, fn->next++));
     tv_add(fn->a, d, "ptr", tv_strref(fn->a, ptr));
@@ -228,10 +284,12 @@ static void add_field(Fn *fn, const Field *f, uint32_t i, const char *macro_name
     unsigned pieces, params; /* check_limits.c counts them for MCG8020/8021 */
     check_field_pieces(f, &pieces, &params);
     bool takes_len = params == 2;
-    if (takes_len)
-        tv_push(a, fn->args, tv_strref(a, cat(a, macro_name, "_Len_")));
-    tv_push(a, fn->args, tv_strref(a, macro_name));
-    if (!fn->params)
+    if (fn->args) {
+        if (takes_len)
+            vec_push(fn->args, cat(a, macro_name, "_Len_"));
+        vec_push(fn->args, macro_name);
+    }
+    if (!fn->params && !fn->ptext)
         return; /* the function exists: only the macro's names were wanted */
     const char *arg = argn(a, i, "");
     const char *len = argn(a, i, "_Len_");
@@ -274,8 +332,14 @@ static void add_field(Fn *fn, const Field *f, uint32_t i, const char *macro_name
         if (c.k == Q_NONE) {
             /* a 16-bit byte count, then the bytes */
             const char *size = argn(a, i, "_Size_");
-            tv_push(a, fn->locals,
-                    tv_strref(a, cat(a, "USHORT ", size, " = (USHORT)(sizeof(", unit, ") * ", len, ");")));
+            const char *decl = cat(a, "USHORT ", size, " = (USHORT)(sizeof(", unit, ") * ", len, ");");
+            if (fn->ltext) {
+                buf_add(fn->ltext, "    ", 4);
+                buf_adds(fn->ltext, decl);
+                buf_addc(fn->ltext, '\n');
+            } else {
+                tv_push(a, fn->locals, tv_strref(a, decl));
+            }
             data(fn, cat(a, "&", size), "sizeof(USHORT)");
             data(fn, arg, size);
         } else {
@@ -376,7 +440,7 @@ static TValue *function_values(const void *ctx, size_t i, Arena *a)
 {
     const FnEntry *e = (const FnEntry *)ctx + i;
     const Layout *l = e->layout;
-    Fn fn = {a, tv_list(a), tv_list(a), tv_list(a), tv_list(a), 1};
+    Fn fn = {a, tv_list(a), tv_list(a), tv_list(a), NULL, NULL, NULL, NULL, 1};
     for (size_t k = 0; l && k < l->fields.n; k++) {
         const Field *f = l->fields.v[k];
         add_field(&fn, f, (uint32_t)k, header_ident_of(a, f->name ? f->name : ""));
@@ -394,27 +458,39 @@ static TValue *function_values(const void *ctx, size_t i, Arena *a)
 /* The macro parameter names differ from the function's: a template with
  * two fields of one name (or names that become one identifier) would make
  * a macro that does not compile; later ones get a numeric suffix. */
-static TValue *unique_args(Arena *a, TValue *args)
+static void unique_args(Arena *a, Names *args)
 {
     bool repeats = false;
     if (args->n <= 16) { /* the usual case: compare directly */
         for (size_t i = 0; i < args->n && !repeats; i++)
             for (size_t j = 0; j < i && !repeats; j++)
-                repeats = strcmp(args->items[i]->s, args->items[j]->s) == 0;
+                repeats = strcmp(args->v[i], args->v[j]) == 0;
         if (!repeats)
-            return args;
+            return;
     }
-    TValue *out = tv_list(a);
     Map used = {0};
     for (size_t i = 0; i < args->n; i++) {
-        const char *s = args->items[i]->s;
+        const char *s = args->v[i];
         for (int k = 2; map_get(&used, s); k++)
-            s = arena_printf(a, "%s_%d", args->items[i]->s, k);
+            s = arena_printf(a, "%s_%d", args->v[i], k);
         map_put(&used, s, (void *)s, false);
-        tv_push(a, out, tv_strref(a, s));
+        args->v[i] = s;
     }
     map_free(&used);
-    return out;
+}
+
+/* The macro's parameter names of a logged event, made unique, in *args
+ * (emptied first). */
+static void event_args(Arena *a, const Event *e, Names *args)
+{
+    const Layout *l = e->layout;
+    Fn fn = {a, NULL, NULL, NULL, NULL, NULL, NULL, args, 1};
+    args->n = 0;
+    for (size_t k = 0; l && k < l->fields.n; k++) {
+        const Field *fd = l->fields.v[k];
+        add_field(&fn, fd, (uint32_t)k, header_ident_of(a, fd->name ? fd->name : ""));
+    }
+    unique_args(a, args);
 }
 
 /* A string-literal piece of the traits: every byte as \xNN except plain
@@ -496,13 +572,36 @@ static TValue *traits(Arena *a, const Provider *pv, int64_t *size)
 
 /* ---- the descriptors part ---- */
 
+/* v as `digits` lowercase hex digits at q; returns the end. */
+static char *lower_hex(char *q, uint32_t v, int digits)
+{
+    for (int i = digits; i-- > 0; v >>= 4)
+        q[i] = "0123456789abcdef"[v & 15];
+    return q + digits;
+}
+
+/* {0x%08x, 0x%04x, 0x%04x, {0x%02x, ... 8 bytes}}, without printf: a
+ * large manifest has a GUID per task. */
 static const char *guid_init(Arena *a, const Guid *g)
 {
-    return arena_printf(a,
-                        "{0x%08x, 0x%04x, 0x%04x, {0x%02x, 0x%02x, 0x%02x, 0x%02x, 0x%02x, "
-                        "0x%02x, 0x%02x, 0x%02x}}",
-                        g->d1, g->d2, g->d3, g->d4[0], g->d4[1], g->d4[2], g->d4[3], g->d4[4],
-                        g->d4[5], g->d4[6], g->d4[7]);
+    char *s = arena_alloc(a, 96), *q = s;
+    memcpy(q, "{0x", 3);
+    q = lower_hex(q + 3, g->d1, 8);
+    memcpy(q, ", 0x", 4);
+    q = lower_hex(q + 4, g->d2, 4);
+    memcpy(q, ", 0x", 4);
+    q = lower_hex(q + 4, g->d3, 4);
+    memcpy(q, ", {0x", 5);
+    q += 5;
+    for (int i = 0; i < 8; i++) {
+        if (i) {
+            memcpy(q, ", 0x", 4);
+            q += 4;
+        }
+        q = lower_hex(q, g->d4[i], 2);
+    }
+    memcpy(q, "}}", 3);
+    return s;
 }
 
 static const char *guid_text(Arena *a, const Guid *g)
@@ -743,14 +842,14 @@ static TValue *event_values(const void *ctx, size_t i, Arena *a)
     if (g->fname[i]) {
         /* the macro's parameters, named after this event's fields (the
          * function, shared, was made before rendering) */
-        const Layout *l = e->layout;
-        Fn fn = {a, NULL, NULL, NULL, tv_list(a), 1};
-        for (size_t k = 0; l && k < l->fields.n; k++) {
-            const Field *fd = l->fields.v[k];
-            add_field(&fn, fd, (uint32_t)k, header_ident_of(a, fd->name ? fd->name : ""));
-        }
+        Names args = {0};
+        event_args(a, e, &args);
+        TValue *list = tv_list(a);
+        for (size_t k = 0; k < args.n; k++)
+            tv_push(a, list, tv_strref(a, args.v[k]));
+        vec_free(&args);
         tv_add(a, ed, "function", tv_strref(a, g->fname[i]));
-        tv_add(a, ed, "args", unique_args(a, fn.args));
+        tv_add(a, ed, "args", list);
     }
     return ed;
 }
@@ -785,14 +884,22 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
                          arena_alloc(a, (pv->events.n + 1) * sizeof *g->fname)};
         VEC(uint64_t) kws = {0};
         VEC(uint8_t) lvs = {0};
+        size_t mask = 15;
+        while (mask < 2 * pv->events.n)
+            mask = 2 * mask + 1;
+        uint32_t *slots = xcalloc(mask + 1, sizeof *slots);
         for (size_t j = 0; j < pv->events.n; j++) {
             const Event *e = pv->events.v[j];
             uint8_t level = e->level ? e->level->value : 0;
             uint64_t kw = event_descriptor_keyword(e);
-            size_t bit = 0;
-            while (bit < kws.n && !(kws.v[bit] == kw && lvs.v[bit] == level))
-                bit++;
+            /* the pair's bit: an open-addressed table of bit + 1 (a
+             * large provider has hundreds of pairs) */
+            size_t h = (size_t)((kw ^ level) * 0x9E3779B97F4A7C15u >> 20) & mask, bit;
+            while (slots[h] && !(kws.v[slots[h] - 1] == kw && lvs.v[slots[h] - 1] == level))
+                h = (h + 1) & mask;
+            bit = slots[h] ? slots[h] - 1 : kws.n;
             if (bit == kws.n) {
+                slots[h] = (uint32_t)bit + 1;
                 vec_push(&kws, kw);
                 vec_push(&lvs, level);
                 tv_push(a, levels, tv_int(a, level));
@@ -824,6 +931,7 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
         tv_push(a, providers, pd);
         vec_free(&kws);
         vec_free(&lvs);
+        free(slots);
     }
     /* one function per name, sorted by name in byte order, as mc */
     sort_stable(all.v, all.n, sizeof *all.v, by_name);
@@ -848,6 +956,520 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
     return root;
 }
 
+/* ---- the built-in header, written in C ---- */
+
+/* header.h.j2 and the logging_*.h.j2 it includes, with nothing overriding
+ * them, written by C code instead of rendered: the same bytes (the
+ * template path is the reference, and tests compare the two over the
+ * corpus), at a fraction of the cost, since rendering a large header
+ * looks every name up and makes a dictionary per event and per
+ * parameter.  The values come from header_values, as the templates'
+ * do; the per-event and per-function text is written straight from the
+ * generated lists' contexts.  The text collects in a buffer handed to
+ * the sink at an item's end once it passes 64 KiB, so each piece ends
+ * with a line end. */
+
+typedef struct HeaderW {
+    Buf b;
+    const TmplSink *out;
+    Arena *a;
+} HeaderW;
+
+static void hw_flush(HeaderW *w, size_t at_least)
+{
+    if (w->b.len && w->b.len >= at_least) {
+        w->out->write(w->out->ctx, w->b.s, w->b.len);
+        w->b.len = 0;
+    }
+}
+
+/* Inline, so that a literal's length is known when compiled. */
+static inline void hw_s(HeaderW *w, const char *s) { buf_add(&w->b, s, strlen(s)); }
+
+/* A string and its length: the pieces of an event's macros are known
+ * once per event (or when compiled, LIT), not measured per use. */
+typedef struct Str {
+    const char *s;
+    size_t n;
+} Str;
+#define LIT(lit) ((Str){"" lit, sizeof lit - 1})
+static Str str_of(const char *s) { return (Str){s, strlen(s)}; }
+
+/* The k strings one after another, room made once. */
+static void hw_put(HeaderW *w, const Str *parts, size_t k)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < k; i++)
+        n += parts[i].n;
+    buf_grow(&w->b, n);
+    char *q = w->b.s + w->b.len;
+    for (size_t i = 0; i < k; i++) {
+        memcpy(q, parts[i].s, parts[i].n);
+        q += parts[i].n;
+    }
+    w->b.len += n;
+    w->b.s[w->b.len] = '\0';
+}
+#define hw_cat(w, ...) \
+    hw_put((w), (const Str[]){__VA_ARGS__}, sizeof((const Str[]){__VA_ARGS__}) / sizeof(Str))
+
+/* v in hex as the hex filter writes it: 0x, at least width digits. */
+static void hw_hex(HeaderW *w, uint64_t v, int width)
+{
+    char tmp[24], *p = tmp + sizeof tmp;
+    do
+        *--p = "0123456789ABCDEF"[v & 15];
+    while (v >>= 4);
+    while (tmp + sizeof tmp - p < width)
+        *--p = '0';
+    *--p = 'x';
+    *--p = '0';
+    buf_add(&w->b, p, (size_t)(tmp + sizeof tmp - p));
+}
+
+/* v in decimal, as a template prints an integer. */
+static void hw_dec(HeaderW *w, int64_t v)
+{
+    char tmp[24], *p = tmp + sizeof tmp;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do
+        *--p = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--p = '-';
+    buf_add(&w->b, p, (size_t)(tmp + sizeof tmp - p));
+}
+
+static const char *hv_s(const TValue *d, const char *key) { return tv_get(d, key)->s; }
+static int64_t hv_i(const TValue *d, const char *key) { return tv_get(d, key)->i; }
+static bool hv_none(const TValue *d, const char *key) { return tv_get(d, key)->kind == TV_NONE; }
+
+/* A section of defines, when there are any: its title in a comment, then
+ * "#define symbol hex(value)" per define (and a channel's keyword, a
+ * task's GUID). */
+static void hw_defines(HeaderW *w, const TValue *list, const char *title)
+{
+    if (!list->n)
+        return;
+    buf_printf(&w->b, "\n/* %s */\n", title);
+    for (size_t i = 0; i < list->n; i++) {
+        ArenaMark mk = arena_mark(w->a);
+        const TValue *d = tv_item(list, i, w->a);
+        /* symbol and value are its first keys (define) */
+        const char *sym = d->items[0]->s;
+        hw_s(w, "#define ");
+        hw_s(w, sym);
+        buf_addc(&w->b, ' ');
+        hw_hex(w, (uint64_t)d->items[1]->i, 0);
+        buf_addc(&w->b, '\n');
+        const TValue *k = d->n > 2 ? tv_get(d, "keyword") : NULL;
+        if (k && k->kind != TV_NONE) { /* a channel's */
+            hw_s(w, "#define ");
+            hw_s(w, sym);
+            hw_s(w, "_KEYWORD ");
+            hw_hex(w, (uint64_t)k->i, 0);
+            buf_addc(&w->b, '\n');
+        }
+        const TValue *g = d->n > 2 ? tv_get(d, "guid_symbol") : NULL;
+        if (g && g->kind != TV_NONE) { /* a task's */
+            hw_s(w, "MCGEN_CONST_DATA GUID ");
+            hw_s(w, g->s);
+            hw_s(w, " = ");
+            hw_s(w, hv_s(d, "guid_init"));
+            hw_s(w, ";\n");
+        }
+        arena_release(w->a, mk);
+        hw_flush(w, 65536);
+    }
+}
+
+/* header.h.j2's part of one provider, up to its logging code. */
+static void hw_provider(HeaderW *w, const TValue *hp)
+{
+    const char *sym = hv_s(hp, "symbol");
+    buf_printf(&w->b, "\n/* ---- provider \"%s\": ", hv_s(hp, "name"));
+    hw_dec(w, hv_i(hp, "event_count"));
+    buf_printf(&w->b, " events ---- */\n\n/* provider GUID %s */\nMCGEN_CONST_DATA GUID %s = %s;\n",
+               hv_s(hp, "guid"), sym, hv_s(hp, "guid_init"));
+    if (tv_get(hp, "control_guid")->b)
+        buf_printf(&w->b, "/* control GUID %s */\nMCGEN_CONST_DATA GUID %s_ControlGuid = %s;\n",
+                   hv_s(hp, "control_guid_text"), sym, hv_s(hp, "control_guid_init"));
+    buf_printf(&w->b, "\n/* The provider traits ETW receives with every event. */\n#ifndef %s_Traits\n", sym);
+    const TValue *tr = tv_get(hp, "traits");
+    if (tr->kind == TV_NONE) {
+        buf_printf(&w->b, "#define %s_Traits NULL\n", sym);
+    } else {
+        buf_printf(&w->b, "#define %s_Traits ( \\\n", sym);
+        for (size_t i = 0; i < tr->n; i++)
+            buf_printf(&w->b, "    %s /* %s */ \\\n", hv_s(tr->items[i], "literal"),
+                       hv_s(tr->items[i], "comment"));
+        hw_s(w, "    )\n");
+    }
+    hw_s(w, "#endif\n");
+    hw_defines(w, tv_get(hp, "channels"),
+               "channels, and the keyword bit each declared channel gives its events");
+    hw_defines(w, tv_get(hp, "levels"), "levels");
+    hw_defines(w, tv_get(hp, "opcodes"), "opcodes");
+    hw_defines(w, tv_get(hp, "tasks"), "tasks");
+    hw_defines(w, tv_get(hp, "keywords"), "keywords");
+    hw_s(w, "\n/* event descriptors: {Id, Version, Channel, Level, Opcode, Task, Keyword} */\n");
+    const EventsGen *g = tv_get(hp, "events")->macro;
+    for (size_t i = 0; i < g->pv->events.n; i++) {
+        const Event *e = g->pv->events.v[i];
+        if (e->not_logged)
+            continue;
+        const char *es = facts_name(g->f, e);
+        hw_s(w, "MCGEN_CONST_DATA EVENT_DESCRIPTOR ");
+        hw_s(w, es);
+        hw_s(w, " = {");
+        hw_hex(w, (uint64_t)e->value, 0);
+        hw_s(w, ", ");
+        hw_hex(w, (uint64_t)e->version, 0);
+        hw_s(w, ", ");
+        hw_hex(w, (uint64_t)event_descriptor_channel(e, g->pv), 0);
+        hw_s(w, ", ");
+        hw_hex(w, e->level ? e->level->value : 0, 0);
+        hw_s(w, ", ");
+        hw_hex(w, e->opcode ? e->opcode->value : 0, 0);
+        hw_s(w, ", ");
+        hw_hex(w, e->task ? e->task->value : 0, 0);
+        hw_s(w, ", ");
+        hw_hex(w, event_descriptor_keyword(e), 0);
+        hw_s(w, "};\n#define ");
+        hw_s(w, es);
+        hw_s(w, "_value ");
+        hw_hex(w, (uint64_t)e->value, 0);
+        buf_addc(&w->b, '\n');
+        hw_flush(w, 65536);
+    }
+    const TValue *maps = tv_get(hp, "maps");
+    if (maps->n)
+        hw_s(w, "\n/* value and bit maps */\n");
+    for (size_t i = 0; i < maps->n; i++) {
+        const char *ms = hv_s(maps->items[i], "symbol");
+        const TValue *items = tv_get(maps->items[i], "items");
+        buf_printf(&w->b, "#ifndef _%s_def\n#define _%s_def\ntypedef enum _%s {\n", ms, ms, ms);
+        for (size_t j = 0; j < items->n; j++) {
+            buf_printf(&w->b, "    %s = ", hv_s(items->items[j], "symbol"));
+            hw_dec(w, hv_i(items->items[j], "value"));
+            hw_s(w, j + 1 < items->n ? ",\n" : "\n");
+        }
+        buf_printf(&w->b, "} %s;\n#endif\n", ms);
+        hw_flush(w, 65536);
+    }
+}
+
+
+/* logging_provider.h.j2: one provider's enable bits, registration and
+ * event macros. */
+static void hw_logging(HeaderW *w, const TValue *hp, const char *write_prefix, bool activity)
+{
+    const char *ps = hv_s(hp, "symbol"), *ident = hv_s(hp, "ident");
+    bool cg = tv_get(hp, "control_guid")->b;
+    const char *handle = cg ? cat(w->a, ps, "_Handle") : cat(w->a, ident, "Handle");
+    const char *reg = cg ? cat(w->a, "_", ps) : ident;
+    const char *reg_guid = cg ? cat(w->a, ps, "_ControlGuid") : ps;
+    int64_t count = hv_i(hp, "enable_count"), words = hv_i(hp, "enable_words");
+    hw_s(w, "#if !defined(MCGEN_DISABLE_PROVIDER_CODE_GENERATION)\n\n"
+            "/* Enable bits: one per distinct (level, keyword) pair of the events. */\n");
+    if (count > 0) {
+        buf_printf(&w->b, "__declspec(selectany) DECLSPEC_CACHEALIGN ULONG %sEnableBits[%lld] = {0};\n",
+                   ident, (long long)words);
+        buf_printf(&w->b, "MCGEN_CONST_DATA ULONGLONG %sKeywords[%lld] = {", ident, (long long)count);
+        const TValue *l = tv_get(hp, "enable_keywords");
+        for (size_t i = 0; i < l->n; i++) {
+            hw_hex(w, (uint64_t)l->items[i]->i, 0);
+            if (i + 1 < l->n)
+                hw_s(w, ", ");
+        }
+        buf_printf(&w->b, "};\nMCGEN_CONST_DATA unsigned char %sLevels[%lld] = {", ident, (long long)count);
+        l = tv_get(hp, "enable_levels");
+        for (size_t i = 0; i < l->n; i++) {
+            hw_dec(w, l->items[i]->i);
+            if (i + 1 < l->n)
+                hw_s(w, ", ");
+        }
+        buf_printf(&w->b,
+                   "};\n\n/* The provider's trace context; its RegistrationHandle is the REGHANDLE. */\n"
+                   "__declspec(selectany) MCGEN_TRACE_CONTEXT %s_Context = {0, (ULONG_PTR)%s_Traits, "
+                   "0, 0, 0, 0, 0, 0, %lld, %sEnableBits, %sKeywords, %sLevels};\n",
+                   ps, ps, (long long)count, ident, ident, ident);
+    } else {
+        buf_printf(&w->b,
+                   "\n/* The provider's trace context; its RegistrationHandle is the REGHANDLE. */\n"
+                   "__declspec(selectany) MCGEN_TRACE_CONTEXT %s_Context = {0, (ULONG_PTR)%s_Traits, "
+                   "0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL};\n",
+                   ps, ps);
+    }
+    buf_printf(&w->b, "#define %s (%s_Context.RegistrationHandle)\n\n", handle, ps);
+    if (activity)
+        buf_printf(&w->b, "/* 1: the EventWrite macros take an activity id (-km), first. */\n"
+                          "#define %s_EventWriteActivity 1\n", ps);
+    else
+        buf_printf(&w->b, "/* 0: the EventWrite macros take no activity id. */\n"
+                          "#define %s_EventWriteActivity 0\n", ps);
+    buf_printf(&w->b,
+               "\n/* Registration: call EventRegister%s() when the module starts and\n"
+               " * EventUnregister%s() before it unloads.  A failed registration\n"
+               " * leaves the write macros harmless no-ops. */\n", reg, reg);
+    if (cg || !hv_none(hp, "traits"))
+        buf_printf(&w->b,
+                   "#ifndef EventRegister%s\n"
+                   "#define EventRegister%s() McGenEventRegisterContext(&%s, McGenControlCallbackV2, &%s_Context, &%s_Context)\n"
+                   "#endif\n"
+                   "#ifndef EventRegisterByGuid%s\n"
+                   "#define EventRegisterByGuid%s(Guid) McGenEventRegisterContext(&(Guid), McGenControlCallbackV2, &%s_Context, &%s_Context)\n"
+                   "#endif\n",
+                   reg, reg, reg_guid, ps, ps, reg, reg, ps, ps);
+    else
+        buf_printf(&w->b,
+                   "#ifndef EventRegister%s\n"
+                   "#define EventRegister%s() McGenEventRegister(&%s, McGenControlCallbackV2, &%s_Context, &%s)\n"
+                   "#endif\n"
+                   "#ifndef EventRegisterByGuid%s\n"
+                   "#define EventRegisterByGuid%s(Guid) McGenEventRegister(&(Guid), McGenControlCallbackV2, &%s_Context, &%s)\n"
+                   "#endif\n",
+                   reg, reg, ps, ps, handle, reg, reg, ps, handle);
+    buf_printf(&w->b,
+               "#ifndef EventUnregister%s\n"
+               "#define EventUnregister%s() McGenEventUnregister(&%s)\n"
+               "#endif\n"
+               "\n"
+               "/* Caller-allocated contexts (define MCGEN_ENABLE_FORCONTEXT_CODE_GENERATION):\n"
+               " * several registrations of one provider, e.g. one per container. */\n"
+               "#ifdef MCGEN_ENABLE_FORCONTEXT_CODE_GENERATION\n"
+               "typedef struct tagMcGenContext_%s {\n"
+               "    MCGEN_TRACE_CONTEXT Context;\n"
+               "    ULONG EnableBits[%lld];\n"
+               "} McGenContext_%s;\n"
+               "\n",
+               reg, reg, handle, ident, (long long)words, ident);
+    buf_printf(&w->b,
+               "#define EventRegister%s_ForContext(pContext) _mcgen_RegisterForContext_%s(&%s, pContext)\n"
+               "#define EventRegisterByGuid%s_ForContext(Guid, pContext) _mcgen_RegisterForContext_%s(&(Guid), pContext)\n"
+               "#define EventUnregister%s_ForContext(pContext) McGenEventUnregister(&(pContext)->Context.RegistrationHandle)\n"
+               "#define %s_ForContext(pContext) ((pContext)->Context.RegistrationHandle)\n"
+               "\n"
+               "static __inline ULONG __stdcall\n"
+               "_mcgen_RegisterForContext_%s(_In_ LPCGUID pProviderId, _Out_ McGenContext_%s* pContext)\n"
+               "{\n"
+               "    RtlZeroMemory(pContext, sizeof(*pContext));\n"
+               "    pContext->Context.Logger = (ULONG_PTR)%s_Traits;\n",
+               reg, ident, reg_guid, reg, ident, reg, handle, ident, ident, ps);
+    if (count > 0)
+        buf_printf(&w->b,
+                   "    pContext->Context.EnableBitsCount = %lld;\n"
+                   "    pContext->Context.EnableBitMask = pContext->EnableBits;\n"
+                   "    pContext->Context.EnableKeyWords = %sKeywords;\n"
+                   "    pContext->Context.EnableLevel = %sLevels;\n",
+                   (long long)count, ident, ident);
+    buf_printf(&w->b,
+               "    return McGenEventRegister(pProviderId, McGenControlCallbackV2, &pContext->Context,\n"
+               "                              &pContext->Context.RegistrationHandle);\n"
+               "}\n"
+               "\n"
+               "/* The argument must be a McGenContext_%s*: a compile error otherwise. */\n"
+               "static __inline McGenContext_%s*\n"
+               "_mcgen_CheckContextType_%s(_In_ McGenContext_%s* pContext)\n"
+               "{\n"
+               "    return pContext;\n"
+               "}\n"
+               "#endif /* MCGEN_ENABLE_FORCONTEXT_CODE_GENERATION */\n",
+               ident, ident, ident, ident);
+    hw_flush(w, 65536);
+    const EventsGen *g = tv_get(hp, "events")->macro;
+    Str act = activity ? LIT(", Activity") : LIT(""), nullact = activity ? LIT(", NULL") : LIT("");
+    Str sps = str_of(ps), sident = str_of(ident), wp = str_of(write_prefix);
+    Names names = {0};
+    Buf a1b = {0};
+    for (size_t i = 0; i < g->pv->events.n; i++) {
+        const Event *e = g->pv->events.v[i];
+        if (e->not_logged)
+            continue;
+        ArenaMark mk = arena_mark(w->a);
+        event_args(w->a, e, &names);
+        a1b.len = 0;
+        for (size_t k = 0; k < names.n; k++) {
+            buf_add(&a1b, ", ", 2);
+            buf_adds(&a1b, names.v[k]);
+        }
+        char tmp[16];
+        Str bit = str_of(digits(tmp + sizeof tmp, (unsigned)g->bit[i]));
+        Str es = str_of(facts_name(g->f, e)), mn = str_of(macro_name(es.s, g->strip));
+        Str fn = str_of(g->fname[i]);
+        Str a1 = {a1b.len ? a1b.s : "", a1b.len}; /* ", " before each name */
+        Str args = {a1b.len ? a1b.s + 2 : "", a1b.len ? a1b.len - 2 : 0};
+        hw_cat(w, LIT("\n/* "), es, LIT(" */\n#define EventEnabled"), mn, LIT("() MCGEN_EVENT_BIT_SET("),
+               sident, LIT("EnableBits, "), bit, LIT(")\n"));
+        hw_cat(w, LIT("#define EventEnabled"), mn,
+               LIT("_ForContext(pContext) MCGEN_EVENT_BIT_SET(_mcgen_CheckContextType_"), sident,
+               LIT("(pContext)->EnableBits, "), bit, LIT(")\n"));
+        hw_cat(w, LIT("#define "), wp, mn, LIT("("), activity ? LIT("Activity") : args, activity ? a1 : LIT(""),
+               LIT(") \\\n        (MCGEN_EVENT_ENABLED("), mn, LIT(") \\\n        ? "), fn, LIT("(&"), sps,
+               LIT("_Context, &"), es, act, a1, LIT(") : 0)\n"));
+        hw_cat(w, LIT("#define "), wp, mn, LIT("_AssumeEnabled("), args, LIT(") \\\n        "), fn, LIT("(&"),
+               sps, LIT("_Context, &"), es, nullact, a1, LIT(")\n"));
+        hw_cat(w, LIT("#define "), wp, mn, LIT("_ForContext(pContext"), act, a1,
+               LIT(") \\\n        (MCGEN_EVENT_ENABLED_FORCONTEXT(pContext, "), mn, LIT(") \\\n        ? "), fn,
+               LIT("(&(pContext)->Context, &"), es, act, a1, LIT(") : 0)\n"));
+        hw_cat(w, LIT("#define "), wp, mn, LIT("_ForContextAssumeEnabled(pContext"), a1,
+               LIT(") \\\n        "), fn, LIT("(&_mcgen_CheckContextType_"), sident, LIT("(pContext)->Context, &"),
+               es, nullact, a1, LIT(")\n"));
+        arena_release(w->a, mk);
+        hw_flush(w, 65536);
+    }
+    vec_free(&names);
+    buf_free(&a1b);
+    hw_s(w, "\n#endif /* MCGEN_DISABLE_PROVIDER_CODE_GENERATION */\n");
+}
+
+/* logging_functions.h.j2: the typed template functions, by name. */
+static void hw_functions(HeaderW *w, const TValue *fns, bool activity)
+{
+    const FnEntry *all = fns->macro;
+    Buf ptext = {0}, dtext = {0}, ltext = {0};
+    hw_s(w, "#if !defined(MCGEN_DISABLE_PROVIDER_CODE_GENERATION)\n");
+    for (size_t i = 0; i < fns->n; i++) {
+        const FnEntry *e = all + i;
+        const Layout *l = e->layout;
+        ArenaMark mk = arena_mark(w->a);
+        ptext.len = dtext.len = ltext.len = 0;
+        Fn fn = {w->a, NULL, NULL, NULL, &ptext, &dtext, &ltext, NULL, 1};
+        for (size_t k = 0; l && k < l->fields.n; k++) {
+            const Field *f = l->fields.v[k];
+            add_field(&fn, f, (uint32_t)k, header_ident_of(w->a, f->name ? f->name : ""));
+        }
+        if (l) {
+            hw_s(w, "\n/* The payload of template ");
+            hw_s(w, l->tid);
+            hw_s(w, " (and of any other with the same field types). */\n");
+        } else {
+            hw_s(w, "\n/* Events without payload. */\n");
+        }
+        hw_s(w, "#ifndef ");
+        hw_s(w, e->name);
+        hw_s(w, "_def\n#define ");
+        hw_s(w, e->name);
+        hw_s(w, "_def\nstatic ETW_INLINE ULONG\n");
+        hw_s(w, e->name);
+        hw_s(w, "(_In_ PMCGEN_TRACE_CONTEXT Context, _In_ PCEVENT_DESCRIPTOR Descriptor");
+        if (activity)
+            hw_s(w, ", _In_opt_ const GUID* Activity");
+        if (ptext.len)
+            buf_add(&w->b, ptext.s, ptext.len);
+        hw_s(w, ")\n{\n    EVENT_DATA_DESCRIPTOR EventData[");
+        hw_dec(w, fn.next - 1);
+        hw_s(w, " + 1];\n");
+        if (ltext.len)
+            buf_add(&w->b, ltext.s, ltext.len);
+        if (dtext.len)
+            buf_add(&w->b, dtext.s, dtext.len);
+        hw_s(w, activity ? "    return McGenEventWrite(Context, Descriptor, Activity, "
+                         : "    return McGenEventWrite(Context, Descriptor, NULL, ");
+        hw_dec(w, fn.next - 1);
+        hw_s(w, " + 1, EventData);\n}\n#endif\n");
+        arena_release(w->a, mk);
+        hw_flush(w, 65536);
+    }
+    buf_free(&ptext);
+    buf_free(&dtext);
+    buf_free(&ltext);
+    hw_s(w, "\n#endif /* MCGEN_DISABLE_PROVIDER_CODE_GENERATION */\n");
+}
+
+/* header.h.j2 written from its values `vars`; false after a diagnostic
+ * (the logging runtime part is rendered from its template). */
+static bool header_write(const TValue *vars, TemplateFinder *tf, const TmplSink *out, Arena *a)
+{
+    HeaderW w = {{0}, out, a};
+    bool logging = tv_get(vars, "logging")->b, activity = tv_get(vars, "activity")->b;
+    buf_printf(&w.b,
+               "/*\n"
+               " * %s: header generated by mcgen from the instrumentation manifest.\n"
+               " * Do not edit: edit the manifest and run mcgen again.\n"
+               " */\n"
+               "#pragma once\n"
+               "\n"
+               "#if !defined(_ETW_KM_)\n"
+               "#include <windows.h>\n"
+               "#endif\n"
+               "#include <wmistr.h>\n"
+               "#include <evntrace.h>\n"
+               "#include <evntprov.h>\n"
+               "\n"
+               "/* Constant data is defined in every unit that includes the header and\n"
+               " * merged into one by the linker (selectany); in C++ it needs extern \"C\"\n"
+               " * for external linkage. */\n"
+               "#ifndef MCGEN_CONST_DATA\n"
+               "#  ifdef __cplusplus\n"
+               "#    define MCGEN_CONST_DATA extern \"C\" __declspec(selectany) const\n"
+               "#  else\n"
+               "#    define MCGEN_CONST_DATA __declspec(selectany) const\n"
+               "#  endif\n"
+               "#endif\n"
+               "\n"
+               "#ifdef __cplusplus\n"
+               "extern \"C\" {\n"
+               "#endif\n",
+               hv_s(vars, "manifest"));
+    if (logging) {
+        size_t len = 0;
+        const char *src = finder_load(tf, "logging_runtime.h.j2", &len);
+        Buf err = {0};
+        Tmpl *t = src ? tmpl_parse("logging_runtime.h.j2", src, len, &err) : NULL;
+        TmplSink sink = tmpl_buf_sink(&w.b);
+        buf_addc(&w.b, '\n');
+        bool ok = t && tmpl_render_to(t, vars, &tf->loader, finder_limits(tf), &sink, &err);
+        tmpl_free(t);
+        if (!ok) {
+            if (err.len)
+                diag_formatted(err.s);
+            else
+                diag_plain(DIAG_ERROR, "no template logging_runtime.h.j2");
+            buf_free(&err);
+            buf_free(&w.b);
+            return false;
+        }
+        buf_free(&err);
+    }
+    const TValue *providers = tv_get(vars, "providers");
+    const char *write_prefix = hv_s(vars, "write_prefix");
+    for (size_t i = 0; i < providers->n; i++) {
+        hw_provider(&w, providers->items[i]);
+        if (logging) {
+            buf_addc(&w.b, '\n');
+            hw_logging(&w, providers->items[i], write_prefix, activity);
+        }
+        hw_flush(&w, 65536);
+    }
+    if (logging) {
+        buf_addc(&w.b, '\n');
+        hw_functions(&w, tv_get(vars, "functions"), activity);
+    }
+    hw_s(&w, "\n#ifdef __cplusplus\n}\n#endif\n");
+    const TValue *msgs = tv_get(vars, "messages");
+    if (msgs->n)
+        hw_s(&w, "\n/* message ids */\n");
+    const Msg *mv = msgs->macro;
+    for (size_t i = 0; i < msgs->n; i++) {
+        ArenaMark mk = arena_mark(a);
+        hw_s(&w, "#define MSG_");
+        hw_s(&w, header_ident_of(a, mv[i].name));
+        buf_addc(&w.b, ' ');
+        hw_hex(&w, mv[i].id, 8);
+        hw_s(&w, "L\n");
+        arena_release(a, mk);
+        hw_flush(&w, 65536);
+    }
+    hw_flush(&w, 1);
+    buf_free(&w.b);
+    return true;
+}
+
+/* Whether the header's templates are the built-in ones: no --templates
+ * directory could hold another. */
+static bool header_builtin(const TemplateFinder *tf) { return !tf->override_dir && !tf->first_dir; }
+
 /* ---- rendering ---- */
 
 bool header_build(const Manifest *m, const Facts *f, const Options *o, TemplateFinder *tf,
@@ -858,6 +1480,11 @@ bool header_build(const Manifest *m, const Facts *f, const Options *o, TemplateF
     TValue *vars = header_values(m, f, o, &a);
     tv_add(&a, vars, "logging", tv_bool(&a, o->mode != HEADER_DESCRIPTORS));
     tv_add(&a, vars, "callout", tv_bool(&a, o->callout));
+    if (header_builtin(tf)) {
+        bool ok = header_write(vars, tf, out, &a);
+        arena_free(&a);
+        return ok;
+    }
     size_t len = 0;
     const char *src = finder_load(tf, "header.h.j2", &len);
     Tmpl *t = src ? tmpl_parse("header.h.j2", src, len, &err) : NULL;
