@@ -2103,7 +2103,7 @@ static bool check_attrs(SchemaCheck *sc, const CType *c, const XmlElem *e)
         }
         seen |= 1ull << idx;
         sc->ck.why = NULL;
-        if (!type_valid(&sc->ck, d->type, a->value, strlen(a->value))) {
+        if (!type_valid(&sc->ck, d->type, a->value, a->value_len)) {
             if (sc->ck.why)
                 schema_error(sc, D_SCHEMA_VALUE, a->loc,
                              "invalid value '%s' of attribute '%s' on <%s>: %s", a->value,

@@ -21,7 +21,8 @@
  * breaks (memchr) and characters from the previous tag; otherwise expat
  * is asked.  expat reports the position of a start tag only, so attribute
  * positions are found in the raw bytes of the tag (which expat still
- * holds).  Both counts know the input's code-unit width (UTF-8 or UTF-16)
+ * holds): a tag of the usual shape, ASCII on one line, is checked against
+ * the names and value lengths expat gives rather than scanned.  Both counts know the input's code-unit width (UTF-8 or UTF-16)
  * from the byte-order mark, or from an XML declaration's first bytes
  * (UTF-16 without a mark, read with a warning as xmllint and MSXML read
  * it), and the single-byte encodings from the declaration's name; a
@@ -969,6 +970,40 @@ static bool span_plain(const unsigned char *p, size_t len, bool cr_free)
  * its byte offset; in the others line and column are counted from one
  * name to the next.  expat has accepted the tag, so each attribute is
  * `name S? = S? quoted-value`. */
+/* The plain tag's usual shape, checked rather than scanned: each
+ * attribute is the name expat gave, '=', a quote, then as many bytes as
+ * expat's value before the closing quote.  A tag that is ASCII with no
+ * line break holds no byte expat's value turns into more than one, and
+ * only references (&amp;, &#233;) into fewer, so a closing quote exactly
+ * there proves the raw value is expat's value byte for byte (the raw one
+ * cannot hold its own quote).  The raw attribute at each step is the one
+ * after the last found, so it is expat's next unless it is an xmlns
+ * declaration (which expat does not report): a name starting with 'x' is
+ * compared whole, to keep a declaration from being taken for the
+ * attribute after it.  Sets the
+ * attributes' columns and returns true when every attribute was found
+ * so; false (nothing decided) for any other shape: a prefixed name,
+ * spaces around '=', references, declarations among the attributes. */
+static bool locate_attrs_shaped(XmlReader *r, const unsigned char *p, size_t len, size_t i,
+                                XmlAttr *attrs, size_t nattrs, Loc start)
+{
+    for (size_t k = 0; k < nattrs; k++) {
+        const XmlAttr *a = &attrs[k];
+        if (i >= len || (p[i] != ' ' && p[i] != '\t') || a->ns[0])
+            return false;
+        while (++i < len && (p[i] == ' ' || p[i] == '\t'))
+            ;
+        size_t nl = a->local_len, close = i + nl + 2 + a->value_len;
+        if (close >= len || p[i + nl] != '=' ||
+            (p[i] == 'x' && memcmp(p + i, a->local, nl) != 0) ||
+            (p[i + nl + 1] != '"' && p[i + nl + 1] != '\'') || p[close] != p[i + nl + 1])
+            return false;
+        attrs[k].loc = (Loc){r->file_id, start.line, start.col + (uint32_t)i};
+        i = close + 1;
+    }
+    return true;
+}
+
 static void locate_attrs_8bit(XmlReader *r, const unsigned char *p, size_t len, XmlAttr *attrs,
                               size_t nattrs, Loc start)
 {
@@ -977,6 +1012,8 @@ static void locate_attrs_8bit(XmlReader *r, const unsigned char *p, size_t len, 
     size_t i = 1, k = 0, counted = 0; /* line and col are those of p[counted] */
     while (i < len && !scan_space(p[i]) && p[i] != '/' && p[i] != '>')
         i++;
+    if (plain && locate_attrs_shaped(r, p, len, i, attrs, nattrs, start))
+        return;
     while (k < nattrs && i < len) {
         while (i < len && scan_space(p[i]))
             i++;
@@ -1122,6 +1159,7 @@ static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *
     for (size_t k = 0; k < n; k++) {
         split_attr(r, atts[2 * k], &a[k]);
         a[k].value = atts[2 * k + 1];
+        a[k].value_len = strlen(a[k].value);
         a[k].loc = f.elem.loc;
         if (a[k].ns[0] || !a[k].local_len)
             continue;
