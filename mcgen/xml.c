@@ -737,6 +737,18 @@ typedef struct ICacheEntry {
     size_t len;
 } ICacheEntry;
 
+/* The last resolution of a QName value, by a cheap hash of its text:
+ * such values repeat (inType="win:UInt32", level="win:Informational"),
+ * and a resolution holds until a namespace declaration comes or goes
+ * (XmlReader.ns_gen; 0: an empty entry). */
+enum { QCACHE = 64, QCACHE_TEXT = 40 };
+typedef struct QCacheEntry {
+    uint32_t gen;
+    uint32_t len;
+    char text[QCACHE_TEXT];
+    QName q;
+} QCacheEntry;
+
 typedef struct Frame {
     XmlElem elem;
     size_t text_start; /* where this element's text starts in r->text */
@@ -762,17 +774,26 @@ struct XmlReader {
     const char *last_ns; /* intern_ns cache */
     size_t last_ns_len;
     ICacheEntry icache[ICACHE];
+    uint32_t ns_gen; /* bumped by every declaration's start and end */
+    QCacheEntry qcache[QCACHE];
 };
 
 /* Interns the `n` bytes at s, which s[n] may not end: through the cache,
  * then the map (s[n] not '\0': a copy in r->scratch is looked up). */
-static const char *intern_n(XmlReader *r, const char *s, size_t n)
+/* A hash of s[0..n) from its length and four of its bytes, for the
+ * caches in front of the interned strings and the QName resolutions. */
+static size_t cheap_hash(const char *s, size_t n)
 {
     const unsigned char *u = (const unsigned char *)s;
     size_t h = n * 7;
     if (n)
         h += u[0] + u[n / 2] * 3 + u[n - 1] * 5 + u[n >= 2 ? n - 2 : 0] * 11;
-    ICacheEntry *c = &r->icache[h % ICACHE];
+    return h;
+}
+
+static const char *intern_n(XmlReader *r, const char *s, size_t n)
+{
+    ICacheEntry *c = &r->icache[cheap_hash(s, n) % ICACHE];
     if (c->s && c->len == n && memcmp(c->s, s, n) == 0)
         return c->s;
     if (s[n]) {
@@ -1207,14 +1228,27 @@ static void reader_text(XmlReader *r, const char *s, size_t len)
         buf_add(&r->text, s, len);
 }
 
+/* The declarations in scope changed: every cached QName resolution is
+ * stale (after 2^32 changes the entries are cleared rather than the
+ * generation counted round to theirs). */
+static void ns_changed(XmlReader *r)
+{
+    if (++r->ns_gen == 0) {
+        memset(r->qcache, 0, sizeof r->qcache);
+        r->ns_gen = 1;
+    }
+}
+
 static void reader_ns_start(XmlReader *r, const char *prefix, const char *uri)
 {
     NsDecl d = {xml_intern(r, prefix), xml_intern(r, uri), strlen(prefix)};
     vec_push(&r->ns, d);
+    ns_changed(r);
 }
 
 static void reader_ns_end(XmlReader *r, const char *p)
 {
+    ns_changed(r);
     for (size_t i = r->ns.n; i-- > 0;) {
         if (strcmp(r->ns.v[i].prefix, p) == 0) {
             memmove(&r->ns.v[i], &r->ns.v[i + 1], (r->ns.n - i - 1) * sizeof(NsDecl));
@@ -1352,13 +1386,25 @@ static const NsDecl *ns_lookup(const XmlReader *r, const char *p, size_t n)
 
 static bool qname_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+/* The cache entry for the value[0..n) (NULL: too long to be kept). */
+static QCacheEntry *qcache_entry(XmlReader *r, const char *value, size_t n)
+{
+    return n < QCACHE_TEXT ? &r->qcache[cheap_hash(value, n) % QCACHE] : NULL;
+}
+
 bool xml_qname(XmlReader *r, const char *value, QName *out)
 {
+    size_t vn = strlen(value);
+    QCacheEntry *c = qcache_entry(r, value, vn);
+    if (c && c->gen == r->ns_gen && c->len == vn && memcmp(c->text, value, vn) == 0) {
+        *out = c->q;
+        return true;
+    }
     /* the value trimmed of XML whitespace, split at its first ':' */
     const char *v = value;
     while (qname_space(*v))
         v++;
-    size_t n = strlen(v);
+    size_t n = vn - (size_t)(v - value);
     while (n && qname_space(v[n - 1]))
         n--;
     const char *colon = memchr(v, ':', n);
@@ -1374,6 +1420,12 @@ bool xml_qname(XmlReader *r, const char *value, QName *out)
     if (ll == 0)
         return false;
     out->local = intern_n(r, local, ll);
+    if (c) {
+        c->gen = r->ns_gen;
+        c->len = (uint32_t)vn;
+        memcpy(c->text, value, vn);
+        c->q = *out;
+    }
     return true;
 }
 
@@ -1408,6 +1460,7 @@ static bool producer_init(Producer *pr, const char *file)
 static bool run(const char *file, Arena *arena, const XmlHandler *h, Producer *pr)
 {
     XmlReader r = {0};
+    r.ns_gen = 1;
     r.file = file;
     r.file_id = diag_file(file);
     r.arena = arena;
@@ -1469,6 +1522,7 @@ bool xml_parse_recorded(const char *name, const void *text, size_t text_len,
 {
     diag_register_source(name, text, text_len);
     XmlReader r = {0};
+    r.ns_gen = 1;
     r.file = name;
     r.file_id = diag_file(name);
     r.arena = arena;

@@ -887,6 +887,26 @@ START_TEST(test_parse_attribute_positions)
 }
 END_TEST
 
+/* A QName value resolves through the declarations in scope where it is
+ * written, however often the same text came before (xml.c keeps the
+ * last resolutions of values). */
+START_TEST(test_parse_qname_scope)
+{
+    static const char doc[] = HEAD PROV_OPEN
+        "<events><event value='1' level='win:Informational'/>"
+        "<event value='2' level='win:Informational' xmlns:win='urn:other'/>"
+        "<event value='3' level='win:Informational'/></events>\n"
+        PROV_CLOSE TAIL_NOSTR;
+    Buf w = {0};
+    want(&w, 7, 70, "error: [MCG2001] unknown level '{urn:other}Informational'",
+         "<events><event value='1' level='win:Informational'/>"
+         "<event value='2' level='win:Informational' xmlns:win='urn:other'/>"
+         "<event value='3' level='win:Informational'/></events>");
+    load_fails(doc, w.s);
+    buf_free(&w);
+}
+END_TEST
+
 START_TEST(test_parse_not_a_manifest)
 {
     static const char doc[] = "<?xml version='1.0'?>\n<project xmlns='urn:x'>\n</project>\n";
@@ -1092,6 +1112,7 @@ Suite *parse_suite(void)
     tcase_add_test(bad, test_parse_not_a_manifest);
     tcase_add_test(bad, test_parse_bad_attribute_values);
     tcase_add_test(bad, test_parse_attribute_positions);
+    tcase_add_test(bad, test_parse_qname_scope);
     tcase_add_test(bad, test_parse_unresolved_references);
     tcase_add_test(bad, test_parse_json_deterministic);
     tcase_add_test(bad, test_parse_outtype_by_local_name);
