@@ -231,10 +231,10 @@ static bool qname_value(Parser *p, XmlReader *r, const XmlElem *e, const char *n
 
 static bool qname_attr(Parser *p, XmlReader *r, const XmlElem *e, const char *name, QName *q)
 {
-    const char *v = xml_attr(e, name);
-    if (!v)
+    const XmlAttr *a = xml_attr_full(e, name);
+    if (!a)
         return false;
-    return qname_value(p, r, e, name, v, attr_loc(e, name), q);
+    return qname_value(p, r, e, name, a->value, a->loc, q);
 }
 
 static bool guid_attr(Parser *p, const XmlElem *e, const char *name, Guid *g)
