@@ -21,8 +21,9 @@
  * breaks (memchr) and characters from the previous tag; otherwise expat
  * is asked.  expat reports the position of a start tag only, so attribute
  * positions are found in the raw bytes of the tag (which expat still
- * holds): a tag of the usual shape, ASCII on one line, is checked against
- * the names and value lengths expat gives rather than scanned.  Both counts know the input's code-unit width (UTF-8 or UTF-16)
+ * holds): a tag of the usual shape, ASCII with line breaks only between
+ * attributes, in any of the encodings, is checked against the names and
+ * value lengths expat gives rather than scanned.  Both counts know the input's code-unit width (UTF-8 or UTF-16)
  * from the byte-order mark, or from an XML declaration's first bytes
  * (UTF-16 without a mark, read with a warning as xmllint and MSXML read
  * it), and the single-byte encodings from the declaration's name; a
@@ -967,74 +968,161 @@ static void advance_8bit(const unsigned char *p, size_t i, size_t end, size_t le
     }
 }
 
-/* Whether p[0..len) is ASCII without a line break: the bytes' high bits
- * OR-ed 8 at a time, then memchr for the breaks ('\r' only when the
- * document may hold one). */
-static bool span_plain(const unsigned char *p, size_t len, bool cr_free)
+/* Whether the tag's n bytes are all ASCII characters in its encoding
+ * (UTF-16: each unit below 0x80), by the bytes OR-ed 8 at a time, each
+ * byte of the word keeping its place in a code unit. */
+static bool tag_ascii(const unsigned char *p, size_t n, Encoding enc)
 {
-    uint64_t high = 0;
-    size_t i = 0;
-    for (; i + 8 <= len; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        high |= w;
+    uint64_t acc = 0, w;
+    unsigned char b[8] = {0};
+    if (n < 8) {
+        memcpy(b, p, n);
+        memcpy(&acc, b, 8);
+    } else {
+        for (size_t i = 0; i + 8 <= n; i += 8) {
+            memcpy(&w, p + i, 8);
+            acc |= w;
+        }
+        /* the last 8 bytes again, from an even offset (a code unit's
+         * first byte) */
+        memcpy(&w, p + ((n - 8) & ~(size_t)1), 8);
+        acc |= w;
     }
-    for (; i < len; i++)
-        high |= p[i];
-    return !(high & 0x8080808080808080ULL) && !memchr(p, '\n', len) &&
-           (cr_free || !memchr(p, '\r', len));
+    memcpy(b, &acc, 8);
+    unsigned even = b[0] | b[2] | b[4] | b[6], odd = b[1] | b[3] | b[5] | b[7];
+    if (enc == ENC_UTF16LE)
+        return even < 0x80 && odd == 0;
+    if (enc == ENC_UTF16BE)
+        return even == 0 && odd < 0x80;
+    return (even | odd) < 0x80;
 }
 
-/* The 8-bit case (UTF-8 and the single-byte encodings) is the common
- * one and has its own loop; UTF-16 goes through scan_peek/next.  Most
- * tags are ASCII on one line, and there a name's column is the tag's plus
- * its byte offset; in the others line and column are counted from one
- * name to the next.  expat has accepted the tag, so each attribute is
- * `name S? = S? quoted-value`. */
-/* The plain tag's usual shape, checked rather than scanned: each
- * attribute is the name expat gave, '=', a quote, then as many bytes as
- * expat's value before the closing quote.  A tag that is ASCII with no
- * line break holds no byte expat's value turns into more than one, and
- * only references (&amp;, &#233;) into fewer, so a closing quote exactly
- * there proves the raw value is expat's value byte for byte (the raw one
- * cannot hold its own quote).  The raw attribute at each step is the one
- * after the last found, so it is expat's next unless it is an xmlns
+/* How many bytes of p[0..n) are c. */
+static size_t count_byte(const unsigned char *p, size_t n, int c)
+{
+    size_t count = 0;
+    for (const unsigned char *q = p, *end = p + n; (q = memchr(q, c, (size_t)(end - q))); q++)
+        count++;
+    return count;
+}
+
+/* Code unit i of a tag. */
+static inline unsigned tag_unit(const unsigned char *p, size_t i, Encoding enc)
+{
+    if (enc == ENC_UTF16LE)
+        return p[2 * i] | (unsigned)p[2 * i + 1] << 8;
+    if (enc == ENC_UTF16BE)
+        return (unsigned)p[2 * i] << 8 | p[2 * i + 1];
+    return p[i];
+}
+
+/* An ASCII tag of the usual shape, checked rather than scanned: each
+ * attribute is the name expat gave, '=', a quote, then as many units as
+ * expat's value before the closing quote.  In an ASCII tag no unit
+ * becomes more than one byte of expat's value, and only references
+ * (&amp;, &#233;) and a \r\n become fewer, so a closing quote exactly
+ * there proves the raw value is expat's value unit for byte (the raw one
+ * cannot hold its own quote), except that a line break in it is a space
+ * in expat's: so the tag's line breaks (`breaks`, units '\n' and '\r')
+ * must all be in the gaps between the attributes, where they are
+ * counted as expat counts lines.  The raw attribute at each step is the
+ * one after the last found, so it is expat's next unless it is an xmlns
  * declaration (which expat does not report): a name starting with 'x' is
  * compared whole, to keep a declaration from being taken for the
- * attribute after it.  Sets the
- * attributes' columns and returns true when every attribute was found
- * so; false (nothing decided) for any other shape: a prefixed name,
- * spaces around '=', references, declarations among the attributes. */
-static bool locate_attrs_shaped(XmlReader *r, const unsigned char *p, size_t len, size_t i,
-                                XmlAttr *attrs, size_t nattrs, Loc start)
+ * attribute after it.  Sets the attributes' positions and returns true
+ * when every attribute was found so; false (positions not all set) for
+ * any other shape: a prefixed name, spaces around '=', references,
+ * declarations among the attributes.  len is in units; enc is a
+ * constant at each call, and the walk inlined there, so that the unit
+ * reads are plain loads. */
+#if defined(__GNUC__)
+#define WALK_INLINE inline __attribute__((always_inline))
+#else
+#define WALK_INLINE inline
+#endif
+static WALK_INLINE bool shaped_walk(XmlReader *r, const unsigned char *p, size_t len, Encoding enc,
+                               XmlAttr *attrs, size_t nattrs, Loc start, size_t breaks)
 {
+    size_t i = 1, bol = 0, seen = 0; /* bol: where the line of unit i starts */
+    uint32_t line = start.line, base = start.col; /* the column of unit bol */
+    unsigned c;
+    while (i < len && !scan_space(c = tag_unit(p, i, enc)) && c != '/' && c != '>')
+        i++;
     for (size_t k = 0; k < nattrs; k++) {
         const XmlAttr *a = &attrs[k];
-        if (i >= len || (p[i] != ' ' && p[i] != '\t') || a->ns[0])
+        if (i >= len || !scan_space(tag_unit(p, i, enc)) || a->ns[0])
             return false;
-        while (++i < len && (p[i] == ' ' || p[i] == '\t'))
-            ;
+        do {
+            c = tag_unit(p, i++, enc);
+            if (c == '\n' || c == '\r') {
+                seen++;
+                if (c == '\n' || i >= len || tag_unit(p, i, enc) != '\n')
+                    line++, bol = i, base = 1;
+            }
+        } while (i < len && scan_space(tag_unit(p, i, enc)));
         size_t nl = a->local_len, close = i + nl + 2 + a->value_len;
-        if (close >= len || p[i + nl] != '=' ||
-            (p[i] == 'x' && memcmp(p + i, a->local, nl) != 0) ||
-            (p[i + nl + 1] != '"' && p[i + nl + 1] != '\'') || p[close] != p[i + nl + 1])
+        if (close >= len || tag_unit(p, i + nl, enc) != '=')
             return false;
-        attrs[k].loc = (Loc){r->file_id, start.line, start.col + (uint32_t)i};
+        unsigned q = tag_unit(p, i + nl + 1, enc);
+        if ((q != '"' && q != '\'') || tag_unit(p, close, enc) != q)
+            return false;
+        if (tag_unit(p, i, enc) == 'x')
+            for (size_t j = 0; j < nl; j++)
+                if (tag_unit(p, i + j, enc) != (unsigned char)a->local[j])
+                    return false;
+        attrs[k].loc = (Loc){r->file_id, line, base + (uint32_t)(i - bol)};
         i = close + 1;
     }
-    return true;
+    while (i < len && scan_space(c = tag_unit(p, i, enc))) {
+        seen += c == '\n' || c == '\r';
+        i++;
+    }
+    return seen == breaks;
 }
 
+/* shaped_walk for the tag's encoding: true when it placed every
+ * attribute.  *plain: the tag is ASCII without a line break. */
+static bool locate_attrs_shaped(XmlReader *r, const unsigned char *raw, size_t rawlen,
+                                XmlAttr *attrs, size_t nattrs, Loc start, bool *plain)
+{
+    *plain = false;
+    if (!tag_ascii(raw, rawlen, r->enc))
+        return false;
+    /* in an ASCII tag a byte 0x0A or 0x0D is a line break's unit */
+    size_t breaks = count_byte(raw, rawlen, '\n') + (r->cr_free ? 0 : count_byte(raw, rawlen, '\r'));
+    *plain = breaks == 0;
+    bool done;
+    switch (r->enc) {
+    case ENC_UTF16LE:
+        done = shaped_walk(r, raw, rawlen / 2, ENC_UTF16LE, attrs, nattrs, start, breaks);
+        break;
+    case ENC_UTF16BE:
+        done = shaped_walk(r, raw, rawlen / 2, ENC_UTF16BE, attrs, nattrs, start, breaks);
+        break;
+    default:
+        done = shaped_walk(r, raw, rawlen, ENC_8BIT, attrs, nattrs, start, breaks);
+        break;
+    }
+    if (!done) /* the scan starts over from the element's place */
+        for (size_t k = 0; k < nattrs; k++)
+            attrs[k].loc = start;
+    return done;
+}
+
+/* The 8-bit case (UTF-8 and the single-byte encodings) of the scan that
+ * places the attributes of a tag of any other shape; UTF-16 goes through
+ * scan_peek/next.  In a tag that is ASCII on one line (`plain`) a name's
+ * column is the tag's plus its byte offset; in the others line and
+ * column are counted from one name to the next.  expat has accepted the
+ * tag, so each attribute is `name S? = S? quoted-value`. */
 static void locate_attrs_8bit(XmlReader *r, const unsigned char *p, size_t len, XmlAttr *attrs,
-                              size_t nattrs, Loc start)
+                              size_t nattrs, Loc start, bool plain)
 {
     uint32_t line = start.line, col = start.col;
-    bool utf8 = r->enc == ENC_8BIT, plain = span_plain(p, len, r->cr_free);
+    bool utf8 = r->enc == ENC_8BIT;
     size_t i = 1, k = 0, counted = 0; /* line and col are those of p[counted] */
     while (i < len && !scan_space(p[i]) && p[i] != '/' && p[i] != '>')
         i++;
-    if (plain && locate_attrs_shaped(r, p, len, i, attrs, nattrs, start))
-        return;
     while (k < nattrs && i < len) {
         while (i < len && scan_space(p[i]))
             i++;
@@ -1074,16 +1162,13 @@ static XmlAttr *attrs_from(XmlReader *r, size_t start)
     return r->attrs.v ? r->attrs.v + start : NULL;
 }
 
-/* Gives every attribute of the element the position of its name, from the
- * raw bytes of the start tag (without them, each keeps its element's). */
-static void locate_attrs(XmlReader *r, Frame *f, size_t nattrs, const unsigned char *raw,
-                         size_t rawlen)
+/* The attributes of a tag of another shape than shaped_walk's, placed by
+ * a scan of its units. */
+static void locate_attrs_scan(XmlReader *r, const Frame *f, XmlAttr *attrs, size_t nattrs,
+                              const unsigned char *raw, size_t rawlen, bool plain)
 {
-    XmlAttr *attrs = attrs_from(r, f->attr_start);
-    if (nattrs == 0 || rawlen == 0)
-        return;
     if (r->enc == ENC_8BIT || r->enc == ENC_SINGLE) {
-        locate_attrs_8bit(r, raw, rawlen, attrs, nattrs, f->elem.loc);
+        locate_attrs_8bit(r, raw, rawlen, attrs, nattrs, f->elem.loc, plain);
         return;
     }
     Scan s = {raw, rawlen, 0, r->enc, f->elem.loc.line, f->elem.loc.col};
@@ -1117,6 +1202,19 @@ static void locate_attrs(XmlReader *r, Frame *f, size_t nattrs, const unsigned c
         if (!is_xmlns(name, nl))
             attrs[k++].loc = at;
     }
+}
+
+/* Gives every attribute of the element the position of its name, from the
+ * raw bytes of the start tag (without them, each keeps its element's). */
+static void locate_attrs(XmlReader *r, Frame *f, size_t nattrs, const unsigned char *raw,
+                         size_t rawlen)
+{
+    XmlAttr *attrs = attrs_from(r, f->attr_start);
+    if (nattrs == 0 || rawlen == 0)
+        return;
+    bool plain;
+    if (!locate_attrs_shaped(r, raw, rawlen, attrs, nattrs, f->elem.loc, &plain))
+        locate_attrs_scan(r, f, attrs, nattrs, raw, rawlen, plain);
 }
 
 

@@ -887,6 +887,39 @@ START_TEST(test_parse_attribute_positions)
 }
 END_TEST
 
+/* Attribute positions in tags across lines: a line break between
+ * attributes (\n, \r\n) starts the next one's line; one inside a value
+ * is a space in the value but still a line of the file. */
+START_TEST(test_parse_attribute_lines)
+{
+    static const char doc[] = HEAD PROV_OPEN
+        "<events><event\n"
+        "  value='1'\n"
+        "  level='zz:a'/>\n"
+        "<event value='2' symbol='a\n"
+        "b' level='zz:b'/>\n"
+        "<event value='3'\r\n"
+        "   level='zz:c'/></events>\n"
+        PROV_CLOSE TAIL_NOSTR;
+    Buf w = {0};
+    want(&w, 9, 3,
+         "error: [MCG1203] invalid value 'zz:a' of attribute 'level' on <event>: the prefix 'zz' "
+         "is not declared", "  level='zz:a'/>");
+    want(&w, 10, 18,
+         "error: [MCG1203] invalid value 'a b' of attribute 'symbol' on <event>: expected a C "
+         "identifier: letters, digits and _, not starting with a digit",
+         "<event value='2' symbol='a");
+    want(&w, 11, 4,
+         "error: [MCG1203] invalid value 'zz:b' of attribute 'level' on <event>: the prefix 'zz' "
+         "is not declared", "b' level='zz:b'/>");
+    want(&w, 13, 4,
+         "error: [MCG1203] invalid value 'zz:c' of attribute 'level' on <event>: the prefix 'zz' "
+         "is not declared", "   level='zz:c'/></events>");
+    load_fails(doc, w.s);
+    buf_free(&w);
+}
+END_TEST
+
 /* A QName value resolves through the declarations in scope where it is
  * written, however often the same text came before (xml.c keeps the
  * last resolutions of values). */
@@ -1113,6 +1146,7 @@ Suite *parse_suite(void)
     tcase_add_test(bad, test_parse_bad_attribute_values);
     tcase_add_test(bad, test_parse_attribute_positions);
     tcase_add_test(bad, test_parse_qname_scope);
+    tcase_add_test(bad, test_parse_attribute_lines);
     tcase_add_test(bad, test_parse_unresolved_references);
     tcase_add_test(bad, test_parse_json_deterministic);
     tcase_add_test(bad, test_parse_outtype_by_local_name);
