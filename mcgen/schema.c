@@ -1927,6 +1927,10 @@ struct SchemaCheck {
     VEC(SFrame) stack;
     Check ck;
     int errors;
+    /* the target namespace as the reader interned it (the same text is
+     * the same pointer for the whole parse), once seen: compared as a
+     * pointer, not by its 50 characters */
+    const char *target_interned;
 };
 
 SchemaCheck *schema_check_new(void)
@@ -1950,12 +1954,17 @@ void schema_check_free(SchemaCheck *sc)
 
 int schema_check_errors(const SchemaCheck *sc) { return sc ? sc->errors : 0; }
 
-static bool in_target(const SchemaCheck *sc, const char *ns)
+static bool in_target(SchemaCheck *sc, const char *ns)
 {
-    return ns == sc->s->target || strcmp(ns, sc->s->target) == 0;
+    if (ns == sc->target_interned || ns == sc->s->target)
+        return true;
+    if (strcmp(ns, sc->s->target) != 0)
+        return false;
+    sc->target_interned = ns;
+    return true;
 }
 
-static bool leaf_matches(const SchemaCheck *sc, const Particle *p, const XmlElem *e)
+static bool leaf_matches(SchemaCheck *sc, const Particle *p, const XmlElem *e)
 {
     if (p->kind == P_ANY)
         return !p->any_other || (e->ns[0] && !in_target(sc, e->ns));
