@@ -752,6 +752,7 @@ typedef struct QCacheEntry {
 
 typedef struct Frame {
     XmlElem elem;
+    size_t local_len;  /* strlen(elem.local) */
     size_t text_start; /* where this element's text starts in r->text */
     size_t attr_start; /* where its attributes start in r->attrs */
 } Frame;
@@ -840,17 +841,20 @@ static const char *intern_ns(XmlReader *r, const char *s, size_t n)
 }
 
 /* Splits expat's "uri\x01local" element name into its parts, both
- * interned (an element's names live as long as the element). */
-static void split_name(XmlReader *r, const char *name, const char **ns, const char **local)
+ * interned (an element's names live as long as the element); returns the
+ * local part's length. */
+static size_t split_name(XmlReader *r, const char *name, const char **ns, const char **local)
 {
     const char *sep = strchr(name, NS_SEP);
     if (!sep) {
         *ns = "";
-        *local = xml_intern(r, name);
-        return;
+        sep = name - 1;
+    } else {
+        *ns = intern_ns(r, name, (size_t)(sep - name));
     }
-    *ns = intern_ns(r, name, (size_t)(sep - name));
-    *local = xml_intern(r, sep + 1);
+    size_t n = strlen(sep + 1);
+    *local = intern_n(r, sep + 1, n);
+    return n;
 }
 
 /* An attribute's name, split as split_name does (the local part not
@@ -1041,13 +1045,17 @@ static inline unsigned tag_unit(const unsigned char *p, size_t i, Encoding enc)
 #define WALK_INLINE inline
 #endif
 static WALK_INLINE bool shaped_walk(XmlReader *r, const unsigned char *p, size_t len, Encoding enc,
-                               XmlAttr *attrs, size_t nattrs, Loc start, size_t breaks)
+                                    size_t local_len, XmlAttr *attrs, size_t nattrs, Loc start,
+                                    size_t breaks)
 {
-    size_t i = 1, bol = 0, seen = 0; /* bol: where the line of unit i starts */
+    size_t i = 1 + local_len, bol = 0, seen = 0; /* bol: where the line of unit i starts */
     uint32_t line = start.line, base = start.col; /* the column of unit bol */
     unsigned c;
-    while (i < len && !scan_space(c = tag_unit(p, i, enc)) && c != '/' && c != '>')
-        i++;
+    /* the raw name ends with the local name, so where that would end it
+     * ends unless it has a prefix */
+    if (i >= len || (!scan_space(c = tag_unit(p, i, enc)) && c != '/' && c != '>'))
+        for (i = 1; i < len && !scan_space(c = tag_unit(p, i, enc)) && c != '/' && c != '>';)
+            i++;
     for (size_t k = 0; k < nattrs; k++) {
         const XmlAttr *a = &attrs[k];
         if (i >= len || !scan_space(tag_unit(p, i, enc)) || a->ns[0])
@@ -1083,7 +1091,8 @@ static WALK_INLINE bool shaped_walk(XmlReader *r, const unsigned char *p, size_t
 /* shaped_walk for the tag's encoding: true when it placed every
  * attribute.  *plain: the tag is ASCII without a line break. */
 static bool locate_attrs_shaped(XmlReader *r, const unsigned char *raw, size_t rawlen,
-                                XmlAttr *attrs, size_t nattrs, Loc start, bool *plain)
+                                size_t local_len, XmlAttr *attrs, size_t nattrs, Loc start,
+                                bool *plain)
 {
     *plain = false;
     if (!tag_ascii(raw, rawlen, r->enc))
@@ -1094,13 +1103,16 @@ static bool locate_attrs_shaped(XmlReader *r, const unsigned char *raw, size_t r
     bool done;
     switch (r->enc) {
     case ENC_UTF16LE:
-        done = shaped_walk(r, raw, rawlen / 2, ENC_UTF16LE, attrs, nattrs, start, breaks);
+        done = shaped_walk(r, raw, rawlen / 2, ENC_UTF16LE, local_len, attrs, nattrs, start,
+                           breaks);
         break;
     case ENC_UTF16BE:
-        done = shaped_walk(r, raw, rawlen / 2, ENC_UTF16BE, attrs, nattrs, start, breaks);
+        done = shaped_walk(r, raw, rawlen / 2, ENC_UTF16BE, local_len, attrs, nattrs, start,
+                           breaks);
         break;
     default:
-        done = shaped_walk(r, raw, rawlen, ENC_8BIT, attrs, nattrs, start, breaks);
+        done = shaped_walk(r, raw, rawlen, ENC_8BIT, local_len, attrs, nattrs, start,
+                           breaks);
         break;
     }
     if (!done) /* the scan starts over from the element's place */
@@ -1213,7 +1225,7 @@ static void locate_attrs(XmlReader *r, Frame *f, size_t nattrs, const unsigned c
     if (nattrs == 0 || rawlen == 0)
         return;
     bool plain;
-    if (!locate_attrs_shaped(r, raw, rawlen, attrs, nattrs, f->elem.loc, &plain))
+    if (!locate_attrs_shaped(r, raw, rawlen, f->local_len, attrs, nattrs, f->elem.loc, &plain))
         locate_attrs_scan(r, f, attrs, nattrs, raw, rawlen, plain);
 }
 
@@ -1264,7 +1276,7 @@ static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *
     f.elem.loc.file = r->file_id;
     f.elem.loc.line = line;
     f.elem.loc.col = col;
-    split_name(r, name, &f.elem.ns, &f.elem.local);
+    f.local_len = split_name(r, name, &f.elem.ns, &f.elem.local);
     f.text_start = r->text.len;
     f.attr_start = r->attrs.n;
     size_t n = 0;
