@@ -169,14 +169,18 @@ typedef struct DState {
     int32_t next[NSYM]; /* -2 unknown, -1 dead */
 } DState;
 
+enum { ROW = 256 };
+
 typedef struct Regex {
     const char *src;
     Glushkov g;
     VEC(CharClass) classes;
     VEC(DState) states;
-    /* the states' ASCII moves again, one flat row of 128 per state: the
-     * row offset (128 x the state) of a known live move, -1 for any other
-     * (not yet made, or dead: re_match's slow path tells them apart) */
+    /* the states' ASCII moves again, one flat row of ROW per state,
+     * indexed by the byte: the row offset (ROW x the state) of a known
+     * live move, -1 for any other (not yet made, or dead: re_match's slow
+     * path tells them apart, and decodes the bytes from 0x80 on, whose
+     * entries stay -1, so that the fast loop tests no byte's range) */
     VEC(int32_t) ascii;
 } Regex;
 
@@ -509,7 +513,7 @@ static int32_t re_add(Regex *re, uint64_t set, bool start, bool accept)
     for (int i = 0; i < NSYM; i++)
         d.next[i] = -2;
     vec_push(&re->states, d);
-    for (int i = 0; i < 128; i++)
+    for (int i = 0; i < ROW; i++)
         vec_push(&re->ascii, -1);
     return (int32_t)re->states.n - 1;
 }
@@ -540,7 +544,7 @@ static int32_t re_step(Regex *re, int32_t st, int sym)
     }
     re->states.v[st].next[sym] = to;
     if (sym < 128 && to >= 0)
-        re->ascii.v[(size_t)st * 128 + (size_t)sym] = to * 128;
+        re->ascii.v[(size_t)st * ROW + (size_t)sym] = to * ROW;
     return to;
 }
 
@@ -553,17 +557,17 @@ static bool re_match(Regex *re, const char *s, size_t n)
     if (!re->states.n)
         re_start(re);
     const unsigned char *p = (const unsigned char *)s, *end = p + n;
-    size_t off = 0; /* 128 x the current state */
+    size_t off = 0; /* ROW x the current state */
     for (;;) {
         const int32_t *rows = re->ascii.v;
         int32_t to;
-        while (p < end && *p < 128 && (to = rows[off + *p]) >= 0) {
+        while (p < end && (to = rows[off + *p]) >= 0) {
             off = (size_t)to;
             p++;
         }
         if (p == end)
             break;
-        int32_t st = (int32_t)(off / 128);
+        int32_t st = (int32_t)(off / ROW);
         int sym = *p;
         if (sym < 128) {
             p++;
@@ -577,9 +581,9 @@ static bool re_match(Regex *re, const char *s, size_t n)
             to = re_step(re, st, sym);
         if (to < 0)
             return false;
-        off = (size_t)to * 128;
+        off = (size_t)to * ROW;
     }
-    return re->states.v[off / 128].accept;
+    return re->states.v[off / ROW].accept;
 }
 
 /* ======================================================================
