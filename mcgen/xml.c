@@ -232,7 +232,9 @@ static void producer_encoding(Producer *pr)
         put_u32(rec_begin(pr, R_ENCODING, 4), (uint32_t)pr->enc);
 }
 
-static bool stopped(Producer *pr)
+/* Whether the parse is over: a failed allocation or a handler's stop is
+ * made the end of it here (the parser stopped, the first noted). */
+static bool stop_now(Producer *pr)
 {
     if (expat_ran_out && !pr->failed) {
         /* after a failed allocation expat may report what it did not
@@ -250,6 +252,15 @@ static bool stopped(Producer *pr)
         return true;
     }
     return pr->failed;
+}
+
+/* stop_now's answer, its common case (nothing failed) tested inline: it
+ * is asked at every callback. */
+static inline bool stopped(Producer *pr)
+{
+    if (!expat_ran_out && !(pr->r && reader_failed(pr->r)))
+        return pr->failed;
+    return stop_now(pr);
 }
 
 /* How many of the bytes p[0..n) are UTF-8 continuation bytes (10xxxxxx),
@@ -780,11 +791,9 @@ struct XmlReader {
     QCacheEntry qcache[QCACHE];
 };
 
-/* Interns the `n` bytes at s, which s[n] may not end: through the cache,
- * then the map (s[n] not '\0': a copy in r->scratch is looked up). */
 /* A hash of s[0..n) from its length and four of its bytes, for the
  * caches in front of the interned strings and the QName resolutions. */
-static size_t cheap_hash(const char *s, size_t n)
+static inline size_t cheap_hash(const char *s, size_t n)
 {
     const unsigned char *u = (const unsigned char *)s;
     size_t h = n * 7;
@@ -793,6 +802,8 @@ static size_t cheap_hash(const char *s, size_t n)
     return h;
 }
 
+/* Interns the `n` bytes at s, which s[n] may not end: through the cache,
+ * then the map (s[n] not '\0': a copy in r->scratch is looked up). */
 static const char *intern_n(XmlReader *r, const char *s, size_t n)
 {
     ICacheEntry *c = &r->icache[cheap_hash(s, n) % ICACHE];
