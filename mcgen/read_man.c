@@ -122,6 +122,18 @@ static const char *need(Parser *p, const XmlElem *e, const char *name)
  * (with an optional '+') or 0x hex. */
 static bool number(const char *v, uint64_t max, uint64_t *out)
 {
+    /* the usual value, a few decimal digits and nothing else, read here
+     * as parse_uint reads it (19 digits cannot overflow) */
+    uint64_t x = 0;
+    size_t i = 0;
+    while (i < 19 && v[i] >= '0' && v[i] <= '9')
+        x = x * 10 + (uint64_t)(v[i++] - '0');
+    if (i > 0 && v[i] == '\0') {
+        if (x > max)
+            return false;
+        *out = x;
+        return true;
+    }
     size_t n;
     const char *t = trim_span(v, &n);
     if (n > 1 && t[0] == '+' && t[1] != '+')
