@@ -1126,9 +1126,6 @@ static bool locate_attrs_shaped(XmlReader *r, const unsigned char *raw, size_t r
                            breaks);
         break;
     }
-    if (!done) /* the scan starts over from the element's place */
-        for (size_t k = 0; k < nattrs; k++)
-            attrs[k].loc = start;
     return done;
 }
 
@@ -1228,15 +1225,20 @@ static void locate_attrs_scan(XmlReader *r, const Frame *f, XmlAttr *attrs, size
 }
 
 /* Gives every attribute of the element the position of its name, from the
- * raw bytes of the start tag (without them, each keeps its element's). */
+ * raw bytes of the start tag (without them, the element's; a tag the walk
+ * does not place is scanned from that start). */
 static void locate_attrs(XmlReader *r, Frame *f, size_t nattrs, const unsigned char *raw,
                          size_t rawlen)
 {
     XmlAttr *attrs = attrs_from(r, f->attr_start);
-    if (nattrs == 0 || rawlen == 0)
+    bool plain = false;
+    if (nattrs == 0 ||
+        (rawlen && locate_attrs_shaped(r, raw, rawlen, f->local_len, attrs, nattrs, f->elem.loc,
+                                       &plain)))
         return;
-    bool plain;
-    if (!locate_attrs_shaped(r, raw, rawlen, f->local_len, attrs, nattrs, f->elem.loc, &plain))
+    for (size_t k = 0; k < nattrs; k++)
+        attrs[k].loc = f->elem.loc;
+    if (rawlen)
         locate_attrs_scan(r, f, attrs, nattrs, raw, rawlen, plain);
 }
 
@@ -1295,14 +1297,11 @@ static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *
         n++;
     while (r->attrs.cap - r->attrs.n < n)
         vec_grow_((void **)&r->attrs.v, &r->attrs.cap, sizeof *r->attrs.v);
-    /* each attribute at its element's place until locate_attrs finds
-     * its own */
     XmlAttr *a = attrs_from(r, r->attrs.n);
     for (size_t k = 0; k < n; k++) {
         split_attr(r, atts[2 * k], &a[k]);
         a[k].value = atts[2 * k + 1];
         a[k].value_len = strlen(a[k].value);
-        a[k].loc = f.elem.loc;
         if (a[k].ns[0] || !a[k].local_len)
             continue;
         uint8_t *s = &f.elem.by_slot[xml_attr_slot(a[k].local, a[k].local_len)];
