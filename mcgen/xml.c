@@ -147,6 +147,10 @@ typedef struct Producer {
     size_t pos_off;
     uint32_t pos_line, pos_col;
     bool pos_expat; /* a byte-order mark the declaration contradicts: expat's */
+    /* the first '\n' at or after pos_off, searched for in the buffer's
+     * first nl_end bytes (nl_end itself: none there); nl_known: searched */
+    size_t next_nl, nl_end;
+    bool nl_known;
     /* the whole document is known to hold no '\r' (read whole, or from
      * memory): line breaks are then found by one memchr for '\n' */
     bool cr_free;
@@ -154,7 +158,8 @@ typedef struct Producer {
 
 /* The reader's side of a parse (the consumer section below). */
 static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *name,
-                         const char **atts, const unsigned char *raw, size_t rawlen);
+                         const char **atts, const unsigned char *raw, size_t rawlen,
+                         int nl_hint);
 static void reader_end(XmlReader *r);
 static void reader_text(XmlReader *r, const char *s, size_t len);
 static void reader_ns_start(XmlReader *r, const char *prefix, const char *uri);
@@ -283,19 +288,36 @@ static size_t continuation_bytes(const unsigned char *p, size_t n)
     return count;
 }
 
+/* The first '\n' of p[from..end), or end. */
+static size_t next_newline(const unsigned char *p, size_t from, size_t end)
+{
+    const unsigned char *q = from < end ? memchr(p + from, '\n', end - from) : NULL;
+    return q ? (size_t)(q - p) : end;
+}
+
 /* The line and column of byte `to` of the document, whose bytes from the
- * first are at p, counted on from the last position asked for (pos_*):
- * \n, \r\n and a lone \r end a line, and each character takes a column
- * (a UTF-8 continuation byte none), as expat counts them. */
-static void position_at(Producer *pr, const unsigned char *p, size_t to, uint32_t *line,
-                        uint32_t *col)
+ * first are at p (`size` of them in the buffer), counted on from the last
+ * position asked for (pos_*): \n, \r\n and a lone \r end a line, and
+ * each character takes a column (a UTF-8 continuation byte none), as
+ * expat counts them.  The '\n' after `to` is kept (next_nl), so that
+ * each is searched for once and the caller knows whether a tag holds
+ * one. */
+static void position_at(Producer *pr, const unsigned char *p, size_t to, size_t size,
+                        uint32_t *line, uint32_t *col)
 {
     size_t from = pr->pos_off, bol = from;
     uint32_t breaks = 0;
-    for (const unsigned char *q = p + from; (q = memchr(q, '\n', (size_t)(p + to - q))); q++) {
+    size_t nl = pr->next_nl;
+    if (!pr->nl_known || (nl == pr->nl_end && size > nl)) /* the buffer grew */
+        nl = next_newline(p, pr->nl_known ? nl : from, size);
+    while (nl < to) {
         breaks++;
-        bol = (size_t)(q - p) + 1;
+        bol = nl + 1;
+        nl = next_newline(p, bol, size);
     }
+    pr->next_nl = nl;
+    pr->nl_end = size;
+    pr->nl_known = true;
     for (const unsigned char *q = p + from;
          !pr->cr_free && (q = memchr(q, '\r', (size_t)(p + to - q))); q++) {
         size_t at = (size_t)(q - p);
@@ -320,8 +342,9 @@ static void position_at(Producer *pr, const unsigned char *p, size_t to, uint32_
  * byte (the whole of it was given in one final call, or no chunk has
  * been let go yet), in an 8-bit encoding, it is counted here; otherwise
  * expat's, which costs expat a pass over every byte before the tag.  A
- * UTF-8 byte-order mark takes no column. */
-static void tag_position(Producer *pr, const char *ctx, int off, uint32_t *line, uint32_t *col)
+ * UTF-8 byte-order mark takes no column.  True when counted here. */
+static bool tag_position(Producer *pr, const char *ctx, int off, int size, uint32_t *line,
+                         uint32_t *col)
 {
     if (ctx && off >= 0 && (XML_Index)off == XML_GetCurrentByteIndex(pr->p) &&
         (size_t)off >= pr->pos_off && (pr->enc == ENC_8BIT || pr->enc == ENC_SINGLE) &&
@@ -334,12 +357,13 @@ static void tag_position(Producer *pr, const char *ctx, int off, uint32_t *line,
             pr->pos_expat = bom && pr->enc != ENC_8BIT;
         }
         if (!pr->pos_expat) {
-            position_at(pr, p, (size_t)off, line, col);
-            return;
+            position_at(pr, p, (size_t)off, (size_t)size, line, col);
+            return true;
         }
     }
     *line = (uint32_t)XML_GetCurrentLineNumber(pr->p);
     *col = (uint32_t)XML_GetCurrentColumnNumber(pr->p) + 1;
+    return false;
 }
 
 static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **atts)
@@ -350,13 +374,15 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
     int off = 0, size = 0;
     const char *ctx = XML_GetInputContext(pr->p, &off, &size);
     uint32_t line, col;
-    tag_position(pr, ctx, off, &line, &col);
+    bool counted = tag_position(pr, ctx, off, size, &line, &col);
     if (pr->r) {
-        /* the tag's bytes, for the attributes' positions */
+        /* the tag's bytes, for the attributes' positions, and whether
+         * they hold a '\n' when position_at knows (-1: not known) */
         int count = XML_GetCurrentByteCount(pr->p);
         bool raw = ctx && count > 0 && off >= 0 && off + count <= size;
+        int nl = counted && raw ? pr->next_nl < (size_t)off + (size_t)count : -1;
         reader_start(pr->r, line, col, name, atts,
-                     raw ? (const unsigned char *)ctx + off : NULL, raw ? (size_t)count : 0);
+                     raw ? (const unsigned char *)ctx + off : NULL, raw ? (size_t)count : 0, nl);
         return;
     }
     /* recorded without the tag's bytes: attributes get their element's
@@ -1100,16 +1126,18 @@ static WALK_INLINE bool shaped_walk(XmlReader *r, const unsigned char *p, size_t
 }
 
 /* shaped_walk for the tag's encoding: true when it placed every
- * attribute.  *plain: the tag is ASCII without a line break. */
+ * attribute.  *plain: the tag is ASCII without a line break.  nl_hint 0:
+ * the producer knows the tag holds no '\n'. */
 static bool locate_attrs_shaped(XmlReader *r, const unsigned char *raw, size_t rawlen,
-                                size_t local_len, XmlAttr *attrs, size_t nattrs, Loc start,
-                                bool *plain)
+                                int nl_hint, size_t local_len, XmlAttr *attrs, size_t nattrs,
+                                Loc start, bool *plain)
 {
     *plain = false;
     if (!tag_ascii(raw, rawlen, r->enc))
         return false;
     /* in an ASCII tag a byte 0x0A or 0x0D is a line break's unit */
-    size_t breaks = count_byte(raw, rawlen, '\n') + (r->cr_free ? 0 : count_byte(raw, rawlen, '\r'));
+    size_t breaks = (nl_hint == 0 ? 0 : count_byte(raw, rawlen, '\n')) +
+                    (r->cr_free ? 0 : count_byte(raw, rawlen, '\r'));
     *plain = breaks == 0;
     bool done;
     switch (r->enc) {
@@ -1228,13 +1256,13 @@ static void locate_attrs_scan(XmlReader *r, const Frame *f, XmlAttr *attrs, size
  * raw bytes of the start tag (without them, the element's; a tag the walk
  * does not place is scanned from that start). */
 static void locate_attrs(XmlReader *r, Frame *f, size_t nattrs, const unsigned char *raw,
-                         size_t rawlen)
+                         size_t rawlen, int nl_hint)
 {
     XmlAttr *attrs = attrs_from(r, f->attr_start);
     bool plain = false;
     if (nattrs == 0 ||
-        (rawlen && locate_attrs_shaped(r, raw, rawlen, f->local_len, attrs, nattrs, f->elem.loc,
-                                       &plain)))
+        (rawlen && locate_attrs_shaped(r, raw, rawlen, nl_hint, f->local_len, attrs, nattrs,
+                                       f->elem.loc, &plain)))
         return;
     for (size_t k = 0; k < nattrs; k++)
         attrs[k].loc = f->elem.loc;
@@ -1281,9 +1309,10 @@ static void reader_free(XmlReader *r)
 }
 
 /* A start tag: expat's name and its (name, value) pairs, NULL-ended, and
- * the tag's bytes (rawlen 0: none). */
+ * the tag's bytes (rawlen 0: none); nl_hint 0: they hold no '\n'. */
 static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *name,
-                         const char **atts, const unsigned char *raw, size_t rawlen)
+                         const char **atts, const unsigned char *raw, size_t rawlen,
+                         int nl_hint)
 {
     Frame f = {0};
     f.elem.loc.file = r->file_id;
@@ -1308,7 +1337,7 @@ static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *
         *s = *s || k + 1 >= XML_SLOT_SHARED ? XML_SLOT_SHARED : (uint8_t)(k + 1);
     }
     r->attrs.n += n;
-    locate_attrs(r, &f, n, raw, rawlen);
+    locate_attrs(r, &f, n, raw, rawlen, nl_hint);
     f.elem.nattrs = n;
     open_element(r, &f);
 }
@@ -1324,7 +1353,7 @@ static void replay_start(XmlReader *r, const unsigned char *p)
     for (size_t i = 0; i < 2 * n; i++)
         vec_push(&r->argv, get_str(&p));
     vec_push(&r->argv, NULL);
-    reader_start(r, line, col, name, r->argv.v, p, rawlen);
+    reader_start(r, line, col, name, r->argv.v, p, rawlen, -1);
 }
 
 static void reader_end(XmlReader *r)
