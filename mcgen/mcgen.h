@@ -180,6 +180,7 @@ typedef struct XmlAttr {
     const char *value; /* valid during the callback only */
     Loc loc;           /* position of the attribute name */
     uint32_t local_len; /* strlen(local), so a lookup compares lengths first */
+    size_t value_len;   /* strlen(value) */
 } XmlAttr;
 
 /* An element's unqualified attributes by a hash of their names

@@ -50,6 +50,9 @@ typedef struct Parser {
     Provider *prov;
     Culture *culture;
     SchemaCheck *sc; /* the structural check (schema.c) */
+    /* NS_EVENTS as the reader interned it, once seen (interned names are
+     * one pointer per text for the whole parse) */
+    const char *events_ns;
     bool saw_root;
     bool failed;
     /* a Windows component manifest (<assembly> root): the depth of the
@@ -119,6 +122,18 @@ static const char *need(Parser *p, const XmlElem *e, const char *name)
  * (with an optional '+') or 0x hex. */
 static bool number(const char *v, uint64_t max, uint64_t *out)
 {
+    /* the usual value, a few decimal digits and nothing else, read here
+     * as parse_uint reads it (19 digits cannot overflow) */
+    uint64_t x = 0;
+    size_t i = 0;
+    while (i < 19 && v[i] >= '0' && v[i] <= '9')
+        x = x * 10 + (uint64_t)(v[i++] - '0');
+    if (i > 0 && v[i] == '\0') {
+        if (x > max)
+            return false;
+        *out = x;
+        return true;
+    }
     size_t n;
     const char *t = trim_span(v, &n);
     if (n > 1 && t[0] == '+' && t[1] != '+')
@@ -231,10 +246,10 @@ static bool qname_value(Parser *p, XmlReader *r, const XmlElem *e, const char *n
 
 static bool qname_attr(Parser *p, XmlReader *r, const XmlElem *e, const char *name, QName *q)
 {
-    const char *v = xml_attr(e, name);
-    if (!v)
+    const XmlAttr *a = xml_attr_full(e, name);
+    if (!a)
         return false;
-    return qname_value(p, r, e, name, v, attr_loc(e, name), q);
+    return qname_value(p, r, e, name, a->value, a->loc, q);
 }
 
 static bool guid_attr(Parser *p, const XmlElem *e, const char *name, Guid *g)
@@ -345,9 +360,15 @@ const String *manifest_string(const Manifest *m, const Culture *c, const char *i
     return map_get(&c->by_id, id);
 }
 
-static bool ns_ok(const char *ns)
+static bool ns_ok(Parser *p, const char *ns)
 {
-    return ns[0] == '\0' || strcmp(ns, NS_EVENTS) == 0 || strcmp(ns, NS_WIN) == 0;
+    if (ns[0] == '\0' || ns == p->events_ns)
+        return true;
+    if (strcmp(ns, NS_EVENTS) == 0) {
+        p->events_ns = ns;
+        return true;
+    }
+    return strcmp(ns, NS_WIN) == 0;
 }
 
 static PFrame *top(Parser *p) { return &p->stack.v[p->stack.n - 1]; }
@@ -886,7 +907,12 @@ static XmlNode *read_xml_node(Parser *p, const XmlElem *e, XmlNode *parent, Layo
 
 /* ---- the element dispatcher ---- */
 
-static bool is(const XmlElem *e, const char *local) { return strcmp(e->local, local) == 0; }
+/* (the first characters compared inline: the dispatcher's chains of
+ * names mostly differ there) */
+static bool is(const XmlElem *e, const char *local)
+{
+    return e->local[0] == local[0] && strcmp(e->local, local) == 0;
+}
 
 /* Inside a part of a component manifest an element in the asm.v3
  * namespace is read as the events namespace's: `alias` gets the copy. */
@@ -979,7 +1005,7 @@ static void on_start(void *ctx, XmlReader *r, const XmlElem *e)
         push(p, K_SKIP, NULL);
         return;
     }
-    if (!ns_ok(e->ns) && k != K_MANIFEST) {
+    if (!ns_ok(p, e->ns) && k != K_MANIFEST) {
         push(p, K_SKIP, NULL);
         return;
     }

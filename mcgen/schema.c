@@ -169,14 +169,18 @@ typedef struct DState {
     int32_t next[NSYM]; /* -2 unknown, -1 dead */
 } DState;
 
+enum { ROW = 256 };
+
 typedef struct Regex {
     const char *src;
     Glushkov g;
     VEC(CharClass) classes;
     VEC(DState) states;
-    /* the states' ASCII moves again, one flat row of 128 per state: the
-     * row offset (128 x the state) of a known live move, -1 for any other
-     * (not yet made, or dead: re_match's slow path tells them apart) */
+    /* the states' ASCII moves again, one flat row of ROW per state,
+     * indexed by the byte: the row offset (ROW x the state) of a known
+     * live move, -1 for any other (not yet made, or dead: re_match's slow
+     * path tells them apart, and decodes the bytes from 0x80 on, whose
+     * entries stay -1, so that the fast loop tests no byte's range) */
     VEC(int32_t) ascii;
 } Regex;
 
@@ -509,7 +513,7 @@ static int32_t re_add(Regex *re, uint64_t set, bool start, bool accept)
     for (int i = 0; i < NSYM; i++)
         d.next[i] = -2;
     vec_push(&re->states, d);
-    for (int i = 0; i < 128; i++)
+    for (int i = 0; i < ROW; i++)
         vec_push(&re->ascii, -1);
     return (int32_t)re->states.n - 1;
 }
@@ -540,7 +544,7 @@ static int32_t re_step(Regex *re, int32_t st, int sym)
     }
     re->states.v[st].next[sym] = to;
     if (sym < 128 && to >= 0)
-        re->ascii.v[(size_t)st * 128 + (size_t)sym] = to * 128;
+        re->ascii.v[(size_t)st * ROW + (size_t)sym] = to * ROW;
     return to;
 }
 
@@ -553,17 +557,17 @@ static bool re_match(Regex *re, const char *s, size_t n)
     if (!re->states.n)
         re_start(re);
     const unsigned char *p = (const unsigned char *)s, *end = p + n;
-    size_t off = 0; /* 128 x the current state */
+    size_t off = 0; /* ROW x the current state */
     for (;;) {
         const int32_t *rows = re->ascii.v;
         int32_t to;
-        while (p < end && *p < 128 && (to = rows[off + *p]) >= 0) {
+        while (p < end && (to = rows[off + *p]) >= 0) {
             off = (size_t)to;
             p++;
         }
         if (p == end)
             break;
-        int32_t st = (int32_t)(off / 128);
+        int32_t st = (int32_t)(off / ROW);
         int sym = *p;
         if (sym < 128) {
             p++;
@@ -577,9 +581,9 @@ static bool re_match(Regex *re, const char *s, size_t n)
             to = re_step(re, st, sym);
         if (to < 0)
             return false;
-        off = (size_t)to * 128;
+        off = (size_t)to * ROW;
     }
-    return re->states.v[off / 128].accept;
+    return re->states.v[off / ROW].accept;
 }
 
 /* ======================================================================
@@ -1927,6 +1931,10 @@ struct SchemaCheck {
     VEC(SFrame) stack;
     Check ck;
     int errors;
+    /* the target namespace as the reader interned it (the same text is
+     * the same pointer for the whole parse), once seen: compared as a
+     * pointer, not by its 50 characters */
+    const char *target_interned;
 };
 
 SchemaCheck *schema_check_new(void)
@@ -1950,12 +1958,17 @@ void schema_check_free(SchemaCheck *sc)
 
 int schema_check_errors(const SchemaCheck *sc) { return sc ? sc->errors : 0; }
 
-static bool in_target(const SchemaCheck *sc, const char *ns)
+static bool in_target(SchemaCheck *sc, const char *ns)
 {
-    return ns == sc->s->target || strcmp(ns, sc->s->target) == 0;
+    if (ns == sc->target_interned || ns == sc->s->target)
+        return true;
+    if (strcmp(ns, sc->s->target) != 0)
+        return false;
+    sc->target_interned = ns;
+    return true;
 }
 
-static bool leaf_matches(const SchemaCheck *sc, const Particle *p, const XmlElem *e)
+static bool leaf_matches(SchemaCheck *sc, const Particle *p, const XmlElem *e)
 {
     if (p->kind == P_ANY)
         return !p->any_other || (e->ns[0] && !in_target(sc, e->ns));
@@ -2103,7 +2116,7 @@ static bool check_attrs(SchemaCheck *sc, const CType *c, const XmlElem *e)
         }
         seen |= 1ull << idx;
         sc->ck.why = NULL;
-        if (!type_valid(&sc->ck, d->type, a->value, strlen(a->value))) {
+        if (!type_valid(&sc->ck, d->type, a->value, a->value_len)) {
             if (sc->ck.why)
                 schema_error(sc, D_SCHEMA_VALUE, a->loc,
                              "invalid value '%s' of attribute '%s' on <%s>: %s", a->value,
@@ -2200,11 +2213,21 @@ bool schema_end_part(SchemaCheck *sc, const XmlElem *e, const char *text, size_t
     return ok;
 }
 
+/* Whether t[0..n) is all white space: an element's text between its
+ * child elements, mostly a line break and a run of spaces, which are
+ * skipped 8 at a time. */
 static bool blank(const char *t, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (!is_ws(t[i]))
+    const uint64_t spaces = 0x2020202020202020ULL;
+    for (size_t i = 0; i < n;) {
+        uint64_t w;
+        if (i + 8 <= n && (memcpy(&w, t + i, 8), w == spaces)) {
+            i += 8;
+            continue;
+        }
+        if (!is_ws(t[i++]))
             return false;
+    }
     return true;
 }
 

@@ -21,7 +21,9 @@
  * breaks (memchr) and characters from the previous tag; otherwise expat
  * is asked.  expat reports the position of a start tag only, so attribute
  * positions are found in the raw bytes of the tag (which expat still
- * holds).  Both counts know the input's code-unit width (UTF-8 or UTF-16)
+ * holds): a tag of the usual shape, ASCII with line breaks only between
+ * attributes, in any of the encodings, is checked against the names and
+ * value lengths expat gives rather than scanned.  Both counts know the input's code-unit width (UTF-8 or UTF-16)
  * from the byte-order mark, or from an XML declaration's first bytes
  * (UTF-16 without a mark, read with a warning as xmllint and MSXML read
  * it), and the single-byte encodings from the declaration's name; a
@@ -145,6 +147,10 @@ typedef struct Producer {
     size_t pos_off;
     uint32_t pos_line, pos_col;
     bool pos_expat; /* a byte-order mark the declaration contradicts: expat's */
+    /* the first '\n' at or after pos_off, searched for in the buffer's
+     * first nl_end bytes (nl_end itself: none there); nl_known: searched */
+    size_t next_nl, nl_end;
+    bool nl_known;
     /* the whole document is known to hold no '\r' (read whole, or from
      * memory): line breaks are then found by one memchr for '\n' */
     bool cr_free;
@@ -152,7 +158,8 @@ typedef struct Producer {
 
 /* The reader's side of a parse (the consumer section below). */
 static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *name,
-                         const char **atts, const unsigned char *raw, size_t rawlen);
+                         const char **atts, const unsigned char *raw, size_t rawlen,
+                         int nl_hint);
 static void reader_end(XmlReader *r);
 static void reader_text(XmlReader *r, const char *s, size_t len);
 static void reader_ns_start(XmlReader *r, const char *prefix, const char *uri);
@@ -230,7 +237,9 @@ static void producer_encoding(Producer *pr)
         put_u32(rec_begin(pr, R_ENCODING, 4), (uint32_t)pr->enc);
 }
 
-static bool stopped(Producer *pr)
+/* Whether the parse is over: a failed allocation or a handler's stop is
+ * made the end of it here (the parser stopped, the first noted). */
+static bool stop_now(Producer *pr)
 {
     if (expat_ran_out && !pr->failed) {
         /* after a failed allocation expat may report what it did not
@@ -248,6 +257,15 @@ static bool stopped(Producer *pr)
         return true;
     }
     return pr->failed;
+}
+
+/* stop_now's answer, its common case (nothing failed) tested inline: it
+ * is asked at every callback. */
+static inline bool stopped(Producer *pr)
+{
+    if (!expat_ran_out && !(pr->r && reader_failed(pr->r)))
+        return pr->failed;
+    return stop_now(pr);
 }
 
 /* How many of the bytes p[0..n) are UTF-8 continuation bytes (10xxxxxx),
@@ -270,19 +288,36 @@ static size_t continuation_bytes(const unsigned char *p, size_t n)
     return count;
 }
 
+/* The first '\n' of p[from..end), or end. */
+static size_t next_newline(const unsigned char *p, size_t from, size_t end)
+{
+    const unsigned char *q = from < end ? memchr(p + from, '\n', end - from) : NULL;
+    return q ? (size_t)(q - p) : end;
+}
+
 /* The line and column of byte `to` of the document, whose bytes from the
- * first are at p, counted on from the last position asked for (pos_*):
- * \n, \r\n and a lone \r end a line, and each character takes a column
- * (a UTF-8 continuation byte none), as expat counts them. */
-static void position_at(Producer *pr, const unsigned char *p, size_t to, uint32_t *line,
-                        uint32_t *col)
+ * first are at p (`size` of them in the buffer), counted on from the last
+ * position asked for (pos_*): \n, \r\n and a lone \r end a line, and
+ * each character takes a column (a UTF-8 continuation byte none), as
+ * expat counts them.  The '\n' after `to` is kept (next_nl), so that
+ * each is searched for once and the caller knows whether a tag holds
+ * one. */
+static void position_at(Producer *pr, const unsigned char *p, size_t to, size_t size,
+                        uint32_t *line, uint32_t *col)
 {
     size_t from = pr->pos_off, bol = from;
     uint32_t breaks = 0;
-    for (const unsigned char *q = p + from; (q = memchr(q, '\n', (size_t)(p + to - q))); q++) {
+    size_t nl = pr->next_nl;
+    if (!pr->nl_known || (nl == pr->nl_end && size > nl)) /* the buffer grew */
+        nl = next_newline(p, pr->nl_known ? nl : from, size);
+    while (nl < to) {
         breaks++;
-        bol = (size_t)(q - p) + 1;
+        bol = nl + 1;
+        nl = next_newline(p, bol, size);
     }
+    pr->next_nl = nl;
+    pr->nl_end = size;
+    pr->nl_known = true;
     for (const unsigned char *q = p + from;
          !pr->cr_free && (q = memchr(q, '\r', (size_t)(p + to - q))); q++) {
         size_t at = (size_t)(q - p);
@@ -307,8 +342,9 @@ static void position_at(Producer *pr, const unsigned char *p, size_t to, uint32_
  * byte (the whole of it was given in one final call, or no chunk has
  * been let go yet), in an 8-bit encoding, it is counted here; otherwise
  * expat's, which costs expat a pass over every byte before the tag.  A
- * UTF-8 byte-order mark takes no column. */
-static void tag_position(Producer *pr, const char *ctx, int off, uint32_t *line, uint32_t *col)
+ * UTF-8 byte-order mark takes no column.  True when counted here. */
+static bool tag_position(Producer *pr, const char *ctx, int off, int size, uint32_t *line,
+                         uint32_t *col)
 {
     if (ctx && off >= 0 && (XML_Index)off == XML_GetCurrentByteIndex(pr->p) &&
         (size_t)off >= pr->pos_off && (pr->enc == ENC_8BIT || pr->enc == ENC_SINGLE) &&
@@ -321,12 +357,13 @@ static void tag_position(Producer *pr, const char *ctx, int off, uint32_t *line,
             pr->pos_expat = bom && pr->enc != ENC_8BIT;
         }
         if (!pr->pos_expat) {
-            position_at(pr, p, (size_t)off, line, col);
-            return;
+            position_at(pr, p, (size_t)off, (size_t)size, line, col);
+            return true;
         }
     }
     *line = (uint32_t)XML_GetCurrentLineNumber(pr->p);
     *col = (uint32_t)XML_GetCurrentColumnNumber(pr->p) + 1;
+    return false;
 }
 
 static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **atts)
@@ -337,13 +374,15 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
     int off = 0, size = 0;
     const char *ctx = XML_GetInputContext(pr->p, &off, &size);
     uint32_t line, col;
-    tag_position(pr, ctx, off, &line, &col);
+    bool counted = tag_position(pr, ctx, off, size, &line, &col);
     if (pr->r) {
-        /* the tag's bytes, for the attributes' positions */
+        /* the tag's bytes, for the attributes' positions, and whether
+         * they hold a '\n' when position_at knows (-1: not known) */
         int count = XML_GetCurrentByteCount(pr->p);
         bool raw = ctx && count > 0 && off >= 0 && off + count <= size;
+        int nl = counted && raw ? pr->next_nl < (size_t)off + (size_t)count : -1;
         reader_start(pr->r, line, col, name, atts,
-                     raw ? (const unsigned char *)ctx + off : NULL, raw ? (size_t)count : 0);
+                     raw ? (const unsigned char *)ctx + off : NULL, raw ? (size_t)count : 0, nl);
         return;
     }
     /* recorded without the tag's bytes: attributes get their element's
@@ -736,8 +775,21 @@ typedef struct ICacheEntry {
     size_t len;
 } ICacheEntry;
 
+/* The last resolution of a QName value, by a cheap hash of its text:
+ * such values repeat (inType="win:UInt32", level="win:Informational"),
+ * and a resolution holds until a namespace declaration comes or goes
+ * (XmlReader.ns_gen; 0: an empty entry). */
+enum { QCACHE = 64, QCACHE_TEXT = 40 };
+typedef struct QCacheEntry {
+    uint32_t gen;
+    uint32_t len;
+    char text[QCACHE_TEXT];
+    QName q;
+} QCacheEntry;
+
 typedef struct Frame {
     XmlElem elem;
+    size_t local_len;  /* strlen(elem.local) */
     size_t text_start; /* where this element's text starts in r->text */
     size_t attr_start; /* where its attributes start in r->attrs */
 } Frame;
@@ -761,17 +813,26 @@ struct XmlReader {
     const char *last_ns; /* intern_ns cache */
     size_t last_ns_len;
     ICacheEntry icache[ICACHE];
+    uint32_t ns_gen; /* bumped by every declaration's start and end */
+    QCacheEntry qcache[QCACHE];
 };
 
-/* Interns the `n` bytes at s, which s[n] may not end: through the cache,
- * then the map (s[n] not '\0': a copy in r->scratch is looked up). */
-static const char *intern_n(XmlReader *r, const char *s, size_t n)
+/* A hash of s[0..n) from its length and four of its bytes, for the
+ * caches in front of the interned strings and the QName resolutions. */
+static inline size_t cheap_hash(const char *s, size_t n)
 {
     const unsigned char *u = (const unsigned char *)s;
     size_t h = n * 7;
     if (n)
         h += u[0] + u[n / 2] * 3 + u[n - 1] * 5 + u[n >= 2 ? n - 2 : 0] * 11;
-    ICacheEntry *c = &r->icache[h % ICACHE];
+    return h;
+}
+
+/* Interns the `n` bytes at s, which s[n] may not end: through the cache,
+ * then the map (s[n] not '\0': a copy in r->scratch is looked up). */
+static const char *intern_n(XmlReader *r, const char *s, size_t n)
+{
+    ICacheEntry *c = &r->icache[cheap_hash(s, n) % ICACHE];
     if (c->s && c->len == n && memcmp(c->s, s, n) == 0)
         return c->s;
     if (s[n]) {
@@ -817,17 +878,20 @@ static const char *intern_ns(XmlReader *r, const char *s, size_t n)
 }
 
 /* Splits expat's "uri\x01local" element name into its parts, both
- * interned (an element's names live as long as the element). */
-static void split_name(XmlReader *r, const char *name, const char **ns, const char **local)
+ * interned (an element's names live as long as the element); returns the
+ * local part's length. */
+static size_t split_name(XmlReader *r, const char *name, const char **ns, const char **local)
 {
     const char *sep = strchr(name, NS_SEP);
     if (!sep) {
         *ns = "";
-        *local = xml_intern(r, name);
-        return;
+        sep = name - 1;
+    } else {
+        *ns = intern_ns(r, name, (size_t)(sep - name));
     }
-    *ns = intern_ns(r, name, (size_t)(sep - name));
-    *local = xml_intern(r, sep + 1);
+    size_t n = strlen(sep + 1);
+    *local = intern_n(r, sep + 1, n);
+    return n;
 }
 
 /* An attribute's name, split as split_name does (the local part not
@@ -945,35 +1009,165 @@ static void advance_8bit(const unsigned char *p, size_t i, size_t end, size_t le
     }
 }
 
-/* Whether p[0..len) is ASCII without a line break: the bytes' high bits
- * OR-ed 8 at a time, then memchr for the breaks ('\r' only when the
- * document may hold one). */
-static bool span_plain(const unsigned char *p, size_t len, bool cr_free)
+/* Whether the tag's n bytes are all ASCII characters in its encoding
+ * (UTF-16: each unit below 0x80), by the bytes OR-ed 8 at a time, each
+ * byte of the word keeping its place in a code unit. */
+static bool tag_ascii(const unsigned char *p, size_t n, Encoding enc)
 {
-    uint64_t high = 0;
-    size_t i = 0;
-    for (; i + 8 <= len; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        high |= w;
+    uint64_t acc = 0, w;
+    unsigned char b[8] = {0};
+    if (n < 8) {
+        memcpy(b, p, n);
+        memcpy(&acc, b, 8);
+    } else {
+        for (size_t i = 0; i + 8 <= n; i += 8) {
+            memcpy(&w, p + i, 8);
+            acc |= w;
+        }
+        /* the last 8 bytes again, from an even offset (a code unit's
+         * first byte) */
+        memcpy(&w, p + ((n - 8) & ~(size_t)1), 8);
+        acc |= w;
     }
-    for (; i < len; i++)
-        high |= p[i];
-    return !(high & 0x8080808080808080ULL) && !memchr(p, '\n', len) &&
-           (cr_free || !memchr(p, '\r', len));
+    memcpy(b, &acc, 8);
+    unsigned even = b[0] | b[2] | b[4] | b[6], odd = b[1] | b[3] | b[5] | b[7];
+    if (enc == ENC_UTF16LE)
+        return even < 0x80 && odd == 0;
+    if (enc == ENC_UTF16BE)
+        return even == 0 && odd < 0x80;
+    return (even | odd) < 0x80;
 }
 
-/* The 8-bit case (UTF-8 and the single-byte encodings) is the common
- * one and has its own loop; UTF-16 goes through scan_peek/next.  Most
- * tags are ASCII on one line, and there a name's column is the tag's plus
- * its byte offset; in the others line and column are counted from one
- * name to the next.  expat has accepted the tag, so each attribute is
- * `name S? = S? quoted-value`. */
+/* How many bytes of p[0..n) are c. */
+static size_t count_byte(const unsigned char *p, size_t n, int c)
+{
+    size_t count = 0;
+    for (const unsigned char *q = p, *end = p + n; (q = memchr(q, c, (size_t)(end - q))); q++)
+        count++;
+    return count;
+}
+
+/* Code unit i of a tag. */
+static inline unsigned tag_unit(const unsigned char *p, size_t i, Encoding enc)
+{
+    if (enc == ENC_UTF16LE)
+        return p[2 * i] | (unsigned)p[2 * i + 1] << 8;
+    if (enc == ENC_UTF16BE)
+        return (unsigned)p[2 * i] << 8 | p[2 * i + 1];
+    return p[i];
+}
+
+/* An ASCII tag of the usual shape, checked rather than scanned: each
+ * attribute is the name expat gave, '=', a quote, then as many units as
+ * expat's value before the closing quote.  In an ASCII tag no unit
+ * becomes more than one byte of expat's value, and only references
+ * (&amp;, &#233;) and a \r\n become fewer, so a closing quote exactly
+ * there proves the raw value is expat's value unit for byte (the raw one
+ * cannot hold its own quote), except that a line break in it is a space
+ * in expat's: so the tag's line breaks (`breaks`, units '\n' and '\r')
+ * must all be in the gaps between the attributes, where they are
+ * counted as expat counts lines.  The raw attribute at each step is the
+ * one after the last found, so it is expat's next unless it is an xmlns
+ * declaration (which expat does not report): a name starting with 'x' is
+ * compared whole, to keep a declaration from being taken for the
+ * attribute after it.  Sets the attributes' positions and returns true
+ * when every attribute was found so; false (positions not all set) for
+ * any other shape: a prefixed name, spaces around '=', references,
+ * declarations among the attributes.  len is in units; enc is a
+ * constant at each call, and the walk inlined there, so that the unit
+ * reads are plain loads. */
+#if defined(__GNUC__)
+#define WALK_INLINE inline __attribute__((always_inline))
+#else
+#define WALK_INLINE inline
+#endif
+static WALK_INLINE bool shaped_walk(XmlReader *r, const unsigned char *p, size_t len, Encoding enc,
+                                    size_t local_len, XmlAttr *attrs, size_t nattrs, Loc start,
+                                    size_t breaks)
+{
+    size_t i = 1 + local_len, bol = 0, seen = 0; /* bol: where the line of unit i starts */
+    uint32_t line = start.line, base = start.col; /* the column of unit bol */
+    unsigned c;
+    /* the raw name ends with the local name, so where that would end it
+     * ends unless it has a prefix */
+    if (i >= len || (!scan_space(c = tag_unit(p, i, enc)) && c != '/' && c != '>'))
+        for (i = 1; i < len && !scan_space(c = tag_unit(p, i, enc)) && c != '/' && c != '>';)
+            i++;
+    for (size_t k = 0; k < nattrs; k++) {
+        const XmlAttr *a = &attrs[k];
+        if (i >= len || !scan_space(tag_unit(p, i, enc)) || a->ns[0])
+            return false;
+        do {
+            c = tag_unit(p, i++, enc);
+            if (c == '\n' || c == '\r') {
+                seen++;
+                if (c == '\n' || i >= len || tag_unit(p, i, enc) != '\n')
+                    line++, bol = i, base = 1;
+            }
+        } while (i < len && scan_space(tag_unit(p, i, enc)));
+        size_t nl = a->local_len, close = i + nl + 2 + a->value_len;
+        if (close >= len || tag_unit(p, i + nl, enc) != '=')
+            return false;
+        unsigned q = tag_unit(p, i + nl + 1, enc);
+        if ((q != '"' && q != '\'') || tag_unit(p, close, enc) != q)
+            return false;
+        if (tag_unit(p, i, enc) == 'x')
+            for (size_t j = 0; j < nl; j++)
+                if (tag_unit(p, i + j, enc) != (unsigned char)a->local[j])
+                    return false;
+        attrs[k].loc = (Loc){r->file_id, line, base + (uint32_t)(i - bol)};
+        i = close + 1;
+    }
+    while (i < len && scan_space(c = tag_unit(p, i, enc))) {
+        seen += c == '\n' || c == '\r';
+        i++;
+    }
+    return seen == breaks;
+}
+
+/* shaped_walk for the tag's encoding: true when it placed every
+ * attribute.  *plain: the tag is ASCII without a line break.  nl_hint 0:
+ * the producer knows the tag holds no '\n'. */
+static bool locate_attrs_shaped(XmlReader *r, const unsigned char *raw, size_t rawlen,
+                                int nl_hint, size_t local_len, XmlAttr *attrs, size_t nattrs,
+                                Loc start, bool *plain)
+{
+    *plain = false;
+    if (!tag_ascii(raw, rawlen, r->enc))
+        return false;
+    /* in an ASCII tag a byte 0x0A or 0x0D is a line break's unit */
+    size_t breaks = (nl_hint == 0 ? 0 : count_byte(raw, rawlen, '\n')) +
+                    (r->cr_free ? 0 : count_byte(raw, rawlen, '\r'));
+    *plain = breaks == 0;
+    bool done;
+    switch (r->enc) {
+    case ENC_UTF16LE:
+        done = shaped_walk(r, raw, rawlen / 2, ENC_UTF16LE, local_len, attrs, nattrs, start,
+                           breaks);
+        break;
+    case ENC_UTF16BE:
+        done = shaped_walk(r, raw, rawlen / 2, ENC_UTF16BE, local_len, attrs, nattrs, start,
+                           breaks);
+        break;
+    default:
+        done = shaped_walk(r, raw, rawlen, ENC_8BIT, local_len, attrs, nattrs, start,
+                           breaks);
+        break;
+    }
+    return done;
+}
+
+/* The 8-bit case (UTF-8 and the single-byte encodings) of the scan that
+ * places the attributes of a tag of any other shape; UTF-16 goes through
+ * scan_peek/next.  In a tag that is ASCII on one line (`plain`) a name's
+ * column is the tag's plus its byte offset; in the others line and
+ * column are counted from one name to the next.  expat has accepted the
+ * tag, so each attribute is `name S? = S? quoted-value`. */
 static void locate_attrs_8bit(XmlReader *r, const unsigned char *p, size_t len, XmlAttr *attrs,
-                              size_t nattrs, Loc start)
+                              size_t nattrs, Loc start, bool plain)
 {
     uint32_t line = start.line, col = start.col;
-    bool utf8 = r->enc == ENC_8BIT, plain = span_plain(p, len, r->cr_free);
+    bool utf8 = r->enc == ENC_8BIT;
     size_t i = 1, k = 0, counted = 0; /* line and col are those of p[counted] */
     while (i < len && !scan_space(p[i]) && p[i] != '/' && p[i] != '>')
         i++;
@@ -1016,16 +1210,13 @@ static XmlAttr *attrs_from(XmlReader *r, size_t start)
     return r->attrs.v ? r->attrs.v + start : NULL;
 }
 
-/* Gives every attribute of the element the position of its name, from the
- * raw bytes of the start tag (without them, each keeps its element's). */
-static void locate_attrs(XmlReader *r, Frame *f, size_t nattrs, const unsigned char *raw,
-                         size_t rawlen)
+/* The attributes of a tag of another shape than shaped_walk's, placed by
+ * a scan of its units. */
+static void locate_attrs_scan(XmlReader *r, const Frame *f, XmlAttr *attrs, size_t nattrs,
+                              const unsigned char *raw, size_t rawlen, bool plain)
 {
-    XmlAttr *attrs = attrs_from(r, f->attr_start);
-    if (nattrs == 0 || rawlen == 0)
-        return;
     if (r->enc == ENC_8BIT || r->enc == ENC_SINGLE) {
-        locate_attrs_8bit(r, raw, rawlen, attrs, nattrs, f->elem.loc);
+        locate_attrs_8bit(r, raw, rawlen, attrs, nattrs, f->elem.loc, plain);
         return;
     }
     Scan s = {raw, rawlen, 0, r->enc, f->elem.loc.line, f->elem.loc.col};
@@ -1059,6 +1250,24 @@ static void locate_attrs(XmlReader *r, Frame *f, size_t nattrs, const unsigned c
         if (!is_xmlns(name, nl))
             attrs[k++].loc = at;
     }
+}
+
+/* Gives every attribute of the element the position of its name, from the
+ * raw bytes of the start tag (without them, the element's; a tag the walk
+ * does not place is scanned from that start). */
+static void locate_attrs(XmlReader *r, Frame *f, size_t nattrs, const unsigned char *raw,
+                         size_t rawlen, int nl_hint)
+{
+    XmlAttr *attrs = attrs_from(r, f->attr_start);
+    bool plain = false;
+    if (nattrs == 0 ||
+        (rawlen && locate_attrs_shaped(r, raw, rawlen, nl_hint, f->local_len, attrs, nattrs,
+                                       f->elem.loc, &plain)))
+        return;
+    for (size_t k = 0; k < nattrs; k++)
+        attrs[k].loc = f->elem.loc;
+    if (rawlen)
+        locate_attrs_scan(r, f, attrs, nattrs, raw, rawlen, plain);
 }
 
 
@@ -1100,15 +1309,16 @@ static void reader_free(XmlReader *r)
 }
 
 /* A start tag: expat's name and its (name, value) pairs, NULL-ended, and
- * the tag's bytes (rawlen 0: none). */
+ * the tag's bytes (rawlen 0: none); nl_hint 0: they hold no '\n'. */
 static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *name,
-                         const char **atts, const unsigned char *raw, size_t rawlen)
+                         const char **atts, const unsigned char *raw, size_t rawlen,
+                         int nl_hint)
 {
     Frame f = {0};
     f.elem.loc.file = r->file_id;
     f.elem.loc.line = line;
     f.elem.loc.col = col;
-    split_name(r, name, &f.elem.ns, &f.elem.local);
+    f.local_len = split_name(r, name, &f.elem.ns, &f.elem.local);
     f.text_start = r->text.len;
     f.attr_start = r->attrs.n;
     size_t n = 0;
@@ -1116,20 +1326,18 @@ static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *
         n++;
     while (r->attrs.cap - r->attrs.n < n)
         vec_grow_((void **)&r->attrs.v, &r->attrs.cap, sizeof *r->attrs.v);
-    /* each attribute at its element's place until locate_attrs finds
-     * its own */
     XmlAttr *a = attrs_from(r, r->attrs.n);
     for (size_t k = 0; k < n; k++) {
         split_attr(r, atts[2 * k], &a[k]);
         a[k].value = atts[2 * k + 1];
-        a[k].loc = f.elem.loc;
+        a[k].value_len = strlen(a[k].value);
         if (a[k].ns[0] || !a[k].local_len)
             continue;
         uint8_t *s = &f.elem.by_slot[xml_attr_slot(a[k].local, a[k].local_len)];
         *s = *s || k + 1 >= XML_SLOT_SHARED ? XML_SLOT_SHARED : (uint8_t)(k + 1);
     }
     r->attrs.n += n;
-    locate_attrs(r, &f, n, raw, rawlen);
+    locate_attrs(r, &f, n, raw, rawlen, nl_hint);
     f.elem.nattrs = n;
     open_element(r, &f);
 }
@@ -1145,7 +1353,7 @@ static void replay_start(XmlReader *r, const unsigned char *p)
     for (size_t i = 0; i < 2 * n; i++)
         vec_push(&r->argv, get_str(&p));
     vec_push(&r->argv, NULL);
-    reader_start(r, line, col, name, r->argv.v, p, rawlen);
+    reader_start(r, line, col, name, r->argv.v, p, rawlen, -1);
 }
 
 static void reader_end(XmlReader *r)
@@ -1169,14 +1377,27 @@ static void reader_text(XmlReader *r, const char *s, size_t len)
         buf_add(&r->text, s, len);
 }
 
+/* The declarations in scope changed: every cached QName resolution is
+ * stale (after 2^32 changes the entries are cleared rather than the
+ * generation counted round to theirs). */
+static void ns_changed(XmlReader *r)
+{
+    if (++r->ns_gen == 0) {
+        memset(r->qcache, 0, sizeof r->qcache);
+        r->ns_gen = 1;
+    }
+}
+
 static void reader_ns_start(XmlReader *r, const char *prefix, const char *uri)
 {
     NsDecl d = {xml_intern(r, prefix), xml_intern(r, uri), strlen(prefix)};
     vec_push(&r->ns, d);
+    ns_changed(r);
 }
 
 static void reader_ns_end(XmlReader *r, const char *p)
 {
+    ns_changed(r);
     for (size_t i = r->ns.n; i-- > 0;) {
         if (strcmp(r->ns.v[i].prefix, p) == 0) {
             memmove(&r->ns.v[i], &r->ns.v[i + 1], (r->ns.n - i - 1) * sizeof(NsDecl));
@@ -1314,13 +1535,25 @@ static const NsDecl *ns_lookup(const XmlReader *r, const char *p, size_t n)
 
 static bool qname_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+/* The cache entry for the value[0..n) (NULL: too long to be kept). */
+static QCacheEntry *qcache_entry(XmlReader *r, const char *value, size_t n)
+{
+    return n < QCACHE_TEXT ? &r->qcache[cheap_hash(value, n) % QCACHE] : NULL;
+}
+
 bool xml_qname(XmlReader *r, const char *value, QName *out)
 {
+    size_t vn = strlen(value);
+    QCacheEntry *c = qcache_entry(r, value, vn);
+    if (c && c->gen == r->ns_gen && c->len == vn && memcmp(c->text, value, vn) == 0) {
+        *out = c->q;
+        return true;
+    }
     /* the value trimmed of XML whitespace, split at its first ':' */
     const char *v = value;
     while (qname_space(*v))
         v++;
-    size_t n = strlen(v);
+    size_t n = vn - (size_t)(v - value);
     while (n && qname_space(v[n - 1]))
         n--;
     const char *colon = memchr(v, ':', n);
@@ -1336,6 +1569,12 @@ bool xml_qname(XmlReader *r, const char *value, QName *out)
     if (ll == 0)
         return false;
     out->local = intern_n(r, local, ll);
+    if (c) {
+        c->gen = r->ns_gen;
+        c->len = (uint32_t)vn;
+        memcpy(c->text, value, vn);
+        c->q = *out;
+    }
     return true;
 }
 
@@ -1370,6 +1609,7 @@ static bool producer_init(Producer *pr, const char *file)
 static bool run(const char *file, Arena *arena, const XmlHandler *h, Producer *pr)
 {
     XmlReader r = {0};
+    r.ns_gen = 1;
     r.file = file;
     r.file_id = diag_file(file);
     r.arena = arena;
@@ -1431,6 +1671,7 @@ bool xml_parse_recorded(const char *name, const void *text, size_t text_len,
 {
     diag_register_source(name, text, text_len);
     XmlReader r = {0};
+    r.ns_gen = 1;
     r.file = name;
     r.file_id = diag_file(name);
     r.arena = arena;

@@ -858,6 +858,88 @@ START_TEST(test_parse_dangling_string)
 }
 END_TEST
 
+/* Attribute positions in tags of the shapes xml.c's reader checks
+ * (locate_attrs_shaped) and of those it must leave to its scan: an xmlns
+ * declaration before an attribute, a reference in a value, two spaces
+ * between attributes.  The columns are those of the names in the line. */
+START_TEST(test_parse_attribute_positions)
+{
+    static const char doc[] = HEAD PROV_OPEN
+        "<events><event value='1' xmlns:q='urn:q' version='12345'/>"
+        "<event symbol='a&amp;b'  level='zz:y' value='2'/></events>\n"
+        PROV_CLOSE TAIL_NOSTR;
+    const char *l7 = "<events><event value='1' xmlns:q='urn:q' version='12345'/>"
+                     "<event symbol='a&amp;b'  level='zz:y' value='2'/></events>";
+    Buf w = {0};
+    /* the declaration is as long as version= and its value as long as
+     * version's: only its name tells it from the attribute */
+    want(&w, 7, 42,
+         "error: [MCG1203] invalid value '12345' of attribute 'version' on <event>: expected an "
+         "integer from 0 to 255 (decimal, or hex like 0x1F)", l7);
+    want(&w, 7, 66,
+         "error: [MCG1203] invalid value 'a&b' of attribute 'symbol' on <event>: expected a C "
+         "identifier: letters, digits and _, not starting with a digit", l7);
+    want(&w, 7, 84,
+         "error: [MCG1203] invalid value 'zz:y' of attribute 'level' on <event>: the prefix 'zz' "
+         "is not declared", l7);
+    load_fails(doc, w.s);
+    buf_free(&w);
+}
+END_TEST
+
+/* Attribute positions in tags across lines: a line break between
+ * attributes (\n, \r\n) starts the next one's line; one inside a value
+ * is a space in the value but still a line of the file. */
+START_TEST(test_parse_attribute_lines)
+{
+    static const char doc[] = HEAD PROV_OPEN
+        "<events><event\n"
+        "  value='1'\n"
+        "  level='zz:a'/>\n"
+        "<event value='2' symbol='a\n"
+        "b' level='zz:b'/>\n"
+        "<event value='3'\r\n"
+        "   level='zz:c'/></events>\n"
+        PROV_CLOSE TAIL_NOSTR;
+    Buf w = {0};
+    want(&w, 9, 3,
+         "error: [MCG1203] invalid value 'zz:a' of attribute 'level' on <event>: the prefix 'zz' "
+         "is not declared", "  level='zz:a'/>");
+    want(&w, 10, 18,
+         "error: [MCG1203] invalid value 'a b' of attribute 'symbol' on <event>: expected a C "
+         "identifier: letters, digits and _, not starting with a digit",
+         "<event value='2' symbol='a");
+    want(&w, 11, 4,
+         "error: [MCG1203] invalid value 'zz:b' of attribute 'level' on <event>: the prefix 'zz' "
+         "is not declared", "b' level='zz:b'/>");
+    want(&w, 13, 4,
+         "error: [MCG1203] invalid value 'zz:c' of attribute 'level' on <event>: the prefix 'zz' "
+         "is not declared", "   level='zz:c'/></events>");
+    load_fails(doc, w.s);
+    buf_free(&w);
+}
+END_TEST
+
+/* A QName value resolves through the declarations in scope where it is
+ * written, however often the same text came before (xml.c keeps the
+ * last resolutions of values). */
+START_TEST(test_parse_qname_scope)
+{
+    static const char doc[] = HEAD PROV_OPEN
+        "<events><event value='1' level='win:Informational'/>"
+        "<event value='2' level='win:Informational' xmlns:win='urn:other'/>"
+        "<event value='3' level='win:Informational'/></events>\n"
+        PROV_CLOSE TAIL_NOSTR;
+    Buf w = {0};
+    want(&w, 7, 70, "error: [MCG2001] unknown level '{urn:other}Informational'",
+         "<events><event value='1' level='win:Informational'/>"
+         "<event value='2' level='win:Informational' xmlns:win='urn:other'/>"
+         "<event value='3' level='win:Informational'/></events>");
+    load_fails(doc, w.s);
+    buf_free(&w);
+}
+END_TEST
+
 START_TEST(test_parse_not_a_manifest)
 {
     static const char doc[] = "<?xml version='1.0'?>\n<project xmlns='urn:x'>\n</project>\n";
@@ -1062,6 +1144,9 @@ Suite *parse_suite(void)
     tcase_add_test(bad, test_parse_dangling_string);
     tcase_add_test(bad, test_parse_not_a_manifest);
     tcase_add_test(bad, test_parse_bad_attribute_values);
+    tcase_add_test(bad, test_parse_attribute_positions);
+    tcase_add_test(bad, test_parse_qname_scope);
+    tcase_add_test(bad, test_parse_attribute_lines);
     tcase_add_test(bad, test_parse_unresolved_references);
     tcase_add_test(bad, test_parse_json_deterministic);
     tcase_add_test(bad, test_parse_outtype_by_local_name);
