@@ -797,6 +797,25 @@ static TValue *messages(Arena *a, const Manifest *m)
     return tv_generated(a, n, message_values, v);
 }
 
+/* A provider's enable bits: the (level, keyword) pair of each, as plain
+ * arrays; the templates see them as two generated lists of integers
+ * (a large provider has a pair per event or so, and a value per item
+ * would cost 80 bytes where these take 9). */
+typedef struct EnablePairs {
+    const uint64_t *keyword;
+    const uint8_t *level;
+} EnablePairs;
+
+static TValue *enable_keyword(const void *ctx, size_t i, Arena *a)
+{
+    return tv_int(a, (int64_t)((const EnablePairs *)ctx)->keyword[i]);
+}
+
+static TValue *enable_level(const void *ctx, size_t i, Arena *a)
+{
+    return tv_int(a, ((const EnablePairs *)ctx)->level[i]);
+}
+
 /* The event's name in its macros: its symbol without the -P prefix
  * (matched ignoring case), unless that would leave nothing. */
 static const char *macro_name(const char *symbol, const char *strip)
@@ -877,7 +896,6 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
         tv_add(a, pd, "traits_size", tv_int(a, tsize));
         /* enable bits: one per distinct (level, keyword) pair of the
          * provider's events, in event order; notLogged events count */
-        TValue *levels = tv_list(a), *keywords = tv_list(a);
         EventsGen *g = arena_alloc(a, sizeof *g);
         *g = (EventsGen){pv, f, o->strip_prefix ? arena_strdup(a, o->strip_prefix) : NULL,
                          arena_alloc(a, (pv->events.n + 1) * sizeof *g->bit),
@@ -902,8 +920,6 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
                 slots[h] = (uint32_t)bit + 1;
                 vec_push(&kws, kw);
                 vec_push(&lvs, level);
-                tv_push(a, levels, tv_int(a, level));
-                tv_push(a, keywords, tv_int(a, (int64_t)kw));
             }
             g->bit[j] = bit;
             g->fname[j] = NULL;
@@ -925,8 +941,16 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
         }
         tv_add(a, pd, "enable_count", tv_int(a, (int64_t)kws.n));
         tv_add(a, pd, "enable_words", tv_int(a, (int64_t)(kws.n ? (kws.n + 31) / 32 : 1)));
-        tv_add(a, pd, "enable_levels", levels);
-        tv_add(a, pd, "enable_keywords", keywords);
+        EnablePairs *pairs = arena_alloc(a, sizeof *pairs);
+        uint64_t *kw = arena_alloc(a, (kws.n + 1) * sizeof *kw);
+        uint8_t *lv = arena_alloc(a, kws.n + 1);
+        if (kws.n) {
+            memcpy(kw, kws.v, kws.n * sizeof *kw);
+            memcpy(lv, lvs.v, kws.n);
+        }
+        *pairs = (EnablePairs){kw, lv};
+        tv_add(a, pd, "enable_levels", tv_generated(a, kws.n, enable_level, pairs));
+        tv_add(a, pd, "enable_keywords", tv_generated(a, kws.n, enable_keyword, pairs));
         tv_add(a, pd, "events", tv_generated(a, pv->events.n, event_values, g));
         tv_push(a, providers, pd);
         vec_free(&kws);
@@ -1176,17 +1200,16 @@ static void hw_logging(HeaderW *w, const TValue *hp, const char *write_prefix, b
         buf_printf(&w->b, "__declspec(selectany) DECLSPEC_CACHEALIGN ULONG %sEnableBits[%lld] = {0};\n",
                    ident, (long long)words);
         buf_printf(&w->b, "MCGEN_CONST_DATA ULONGLONG %sKeywords[%lld] = {", ident, (long long)count);
-        const TValue *l = tv_get(hp, "enable_keywords");
-        for (size_t i = 0; i < l->n; i++) {
-            hw_hex(w, (uint64_t)l->items[i]->i, 0);
-            if (i + 1 < l->n)
+        const EnablePairs *pairs = tv_get(hp, "enable_keywords")->macro;
+        for (int64_t i = 0; i < count; i++) {
+            hw_hex(w, pairs->keyword[i], 0);
+            if (i + 1 < count)
                 hw_s(w, ", ");
         }
         buf_printf(&w->b, "};\nMCGEN_CONST_DATA unsigned char %sLevels[%lld] = {", ident, (long long)count);
-        l = tv_get(hp, "enable_levels");
-        for (size_t i = 0; i < l->n; i++) {
-            hw_dec(w, l->items[i]->i);
-            if (i + 1 < l->n)
+        for (int64_t i = 0; i < count; i++) {
+            hw_dec(w, pairs->level[i]);
+            if (i + 1 < count)
                 hw_s(w, ", ");
         }
         buf_printf(&w->b,
