@@ -46,14 +46,41 @@ static bool is_ident(const char *name)
     return *s == 0;
 }
 
-char *header_ident(Arena *a, const char *name)
+/* Makes the n bytes at s what header_ident makes of them. */
+static void ident_in_place(char *s, size_t n)
 {
-    size_t n = strlen(name);
-    char *s = arena_strndup(a, name, n);
     for (size_t i = 0; i < n; i++) {
         unsigned char k = ident_class[(unsigned char)s[i]];
         if (k == 0 || (k == 2 && i == 0))
             s[i] = '_';
+    }
+}
+
+char *header_ident(Arena *a, const char *name)
+{
+    size_t n = strlen(name);
+    char *s = arena_strndup(a, name, n);
+    ident_in_place(s, n);
+    return s;
+}
+
+/* The n parts one after another in one string of the arena, part
+ * `ident` made an identifier as header_ident makes it (-1: none): the
+ * names made here (<ProvSym>_TASK_<name>, <task>Id, <name>_<ProvSym>)
+ * without printf, as most items of a manifest have no symbol= and each
+ * gets one. */
+static const char *name_join(Arena *a, int ident, size_t n, const char *const *parts)
+{
+    size_t len[5], total = 0;
+    guard_here(n <= 5, "name_join of more than 5 parts");
+    for (size_t k = 0; k < n; k++)
+        total += len[k] = strlen(parts[k]);
+    char *s = arena_alloc(a, total + 1), *q = s;
+    for (size_t k = 0; k < n; k++) {
+        memcpy(q, parts[k], len[k]);
+        if ((int)k == ident)
+            ident_in_place(q, len[k]);
+        q += len[k];
     }
     return s;
 }
@@ -136,7 +163,7 @@ static void name_events(Manifest *m, Facts *f)
             }
             const Event *first = held ? held->e : NULL;
             if (first) {
-                const char *renamed = arena_printf(a, "%s_%s", s, ps);
+                const char *renamed = name_join(a, -1, 3, (const char *[]){s, "_", ps});
                 for (int k = 2; map_get(&taken, renamed); k++)
                     renamed = arena_printf(a, "%s_%s_%d", s, ps, k);
                 /* in one provider, one symbol= twice is MCG2020 (check_rules.c)
@@ -216,7 +243,7 @@ static const char *claim(Claims *c, const char *sym, const int64_t *value, bool 
     if (had && value && had->is_define && had->value == *value)
         return sym;
     if (had) {
-        const char *renamed = arena_printf(a, "%s_%s", sym, c->ps);
+        const char *renamed = name_join(a, -1, 3, (const char *[]){sym, "_", c->ps});
         for (int k = 2; map_get(&c->taken, renamed); k++)
             renamed = arena_printf(a, "%s_%s_%d", sym, c->ps, k);
         if (!(written && had->written && !(value && had->is_define)) &&
@@ -241,7 +268,7 @@ static void define(Claims *c, const void *item, const char *symbol, const char *
     Arena *a = &c->f->arena;
     bool written = symbol && *symbol;
     const char *sym = written ? header_ident_of(a, symbol)
-                              : arena_printf(a, "%s_%s_%s", c->ps, kind, header_ident(a, name));
+                              : name_join(a, 4, 5, (const char *[]){c->ps, "_", kind, "_", name});
     Origin from = {kind, scope, name};
     ptrmap_put(&c->f->names, item, (void *)claim(c, sym, &value, written, &from, loc));
 }
@@ -283,23 +310,26 @@ static void name_descriptors(Manifest *m, Facts *f)
         for (size_t j = 0; j < pv->opcodes.n; j++)
             define_item(&c, pv->opcodes.v[j], &pv->opcodes.v[j]->n, "OPCODE", NULL,
                         pv->opcodes.v[j]->value, pv);
-        for (size_t j = 0; j < pv->tasks.n; j++)
-            for (size_t k = 0; k < pv->tasks.v[j]->opcodes.n; k++) {
-                const Opcode *o = pv->tasks.v[j]->opcodes.v[k];
-                define_item(&c, o, &o->n, "OPCODE",
-                            arena_printf(a, "%s_%s", pv->tasks.v[j]->n.written, o->n.written),
-                            o->value, pv->tasks.v[j]);
+        for (size_t j = 0; j < pv->tasks.n; j++) {
+            const Task *t = pv->tasks.v[j];
+            for (size_t k = 0; k < t->opcodes.n; k++) {
+                const Opcode *o = t->opcodes.v[k];
+                const char *both =
+                    name_join(a, -1, 3, (const char *[]){t->n.written, "_", o->n.written});
+                define_item(&c, o, &o->n, "OPCODE", both, o->value, t);
             }
+        }
         for (size_t j = 0; j < pv->tasks.n; j++) {
             const Task *t = pv->tasks.v[j];
             if (t->n.builtin)
                 continue;
             define(&c, t, t->n.symbol, "TASK", t->n.written, t->value, pv, t->n.loc);
             Origin guid = {"TASK GUID", pv, t->n.written};
-            if (task_has_guid(t))
+            if (task_has_guid(t)) {
+                const char *id = name_join(a, 0, 2, (const char *[]){t->n.written, "Id"});
                 ptrmap_put(&f->names, &t->event_guid,
-                           (void *)claim(&c, arena_printf(a, "%sId", header_ident(a, t->n.written)),
-                                         NULL, false, &guid, t->n.loc));
+                           (void *)claim(&c, id, NULL, false, &guid, t->n.loc));
+            }
         }
         for (size_t j = 0; j < pv->keywords.n; j++)
             define_item(&c, pv->keywords.v[j], &pv->keywords.v[j]->n, "KEYWORD", NULL,
