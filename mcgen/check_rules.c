@@ -77,6 +77,8 @@ static void int_seen_free(IntSeen *t)
  * not eight doublings). */
 static void int_seen_reserve(IntSeen *t, size_t n)
 {
+    if (!n)
+        return; /* nothing allocated for an empty list */
     size_t cap = 64;
     while (cap < 2 * (n + 1))
         cap *= 2;
@@ -205,8 +207,10 @@ static void rule_level_unique(Manifest *m, Provider *pv)
 {
     (void)m;
     Map names = {0};
+    map_reserve(&names, pv->levels.n);
     Arena keys = {0};
     IntSeen values = {0};
+    int_seen_reserve(&values, pv->levels.n);
     for (size_t i = 0; i < pv->levels.n; i++) {
         Level *l = pv->levels.v[i];
         const Loc *first = seen_at(&names, qkey(&keys, l->n.name), &l->n.loc);
@@ -230,8 +234,10 @@ static void rule_task_unique(Manifest *m, Provider *pv)
 {
     (void)m;
     Map names = {0};
+    map_reserve(&names, pv->tasks.n);
     Arena keys = {0};
     IntSeen values = {0};
+    int_seen_reserve(&values, pv->tasks.n);
     for (size_t i = 0; i < pv->tasks.n; i++) {
         Task *t = pv->tasks.v[i];
         const Loc *first = seen_at(&names, qkey(&keys, t->n.name), &t->n.loc);
@@ -251,8 +257,10 @@ static void rule_task_unique(Manifest *m, Provider *pv)
 static void opcode_scope_unique(Provider *pv, Task *task, Opcode **v, size_t n)
 {
     Map names = {0};
+    map_reserve(&names, n);
     Arena keys = {0};
     IntSeen values = {0};
+    int_seen_reserve(&values, n);
     const char *scope = task ? "task" : "provider";
     const char *scope_name = task ? task->n.display : pv->name;
     for (size_t i = 0; i < n; i++) {
@@ -291,6 +299,7 @@ static void rule_opcode_unique(Manifest *m, Provider *pv)
 static void rule_keyword_unique(Manifest *m, Provider *pv)
 {
     Map names = {0}, masks = {0};
+    map_reserve(&names, pv->keywords.n);
     Arena keys = {0};
     for (size_t i = 0; i < pv->keywords.n; i++) {
         Keyword *k = pv->keywords.v[i];
