@@ -35,21 +35,25 @@ static const unsigned char ident_class[256] = {
 };
 /* clang-format on */
 
-/* Whether name is already what header_ident would make of it. */
-static bool is_ident(const char *name)
+/* How many bytes at the start of name are an identifier already. */
+static size_t ident_prefix(const char *name)
 {
     const unsigned char *s = (const unsigned char *)name;
-    if (*s && ident_class[*s] != 1)
-        return false;
-    while (ident_class[*s])
-        s++;
-    return *s == 0;
+    if (ident_class[s[0]] != 1)
+        return 0;
+    size_t i = 1;
+    while (ident_class[s[i]])
+        i++;
+    return i;
 }
 
-/* Makes the n bytes at s what header_ident makes of them. */
-static void ident_in_place(char *s, size_t n)
+/* Whether name is already what header_ident would make of it. */
+static bool is_ident(const char *name) { return name[ident_prefix(name)] == '\0'; }
+
+/* Makes bytes from..n of s what header_ident makes of them. */
+static void ident_in_place(char *s, size_t from, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = from; i < n; i++) {
         unsigned char k = ident_class[(unsigned char)s[i]];
         if (k == 0 || (k == 2 && i == 0))
             s[i] = '_';
@@ -60,7 +64,7 @@ char *header_ident(Arena *a, const char *name)
 {
     size_t n = strlen(name);
     char *s = arena_strndup(a, name, n);
-    ident_in_place(s, n);
+    ident_in_place(s, 0, n);
     return s;
 }
 
@@ -79,7 +83,7 @@ static const char *name_join(Arena *a, int ident, size_t n, const char *const *p
     for (size_t k = 0; k < n; k++) {
         memcpy(q, parts[k], len[k]);
         if ((int)k == ident)
-            ident_in_place(q, len[k]);
+            ident_in_place(q, 0, len[k]);
         q += len[k];
     }
     return s;
@@ -87,7 +91,15 @@ static const char *name_join(Arena *a, int ident, size_t n, const char *const *p
 
 const char *header_ident_of(Arena *a, const char *name)
 {
-    return is_ident(name) ? name : header_ident(a, name);
+    /* the emitters ask for every field's and message's name: the bytes
+     * before the first that is not an identifier's are looked at once */
+    size_t ok = ident_prefix(name);
+    if (!name[ok])
+        return name;
+    size_t n = ok + strlen(name + ok);
+    char *s = arena_strndup(a, name, n);
+    ident_in_place(s, ok, n);
+    return s;
 }
 
 /* Which providers repeat the symbol= (or, both without one, the name) of
