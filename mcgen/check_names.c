@@ -130,6 +130,37 @@ typedef struct Holder {
     const Provider *pv;
 } Holder;
 
+/* v in hex as %x writes it, at q; returns where it ends. */
+static char *hex_put(char *q, uint64_t v)
+{
+    char tmp[16];
+    int n = 0;
+    do
+        tmp[n++] = "0123456789abcdef"[v & 15];
+    while (v >>= 4);
+    while (n)
+        *q++ = tmp[--n];
+    return q;
+}
+
+/* mc's name for an event without symbol=: <ProvSym>_EVENT_0x followed by
+ * its id, version, channel, level, opcode, task and keyword in hex,
+ * joined by '_'; without printf, as a manifest whose events have no
+ * symbol= makes one for each. */
+static const char *event_made_name(Arena *a, const char *ps, const uint64_t v[7])
+{
+    char tail[sizeof "_EVENT_0x" + 7 * 17], *q = tail;
+    memcpy(q, "_EVENT_0x", 9);
+    q += 9;
+    for (int k = 0; k < 7; k++) {
+        if (k)
+            *q++ = '_';
+        q = hex_put(q, v[k]);
+    }
+    *q = '\0';
+    return name_join(a, -1, 2, (const char *[]){ps, tail});
+}
+
 /* symbol=, or mc's synthesized <ProvSym>_EVENT_0x<id>_<ver>_<chan>_<level>
  * _<opcode>_<task>_<keyword>. */
 static void name_events(Manifest *m, Facts *f)
@@ -160,10 +191,12 @@ static void name_events(Manifest *m, Facts *f)
                 s = fixed;
             }
             if (!s)
-                s = arena_printf(a, "%s_EVENT_0x%x_%x_%x_%x_%x_%x_%llx", ps, e->value, e->version,
-                                 event_descriptor_channel(e, pv), e->level ? e->level->value : 0,
-                                 e->opcode ? e->opcode->value : 0, e->task ? e->task->value : 0,
-                                 (unsigned long long)event_descriptor_keyword(e));
+                s = event_made_name(
+                    a, ps,
+                    (const uint64_t[7]){e->value, e->version, event_descriptor_channel(e, pv),
+                                        e->level ? e->level->value : 0,
+                                        e->opcode ? e->opcode->value : 0,
+                                        e->task ? e->task->value : 0, event_descriptor_keyword(e)});
             /* one probe: the event that has the name already, or (NULL)
              * the name is taken for this one now */
             Holder *h = NULL;
