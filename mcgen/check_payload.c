@@ -215,11 +215,19 @@ static bool ids_unique(const Culture *cu) { return cu->by_id.n == cu->strings.n;
  * is not known: %100 (%10 and "0", MCG5011), an unclosed !format! (kept a
  * warning as it always was: mc accepts it, MCG5012), text after %0, which
  * is never written (MCG5022). */
-static void check_insert_syntax(Manifest *m, const String *s)
+static void check_insert_syntax(Manifest *m, String *s)
 {
     size_t pos = 0;
     Insert in;
+    /* the highest insert, for rule_insert_range: read to the end, past a
+     * %0 too (it reads every insert of the text) */
+    unsigned highest = 0;
+    bool stopped = false;
     while (insert_next(s->value, &pos, &in)) {
+        if (in.kind == INS_ARG && in.n > highest)
+            highest = in.n;
+        if (stopped)
+            continue;
         if (in.kind == INS_LONE) {
             diag_c(D_MSG_LONE_PERCENT, s->loc,
                    "string '%s' has a '%%' at the end of %s: FormatMessage fails on a '%%' "
@@ -235,7 +243,8 @@ static void check_insert_syntax(Manifest *m, const String *s)
                        "stops at %%0 ('%s')",
                        s->id, arena_printf(&m->arena, "%.20s%s", in.at + 2,
                                            strlen(in.at + 2) > 20 ? "..." : ""));
-            break; /* FormatMessage reads no further */
+            stopped = true; /* FormatMessage reads no further */
+            continue;
         }
         if (in.third_digit)
             diag_c(D_MSG_INSERT_NUMBER, s->loc,
@@ -259,6 +268,7 @@ static void check_insert_syntax(Manifest *m, const String *s)
                    s->id, insert_text(&m->arena, &in), in.fmt[in.fmt_len - 1],
                    insert_unsupported_why(&in));
     }
+    s->inserts = (uint8_t)(highest + 1);
 }
 
 static void rule_insert_syntax(Manifest *m)
@@ -302,7 +312,8 @@ static void rule_insert_range(Manifest *m)
             size_t nfields = ev->layout ? ev->layout->fields.n : 0;
             for (size_t c = 0; c < m->cultures.n; c++) {
                 const String *s = ev->msg.text[c];
-                if (!s)
+                /* rule_insert_syntax has read its inserts */
+                if (!s || (s->inserts && s->inserts - 1u <= nfields))
                     continue;
                 bool seen[100] = {0};
                 size_t pos = 0;
