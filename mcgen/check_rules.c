@@ -79,7 +79,7 @@ static void int_seen_reserve(IntSeen *t, size_t n)
 {
     if (!n)
         return; /* nothing allocated for an empty list */
-    size_t cap = 64;
+    size_t cap = 8; /* a task has a few opcodes */
     while (cap < 2 * (n + 1))
         cap *= 2;
     int_seen_free(t);
