@@ -129,8 +129,22 @@ static uint64_t limit = DIAG_LIMIT_DEFAULT;
 
 void diag_set_limit(uint64_t n) { limit = n; }
 
+/* Every coded diagnostic asks, twice (a flood of a million unused strings
+ * a million times): diagcodes.def lists the codes in ascending order, so a
+ * binary search finds one; a code listed out of order is still found by
+ * the scan after it. */
 const DiagCodeInfo *diag_code_info(DiagCode code)
 {
+    size_t lo = 0, hi = NCODES;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (diag_codes[mid].code < code)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < NCODES && diag_codes[lo].code == code)
+        return &diag_codes[lo];
     for (size_t i = 0; i < NCODES; i++)
         if (diag_codes[i].code == code)
             return &diag_codes[i];
@@ -530,9 +544,8 @@ static void record(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const cha
 /* "[MCG2010] ", or for a warning "[MCG5015, -Wunused-string] ": the
  * option that silences it, as gcc names it; a warning made an error by
  * -Werror or -Werror=NAME says "-Werror=unused-string", as gcc does. */
-static void code_tag(Buf *b, DiagCode code, DiagLevel lvl)
+static void code_tag(Buf *b, DiagCode code, const DiagCodeInfo *c, DiagLevel lvl)
 {
-    const DiagCodeInfo *c = diag_code_info(code);
     if (!c || c->level != DIAG_WARNING)
         buf_printf(b, "[MCG%04d] ", (int)code);
     else
@@ -540,8 +553,10 @@ static void code_tag(Buf *b, DiagCode code, DiagLevel lvl)
                    c->name);
 }
 
-static void report(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const char *what,
-                   const char *fmt, va_list ap)
+/* info: the code's row, looked up once by the caller (NULL without a
+ * code) */
+static void report(DiagLevel lvl, DiagCode code, const DiagCodeInfo *info, Loc loc, Loc related,
+                   const char *what, const char *fmt, va_list ap)
 {
     Buf b = {0};
     if (lvl == DIAG_ERROR)
@@ -552,7 +567,6 @@ static void report(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const cha
         record(lvl, code, loc, related, what, fmt, ap);
         return;
     }
-    const DiagCodeInfo *info = code ? diag_code_info(code) : NULL;
     if (info && ++reported[info - diag_codes] > limit && limit)
         return;
     const char *file = diag_file_name(loc.file);
@@ -563,7 +577,7 @@ static void report(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const cha
     else
         buf_printf(&b, "mcgen: %s: ", level_name(lvl));
     if (code)
-        code_tag(&b, code, lvl);
+        code_tag(&b, code, info, lvl);
     buf_vprintf(&b, fmt, ap);
     if (what && related.file)
         buf_printf(&b, " (%s at %s)", what, diag_loc_text(related));
@@ -605,13 +619,12 @@ static void report(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const cha
 
 void diag_vat(DiagLevel lvl, Loc loc, const char *fmt, va_list ap)
 {
-    report(lvl, D_NONE, loc, (Loc){0}, NULL, fmt, ap);
+    report(lvl, D_NONE, NULL, loc, (Loc){0}, NULL, fmt, ap);
 }
 
 /* The level a code reports at after the warning controls; -1: silenced. */
-static int effective_level(DiagCode code)
+static int effective_level(const DiagCodeInfo *c)
 {
-    const DiagCodeInfo *c = diag_code_info(code);
     if (!c)
         return DIAG_ERROR;
     if (c->level != DIAG_WARNING)
@@ -624,30 +637,33 @@ static int effective_level(DiagCode code)
 
 void diag_c(DiagCode code, Loc loc, const char *fmt, ...)
 {
-    int lvl = effective_level(code);
+    const DiagCodeInfo *info = diag_code_info(code);
+    int lvl = effective_level(info);
     if (lvl < 0)
         return;
     va_list ap;
     va_start(ap, fmt);
-    report((DiagLevel)lvl, code, loc, (Loc){0}, NULL, fmt, ap);
+    report((DiagLevel)lvl, code, info, loc, (Loc){0}, NULL, fmt, ap);
     va_end(ap);
 }
 
 void diag_vc(DiagCode code, Loc loc, const char *fmt, va_list ap)
 {
-    int lvl = effective_level(code);
+    const DiagCodeInfo *info = diag_code_info(code);
+    int lvl = effective_level(info);
     if (lvl >= 0)
-        report((DiagLevel)lvl, code, loc, (Loc){0}, NULL, fmt, ap);
+        report((DiagLevel)lvl, code, info, loc, (Loc){0}, NULL, fmt, ap);
 }
 
 void diag_ex(DiagCode code, Loc loc, Loc related, const char *what, const char *fmt, ...)
 {
-    int lvl = effective_level(code);
+    const DiagCodeInfo *info = diag_code_info(code);
+    int lvl = effective_level(info);
     if (lvl < 0)
         return;
     va_list ap;
     va_start(ap, fmt);
-    report((DiagLevel)lvl, code, loc, related, what, fmt, ap);
+    report((DiagLevel)lvl, code, info, loc, related, what, fmt, ap);
     va_end(ap);
 }
 
@@ -669,7 +685,7 @@ void diag_io(const char *fmt, ...)
     io_errors++;
     va_list ap;
     va_start(ap, fmt);
-    report(DIAG_ERROR, D_NONE, (Loc){0}, (Loc){0}, NULL, fmt, ap);
+    report(DIAG_ERROR, D_NONE, NULL, (Loc){0}, (Loc){0}, NULL, fmt, ap);
     va_end(ap);
 }
 

@@ -452,6 +452,22 @@ START_TEST(test_diag_source_line_long_lines_any_order)
 }
 END_TEST
 
+/* Every code of diagcodes.def is found by its number, and nothing else
+ * is. */
+START_TEST(test_diag_code_info_finds_every_code)
+{
+    size_t n = 0;
+    for (const DiagCodeInfo *c = diag_codes; c->name; c++, n++) {
+        ck_assert_ptr_eq(diag_code_info(c->code), c);
+        ck_assert_ptr_eq(diag_code_by_name(c->name), c);
+    }
+    ck_assert_uint_gt(n, 50);
+    ck_assert_ptr_null(diag_code_info((DiagCode)0));
+    ck_assert_ptr_null(diag_code_info((DiagCode)999));
+    ck_assert_ptr_null(diag_code_info((DiagCode)10000));
+}
+END_TEST
+
 Suite *diag_suite(void)
 {
     Suite *s = suite_create("diag");
@@ -464,6 +480,7 @@ Suite *diag_suite(void)
     tcase_add_test(tc, test_diag_summary_counts);
     tcase_add_test(tc, test_diag_source_line_every_line_end);
     tcase_add_test(tc, test_diag_source_line_long_lines_any_order);
+    tcase_add_test(tc, test_diag_code_info_finds_every_code);
     suite_add_tcase(s, tc);
     return s;
 }
