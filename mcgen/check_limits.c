@@ -24,6 +24,7 @@
  */
 #include "mcgen.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The largest 16-bit length that is a multiple of 4: message-table entry
@@ -91,7 +92,11 @@ static void check_entry(Manifest *m, MsgRef *r, void *arg)
  * (wevt-template.md 10.3). */
 static void check_binxml_text(const Layout *l, Loc loc, const char *what, const char *text)
 {
-    size_t n = text ? utf8_utf16_units(text) : 0;
+    /* a UTF-8 text has no more UTF-16 units than bytes: nearly every
+     * name is far too short to count its units */
+    if (!text || strlen(text) <= U16_MAX)
+        return;
+    size_t n = utf8_utf16_units(text);
     if (n > U16_MAX)
         diag_c(D_BINXML_LENGTH, loc,
                "%s of template '%s' is %zu UTF-16 units long: TEMP.BIN's BinXml counts it in "
@@ -177,24 +182,40 @@ static const char *event_name(Arena *a, const Event *ev)
                       : arena_printf(a, "event %u version %u", ev->value, ev->version);
 }
 
+/* The EVENT_DATA_DESCRIPTORs and macro parameters a layout's fields take
+ * (check_field_pieces summed): worked out once per layout, as the events
+ * of a provider share a few layouts. */
+typedef struct Pieces {
+    unsigned desc, params;
+} Pieces;
+
+static Pieces layout_pieces(const Layout *l)
+{
+    Pieces sum = {0, 0};
+    for (size_t i = 0; i < l->fields.n; i++) {
+        unsigned d, p;
+        check_field_pieces(l->fields.v[i], &d, &p);
+        sum.desc += d;
+        sum.params += p;
+    }
+    return sum;
+}
+
 /* The write function of an event fills one EVENT_DATA_DESCRIPTOR for the
  * provider traits and one or two per field; EventWrite takes at most 128
  * (MAX_EVENT_DATA_DESCRIPTORS, evntprov.h).  Its largest macro,
  * EventWrite<Sym>_ForContext(pContext, [Activity,] fields...), has one or
  * two parameters per field; MSVC's traditional preprocessor allows 127.
  * Without -um/-km no such code is written: a warning, as a provider may
- * still log the event by packing fields into fewer descriptors. */
-static void check_event_code(Manifest *m, const Event *ev, const Options *o)
+ * still log the event by packing fields into fewer descriptors.  `sums`:
+ * each layout's Pieces. */
+static void check_event_code(Manifest *m, const Event *ev, const Options *o, const PtrMap *sums)
 {
     if (ev->not_logged || !ev->layout)
         return;
-    unsigned desc = 1, params = 1 + (o->mode == HEADER_KM);
-    for (size_t i = 0; i < ev->layout->fields.n; i++) {
-        unsigned d, p;
-        check_field_pieces(ev->layout->fields.v[i], &d, &p);
-        desc += d;
-        params += p;
-    }
+    const Pieces *known = ptrmap_get(sums, ev->layout);
+    Pieces fields = known ? *known : layout_pieces(ev->layout);
+    unsigned desc = 1 + fields.desc, params = 1 + (o->mode == HEADER_KM) + fields.params;
     const char *mode = o->mode == HEADER_KM ? "-km" : "-um";
     if (desc > DESCRIPTORS_MAX && o->mode == HEADER_DESCRIPTORS)
         diag_c(D_PAYLOAD_UNLOGGABLE, ev->loc,
@@ -226,9 +247,16 @@ void check_limits(Manifest *m, const Options *o)
     buf_free(&ml.text);
     for (size_t i = 0; i < m->providers.n; i++) {
         const Provider *pv = m->providers.v[i];
-        for (size_t j = 0; j < pv->layouts.n; j++)
+        Pieces *pieces = xcalloc(pv->layouts.n + 1, sizeof *pieces);
+        PtrMap sums = {0};
+        for (size_t j = 0; j < pv->layouts.n; j++) {
             check_layout(pv->layouts.v[j]);
+            pieces[j] = layout_pieces(pv->layouts.v[j]);
+            ptrmap_put(&sums, pv->layouts.v[j], &pieces[j]);
+        }
         for (size_t j = 0; j < pv->events.n; j++)
-            check_event_code(m, pv->events.v[j], o);
+            check_event_code(m, pv->events.v[j], o, &sums);
+        ptrmap_free(&sums);
+        free(pieces);
     }
 }

@@ -192,6 +192,13 @@ static void assign_provider(Manifest *m, Provider *pv)
 
 void msgid_assign(Manifest *m)
 {
+    /* sized once: a valid manifest references only strings it defines
+     * (and a few of winmeta's), nearly all of them, each keyed once */
+    size_t strings = 0;
+    for (size_t i = 0; i < m->cultures.n; i++)
+        if (m->cultures.v[i]->strings.n > strings)
+            strings = m->cultures.v[i]->strings.n;
+    map_reserve(&m->msgid_by_string, strings + m->message_table.n);
     /* explicit ids first: they win over every formula */
     for (size_t i = 0; i < m->message_table.n; i++) {
         MessageEntry *e = m->message_table.v[i];

@@ -18,35 +18,88 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether name is already what header_ident would make of it. */
-static bool is_ident(const char *name)
+/* What a byte may be in a C identifier: 1 anywhere (a letter, '_'), 2
+ * not first (a digit), 0 nowhere; a table, as every event's and field's
+ * name passes through here. */
+/* clang-format off */
+static const unsigned char ident_class[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0,
+    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1,
+    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0,
+    /* 0x80-0xFF: 0 */
+};
+/* clang-format on */
+
+/* How many bytes at the start of name are an identifier already. */
+static size_t ident_prefix(const char *name)
 {
-    for (size_t i = 0; name[i]; i++) {
-        unsigned char c = (unsigned char)name[i];
-        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' ||
-              (i > 0 && c >= '0' && c <= '9')))
-            return false;
+    const unsigned char *s = (const unsigned char *)name;
+    if (ident_class[s[0]] != 1)
+        return 0;
+    size_t i = 1;
+    while (ident_class[s[i]])
+        i++;
+    return i;
+}
+
+/* Whether name is already what header_ident would make of it. */
+static bool is_ident(const char *name) { return name[ident_prefix(name)] == '\0'; }
+
+/* Makes bytes from..n of s what header_ident makes of them. */
+static void ident_in_place(char *s, size_t from, size_t n)
+{
+    for (size_t i = from; i < n; i++) {
+        unsigned char k = ident_class[(unsigned char)s[i]];
+        if (k == 0 || (k == 2 && i == 0))
+            s[i] = '_';
     }
-    return true;
 }
 
 char *header_ident(Arena *a, const char *name)
 {
     size_t n = strlen(name);
     char *s = arena_strndup(a, name, n);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' ||
-                  (i > 0 && c >= '0' && c <= '9');
-        if (!ok)
-            s[i] = '_';
+    ident_in_place(s, 0, n);
+    return s;
+}
+
+/* The n parts one after another in one string of the arena, part
+ * `ident` made an identifier as header_ident makes it (-1: none): the
+ * names made here (<ProvSym>_TASK_<name>, <task>Id, <name>_<ProvSym>)
+ * without printf, as most items of a manifest have no symbol= and each
+ * gets one. */
+static const char *name_join(Arena *a, int ident, size_t n, const char *const *parts)
+{
+    size_t len[5], total = 0;
+    guard_here(n <= 5, "name_join of more than 5 parts");
+    for (size_t k = 0; k < n; k++)
+        total += len[k] = strlen(parts[k]);
+    char *s = arena_alloc(a, total + 1), *q = s;
+    for (size_t k = 0; k < n; k++) {
+        memcpy(q, parts[k], len[k]);
+        if ((int)k == ident)
+            ident_in_place(q, 0, len[k]);
+        q += len[k];
     }
     return s;
 }
 
 const char *header_ident_of(Arena *a, const char *name)
 {
-    return is_ident(name) ? name : header_ident(a, name);
+    /* the emitters ask for every field's and message's name: the bytes
+     * before the first that is not an identifier's are looked at once */
+    size_t ok = ident_prefix(name);
+    if (!name[ok])
+        return name;
+    size_t n = ok + strlen(name + ok);
+    char *s = arena_strndup(a, name, n);
+    ident_in_place(s, ok, n);
+    return s;
 }
 
 /* Which providers repeat the symbol= (or, both without one, the name) of
@@ -76,6 +129,37 @@ typedef struct Holder {
     const Event *e;
     const Provider *pv;
 } Holder;
+
+/* v in hex as %x writes it, at q; returns where it ends. */
+static char *hex_put(char *q, uint64_t v)
+{
+    char tmp[16];
+    int n = 0;
+    do
+        tmp[n++] = "0123456789abcdef"[v & 15];
+    while (v >>= 4);
+    while (n)
+        *q++ = tmp[--n];
+    return q;
+}
+
+/* mc's name for an event without symbol=: <ProvSym>_EVENT_0x followed by
+ * its id, version, channel, level, opcode, task and keyword in hex,
+ * joined by '_'; without printf, as a manifest whose events have no
+ * symbol= makes one for each. */
+static const char *event_made_name(Arena *a, const char *ps, const uint64_t v[7])
+{
+    char tail[sizeof "_EVENT_0x" + 7 * 17], *q = tail;
+    memcpy(q, "_EVENT_0x", 9);
+    q += 9;
+    for (int k = 0; k < 7; k++) {
+        if (k)
+            *q++ = '_';
+        q = hex_put(q, v[k]);
+    }
+    *q = '\0';
+    return name_join(a, -1, 2, (const char *[]){ps, tail});
+}
 
 /* symbol=, or mc's synthesized <ProvSym>_EVENT_0x<id>_<ver>_<chan>_<level>
  * _<opcode>_<task>_<keyword>. */
@@ -107,10 +191,12 @@ static void name_events(Manifest *m, Facts *f)
                 s = fixed;
             }
             if (!s)
-                s = arena_printf(a, "%s_EVENT_0x%x_%x_%x_%x_%x_%x_%llx", ps, e->value, e->version,
-                                 event_descriptor_channel(e, pv), e->level ? e->level->value : 0,
-                                 e->opcode ? e->opcode->value : 0, e->task ? e->task->value : 0,
-                                 (unsigned long long)event_descriptor_keyword(e));
+                s = event_made_name(
+                    a, ps,
+                    (const uint64_t[7]){e->value, e->version, event_descriptor_channel(e, pv),
+                                        e->level ? e->level->value : 0,
+                                        e->opcode ? e->opcode->value : 0,
+                                        e->task ? e->task->value : 0, event_descriptor_keyword(e)});
             /* one probe: the event that has the name already, or (NULL)
              * the name is taken for this one now */
             Holder *h = NULL;
@@ -122,7 +208,7 @@ static void name_events(Manifest *m, Facts *f)
             }
             const Event *first = held ? held->e : NULL;
             if (first) {
-                const char *renamed = arena_printf(a, "%s_%s", s, ps);
+                const char *renamed = name_join(a, -1, 3, (const char *[]){s, "_", ps});
                 for (int k = 2; map_get(&taken, renamed); k++)
                     renamed = arena_printf(a, "%s_%s_%d", s, ps, k);
                 /* in one provider, one symbol= twice is MCG2020 (check_rules.c)
@@ -202,7 +288,7 @@ static const char *claim(Claims *c, const char *sym, const int64_t *value, bool 
     if (had && value && had->is_define && had->value == *value)
         return sym;
     if (had) {
-        const char *renamed = arena_printf(a, "%s_%s", sym, c->ps);
+        const char *renamed = name_join(a, -1, 3, (const char *[]){sym, "_", c->ps});
         for (int k = 2; map_get(&c->taken, renamed); k++)
             renamed = arena_printf(a, "%s_%s_%d", sym, c->ps, k);
         if (!(written && had->written && !(value && had->is_define)) &&
@@ -226,8 +312,8 @@ static void define(Claims *c, const void *item, const char *symbol, const char *
 {
     Arena *a = &c->f->arena;
     bool written = symbol && *symbol;
-    const char *sym = written ? header_ident(a, symbol)
-                              : arena_printf(a, "%s_%s_%s", c->ps, kind, header_ident(a, name));
+    const char *sym = written ? header_ident_of(a, symbol)
+                              : name_join(a, 4, 5, (const char *[]){c->ps, "_", kind, "_", name});
     Origin from = {kind, scope, name};
     ptrmap_put(&c->f->names, item, (void *)claim(c, sym, &value, written, &from, loc));
 }
@@ -269,23 +355,26 @@ static void name_descriptors(Manifest *m, Facts *f)
         for (size_t j = 0; j < pv->opcodes.n; j++)
             define_item(&c, pv->opcodes.v[j], &pv->opcodes.v[j]->n, "OPCODE", NULL,
                         pv->opcodes.v[j]->value, pv);
-        for (size_t j = 0; j < pv->tasks.n; j++)
-            for (size_t k = 0; k < pv->tasks.v[j]->opcodes.n; k++) {
-                const Opcode *o = pv->tasks.v[j]->opcodes.v[k];
-                define_item(&c, o, &o->n, "OPCODE",
-                            arena_printf(a, "%s_%s", pv->tasks.v[j]->n.written, o->n.written),
-                            o->value, pv->tasks.v[j]);
+        for (size_t j = 0; j < pv->tasks.n; j++) {
+            const Task *t = pv->tasks.v[j];
+            for (size_t k = 0; k < t->opcodes.n; k++) {
+                const Opcode *o = t->opcodes.v[k];
+                const char *both =
+                    name_join(a, -1, 3, (const char *[]){t->n.written, "_", o->n.written});
+                define_item(&c, o, &o->n, "OPCODE", both, o->value, t);
             }
+        }
         for (size_t j = 0; j < pv->tasks.n; j++) {
             const Task *t = pv->tasks.v[j];
             if (t->n.builtin)
                 continue;
             define(&c, t, t->n.symbol, "TASK", t->n.written, t->value, pv, t->n.loc);
             Origin guid = {"TASK GUID", pv, t->n.written};
-            if (task_has_guid(t))
+            if (task_has_guid(t)) {
+                const char *id = name_join(a, 0, 2, (const char *[]){t->n.written, "Id"});
                 ptrmap_put(&f->names, &t->event_guid,
-                           (void *)claim(&c, arena_printf(a, "%sId", header_ident(a, t->n.written)),
-                                         NULL, false, &guid, t->n.loc));
+                           (void *)claim(&c, id, NULL, false, &guid, t->n.loc));
+            }
         }
         for (size_t j = 0; j < pv->keywords.n; j++)
             define_item(&c, pv->keywords.v[j], &pv->keywords.v[j]->n, "KEYWORD", NULL,

@@ -192,6 +192,20 @@ static const char *insert_text(Arena *a, const Insert *in)
     return arena_printf(a, "%.*s%s", len, in->at, in->len > 40 ? "..." : "");
 }
 
+/* Reference r's string in culture c, or NULL: the reference holds them
+ * (check_resolve.c), so no lookup; not const, for the rules' marks on
+ * the strings. */
+static String *ref_string(const MsgRef *r, size_t c)
+{
+    return r->id && r->text ? (String *)r->text[c] : NULL;
+}
+
+/* Whether every string of the culture is the first of its id: the reader
+ * puts each string in by_id, the first of an id kept, so then the map
+ * holds one entry a string; the usual case, where the string rules need no
+ * lookup per string. */
+static bool ids_unique(const Culture *cu) { return cu->by_id.n == cu->strings.n; }
+
 /* FormatMessage's reading of a text (insert_next), checked once in every
  * string an event message uses, in each culture.  Errors where
  * FormatMessage fails or writes something other than the value: a '%'
@@ -201,11 +215,19 @@ static const char *insert_text(Arena *a, const Insert *in)
  * is not known: %100 (%10 and "0", MCG5011), an unclosed !format! (kept a
  * warning as it always was: mc accepts it, MCG5012), text after %0, which
  * is never written (MCG5022). */
-static void check_insert_syntax(Manifest *m, const String *s)
+static void check_insert_syntax(Manifest *m, String *s)
 {
     size_t pos = 0;
     Insert in;
+    /* the highest insert, for rule_insert_range: read to the end, past a
+     * %0 too (it reads every insert of the text) */
+    unsigned highest = 0;
+    bool stopped = false;
     while (insert_next(s->value, &pos, &in)) {
+        if (in.kind == INS_ARG && in.n > highest)
+            highest = in.n;
+        if (stopped)
+            continue;
         if (in.kind == INS_LONE) {
             diag_c(D_MSG_LONE_PERCENT, s->loc,
                    "string '%s' has a '%%' at the end of %s: FormatMessage fails on a '%%' "
@@ -221,7 +243,8 @@ static void check_insert_syntax(Manifest *m, const String *s)
                        "stops at %%0 ('%s')",
                        s->id, arena_printf(&m->arena, "%.20s%s", in.at + 2,
                                            strlen(in.at + 2) > 20 ? "..." : ""));
-            break; /* FormatMessage reads no further */
+            stopped = true; /* FormatMessage reads no further */
+            continue;
         }
         if (in.third_digit)
             diag_c(D_MSG_INSERT_NUMBER, s->loc,
@@ -245,24 +268,34 @@ static void check_insert_syntax(Manifest *m, const String *s)
                    s->id, insert_text(&m->arena, &in), in.fmt[in.fmt_len - 1],
                    insert_unsupported_why(&in));
     }
+    s->inserts = (uint8_t)(highest + 1);
 }
 
 static void rule_insert_syntax(Manifest *m)
 {
-    Map used = {0};
+    /* the strings an event's message names, marked on the strings: each
+     * reference holds its string of every culture (check_resolve.c), and
+     * the strings are checked in document order */
     for (size_t i = 0; i < m->providers.n; i++) {
         Provider *pv = m->providers.v[i];
-        for (size_t j = 0; j < pv->events.n; j++)
-            if (pv->events.v[j]->msg.id)
-                map_put(&used, pv->events.v[j]->msg.id, pv->events.v[j], true);
+        for (size_t j = 0; j < pv->events.n; j++) {
+            for (size_t c = 0; c < m->cultures.n; c++) {
+                String *s = ref_string(&pv->events.v[j]->msg, c);
+                if (s)
+                    s->event_message = true;
+            }
+        }
     }
     for (size_t c = 0; c < m->cultures.n; c++) {
         Culture *cu = m->cultures.v[c];
-        for (size_t k = 0; k < cu->strings.n; k++)
-            if (map_get(&used, cu->strings.v[k]->id))
-                check_insert_syntax(m, cu->strings.v[k]);
+        for (size_t k = 0; k < cu->strings.n; k++) {
+            String *s = cu->strings.v[k];
+            /* a repeated id (MCG5014) is named by the first of its strings */
+            const String *first = ids_unique(cu) ? s : map_get(&cu->by_id, s->id);
+            if (first && first->event_message)
+                check_insert_syntax(m, s);
+        }
     }
-    map_free(&used);
 }
 
 /* An event's message may insert only the fields its template has: %N is
@@ -279,7 +312,8 @@ static void rule_insert_range(Manifest *m)
             size_t nfields = ev->layout ? ev->layout->fields.n : 0;
             for (size_t c = 0; c < m->cultures.n; c++) {
                 const String *s = ev->msg.text[c];
-                if (!s)
+                /* rule_insert_syntax has read its inserts */
+                if (!s || (s->inserts && s->inserts - 1u <= nfields))
                     continue;
                 bool seen[100] = {0};
                 size_t pos = 0;
@@ -310,18 +344,20 @@ static void rule_insert_range(Manifest *m)
  * undefined-string).  Reported once per string id, at its first use. */
 static void rule_string_in_every_culture(Manifest *m, const MsgRefs *refs)
 {
-    Map done = {0};
     for (size_t i = 0; i < refs->n; i++) {
         const MsgRef *r = refs->v[i];
-        if (!r->id || !r->text || map_put(&done, r->id, (void *)r, true))
+        if (!r->id || !r->text)
             continue;
-        const String *some = NULL;
+        String *some = NULL;
         const char *some_culture = NULL;
         for (size_t c = 0; c < m->cultures.n && !some; c++)
-            if ((some = r->text[c]))
+            if ((some = ref_string(r, c)))
                 some_culture = m->cultures.v[c]->name;
-        if (!some)
+        /* every reference of one id holds the same strings: the first
+         * one's mark says the id was judged */
+        if (!some || some->culture_checked)
             continue;
+        some->culture_checked = true;
         for (size_t c = 0; c < m->cultures.n; c++)
             if (!r->text[c])
                 diag_ex(D_STRING_MISSING_CULTURE, r->loc, some->loc,
@@ -329,14 +365,7 @@ static void rule_string_in_every_culture(Manifest *m, const MsgRefs *refs)
                         "string '%s' is not defined in culture '%s'", r->id,
                         m->cultures.v[c]->name);
     }
-    map_free(&done);
 }
-
-/* Whether every string of the culture is the first of its id: the reader
- * puts each string in by_id, the first of an id kept, so then the map
- * holds one entry a string; the usual case, where the rules below need no
- * lookup per string. */
-static bool ids_unique(const Culture *cu) { return cu->by_id.n == cu->strings.n; }
 
 /* StringTableType: the id "uniquely identifies the string within the
  * string table" of a culture.  Not checked in a manifest with a
@@ -379,8 +408,13 @@ static void rule_string_used(Manifest *m, const MsgRefs *refs)
         return;
     /* marks on the strings themselves (String.referenced), not a map:
      * a large manifest has hundreds of thousands of strings */
-    for (size_t i = 0; i < refs->n; i++)
-        mark_used(m, refs->v[i]->id);
+    for (size_t i = 0; i < refs->n; i++) {
+        for (size_t c = 0; c < m->cultures.n; c++) {
+            String *s = ref_string(refs->v[i], c);
+            if (s)
+                s->referenced = true;
+        }
+    }
     /* the ids winmeta gives its own texts (level.Error, opcode.Stop...):
      * manifest editors write them into the string table for the win:
      * items a manifest uses */

@@ -73,6 +73,19 @@ static void int_seen_free(IntSeen *t)
     free(t->locs);
 }
 
+/* Gives an empty table room for n keys (a provider's events: one table,
+ * not eight doublings). */
+static void int_seen_reserve(IntSeen *t, size_t n)
+{
+    if (!n)
+        return; /* nothing allocated for an empty list */
+    size_t cap = 8; /* a task has a few opcodes */
+    while (cap < 2 * (n + 1))
+        cap *= 2;
+    int_seen_free(t);
+    *t = (IntSeen){xcalloc(cap, sizeof *t->keys), xcalloc(cap, sizeof *t->locs), cap, 0};
+}
+
 /* Records `key` as seen at `loc`; returns where it was seen first, or NULL
  * the first time.  Keys are arena strings (the map does not copy them). */
 static const Loc *seen_at(Map *seen, const char *key, Loc *loc)
@@ -80,9 +93,16 @@ static const Loc *seen_at(Map *seen, const char *key, Loc *loc)
     return map_put(seen, key, loc, true);
 }
 
-static const char *qkey(Manifest *m, QName q)
+/* The key of a qualified name, "ns\1local", in the rule's own arena
+ * `keys` (freed with its map): not kept with the model, and no printf. */
+static const char *qkey(Arena *keys, QName q)
 {
-    return arena_printf(&m->arena, "%s\x01%s", q.ns, q.local);
+    size_t a = strlen(q.ns), b = strlen(q.local);
+    char *k = arena_alloc(keys, a + b + 2);
+    memcpy(k, q.ns, a);
+    k[a] = '\x01';
+    memcpy(k + a + 1, q.local, b);
+    return k;
 }
 
 /* Manifests reconstructed from installed providers (source=, see
@@ -124,6 +144,7 @@ const char *event_label(Arena *a, const Event *e)
 static void rule_event_unique(Manifest *m, Provider *pv)
 {
     IntSeen seen = {0};
+    int_seen_reserve(&seen, pv->events.n);
     Map symbols = {0}; /* symbol -> its first Event */
     map_reserve(&symbols, pv->events.n);
     for (size_t i = 0; i < pv->events.n; i++) {
@@ -184,11 +205,15 @@ static void rule_channel_unique(Manifest *m, Provider *pv)
  * two levels with one value could not be told apart by a consumer. */
 static void rule_level_unique(Manifest *m, Provider *pv)
 {
+    (void)m;
     Map names = {0};
+    map_reserve(&names, pv->levels.n);
+    Arena keys = {0};
     IntSeen values = {0};
+    int_seen_reserve(&values, pv->levels.n);
     for (size_t i = 0; i < pv->levels.n; i++) {
         Level *l = pv->levels.v[i];
-        const Loc *first = seen_at(&names, qkey(m, l->n.name), &l->n.loc);
+        const Loc *first = seen_at(&names, qkey(&keys, l->n.name), &l->n.loc);
         if (first)
             diag_ex(D_DUP_LEVEL, l->n.loc, *first, "first defined",
                     "duplicate level name '%s' in provider '%s'", l->n.display, pv->name);
@@ -198,6 +223,7 @@ static void rule_level_unique(Manifest *m, Provider *pv)
                     pv->name);
     }
     map_free(&names);
+    arena_free(&keys);
     int_seen_free(&values);
 }
 
@@ -206,11 +232,15 @@ static void rule_level_unique(Manifest *m, Provider *pv)
  * events reference a task, so it must be unique too. */
 static void rule_task_unique(Manifest *m, Provider *pv)
 {
+    (void)m;
     Map names = {0};
+    map_reserve(&names, pv->tasks.n);
+    Arena keys = {0};
     IntSeen values = {0};
+    int_seen_reserve(&values, pv->tasks.n);
     for (size_t i = 0; i < pv->tasks.n; i++) {
         Task *t = pv->tasks.v[i];
-        const Loc *first = seen_at(&names, qkey(m, t->n.name), &t->n.loc);
+        const Loc *first = seen_at(&names, qkey(&keys, t->n.name), &t->n.loc);
         if (first)
             diag_ex(D_DUP_TASK, t->n.loc, *first, "first defined",
                     "duplicate task name '%s' in provider '%s'", t->n.display, pv->name);
@@ -220,18 +250,22 @@ static void rule_task_unique(Manifest *m, Provider *pv)
                     pv->name);
     }
     map_free(&names);
+    arena_free(&keys);
     int_seen_free(&values);
 }
 
-static void opcode_scope_unique(Manifest *m, Provider *pv, Task *task, Opcode **v, size_t n)
+static void opcode_scope_unique(Provider *pv, Task *task, Opcode **v, size_t n)
 {
     Map names = {0};
+    map_reserve(&names, n);
+    Arena keys = {0};
     IntSeen values = {0};
+    int_seen_reserve(&values, n);
     const char *scope = task ? "task" : "provider";
     const char *scope_name = task ? task->n.display : pv->name;
     for (size_t i = 0; i < n; i++) {
         Opcode *o = v[i];
-        const Loc *first = seen_at(&names, qkey(m, o->n.name), &o->n.loc);
+        const Loc *first = seen_at(&names, qkey(&keys, o->n.name), &o->n.loc);
         if (first)
             diag_ex(D_DUP_OPCODE, o->n.loc, *first, "first defined",
                     "duplicate opcode name '%s' in %s '%s'", o->n.display, scope, scope_name);
@@ -241,6 +275,7 @@ static void opcode_scope_unique(Manifest *m, Provider *pv, Task *task, Opcode **
                     scope_name);
     }
     map_free(&names);
+    arena_free(&keys);
     int_seen_free(&values);
 }
 
@@ -251,9 +286,10 @@ static void opcode_scope_unique(Manifest *m, Provider *pv, Task *task, Opcode **
  * both have an opcode named Connect, with the same value. */
 static void rule_opcode_unique(Manifest *m, Provider *pv)
 {
-    opcode_scope_unique(m, pv, NULL, pv->opcodes.v, pv->opcodes.n);
+    (void)m;
+    opcode_scope_unique(pv, NULL, pv->opcodes.v, pv->opcodes.n);
     for (size_t i = 0; i < pv->tasks.n; i++)
-        opcode_scope_unique(m, pv, pv->tasks.v[i], pv->tasks.v[i]->opcodes.v,
+        opcode_scope_unique(pv, pv->tasks.v[i], pv->tasks.v[i]->opcodes.v,
                             pv->tasks.v[i]->opcodes.n);
 }
 
@@ -263,9 +299,11 @@ static void rule_opcode_unique(Manifest *m, Provider *pv)
 static void rule_keyword_unique(Manifest *m, Provider *pv)
 {
     Map names = {0}, masks = {0};
+    map_reserve(&names, pv->keywords.n);
+    Arena keys = {0};
     for (size_t i = 0; i < pv->keywords.n; i++) {
         Keyword *k = pv->keywords.v[i];
-        const Loc *first = seen_at(&names, qkey(m, k->n.name), &k->n.loc);
+        const Loc *first = seen_at(&names, qkey(&keys, k->n.name), &k->n.loc);
         if (first)
             diag_ex(D_DUP_KEYWORD, k->n.loc, *first, "first defined",
                     "duplicate keyword name '%s' in provider '%s'", k->n.display, pv->name);
@@ -276,6 +314,7 @@ static void rule_keyword_unique(Manifest *m, Provider *pv)
                     (unsigned long long)k->mask, k->n.display, pv->name);
     }
     map_free(&names);
+    arena_free(&keys);
     map_free(&masks);
 }
 
@@ -983,14 +1022,13 @@ typedef struct Defined {
  * for one: printing every event's was most of this rule's cost); the
  * claims live in `tmp` */
 static void claim_symbol(Manifest *m, Arena *tmp, Map *taken, const Provider *pv, const char *sym,
-                         const char *kind, const char *name, const Event *ev, Loc loc)
+                         const char *kind, bool is_define, const char *name, const Event *ev,
+                         Loc loc)
 {
     if (!sym || !sym[0])
         return;
-    static const char *const defines[] = {"channel", "level", "task", "opcode", "keyword", NULL};
     Defined *d = arena_alloc(tmp, sizeof *d);
-    *d = (Defined){kind, name, pv, in_list(kind, strlen(kind), defines),
-                   strcmp(kind, "event") == 0, loc};
+    *d = (Defined){kind, name, pv, is_define, ev != NULL, loc};
     const Defined *first = map_put(taken, sym, d, true);
     if (!first)
         return;
@@ -1034,45 +1072,49 @@ static void rule_symbol_unique(Manifest *m)
      * when the rule ends, not kept with the model */
     Arena tmp = {0};
     Map taken = {0};
-    size_t symbols = 0; /* sized once, from the events, most of the claims */
-    for (size_t i = 0; i < m->providers.n; i++)
-        for (size_t j = 0; j < m->providers.v[i]->events.n; j++) {
-            const Event *e = m->providers.v[i]->events.v[j];
-            symbols += e->symbol && e->symbol[0] && !e->not_logged;
-        }
+    size_t symbols = 0; /* sized once: every item of a provider may claim one */
+    for (size_t i = 0; i < m->providers.n; i++) {
+        const Provider *pv = m->providers.v[i];
+        symbols += 1 + pv->channels.n + pv->levels.n + pv->opcodes.n + pv->tasks.n +
+                   pv->keywords.n + pv->maps.n + pv->events.n;
+        for (size_t j = 0; j < pv->tasks.n; j++)
+            symbols += pv->tasks.v[j]->opcodes.n;
+    }
     map_reserve(&taken, symbols);
     for (size_t i = 0; i < m->providers.n; i++) {
         Provider *pv = m->providers.v[i];
-        claim_symbol(m, &tmp, &taken, pv, pv->symbol, "provider", pv->name, NULL, pv->loc);
+        claim_symbol(m, &tmp, &taken, pv, pv->symbol, "provider", false, pv->name, NULL, pv->loc);
         for (size_t j = 0; j < pv->channels.n; j++) {
             Channel *c = pv->channels.v[j];
             if (written_channel(c))
-                claim_symbol(m, &tmp, &taken, pv, c->symbol, "channel", c->name, NULL, c->loc);
+                claim_symbol(m, &tmp, &taken, pv, c->symbol, "channel", true, c->name, NULL,
+                             c->loc);
         }
         for (size_t j = 0; j < pv->levels.n; j++)
-            claim_symbol(m, &tmp, &taken, pv, pv->levels.v[j]->n.symbol, "level",
+            claim_symbol(m, &tmp, &taken, pv, pv->levels.v[j]->n.symbol, "level", true,
                          pv->levels.v[j]->n.written, NULL, pv->levels.v[j]->n.loc);
         for (size_t j = 0; j < pv->opcodes.n; j++)
-            claim_symbol(m, &tmp, &taken, pv, pv->opcodes.v[j]->n.symbol, "opcode",
+            claim_symbol(m, &tmp, &taken, pv, pv->opcodes.v[j]->n.symbol, "opcode", true,
                          pv->opcodes.v[j]->n.written, NULL, pv->opcodes.v[j]->n.loc);
         for (size_t j = 0; j < pv->tasks.n; j++) {
             Task *t = pv->tasks.v[j];
-            claim_symbol(m, &tmp, &taken, pv, t->n.symbol, "task", t->n.written, NULL, t->n.loc);
+            claim_symbol(m, &tmp, &taken, pv, t->n.symbol, "task", true, t->n.written, NULL,
+                         t->n.loc);
             for (size_t k = 0; k < t->opcodes.n; k++)
-                claim_symbol(m, &tmp, &taken, pv, t->opcodes.v[k]->n.symbol, "opcode",
+                claim_symbol(m, &tmp, &taken, pv, t->opcodes.v[k]->n.symbol, "opcode", true,
                              t->opcodes.v[k]->n.written, NULL, t->opcodes.v[k]->n.loc);
         }
         for (size_t j = 0; j < pv->keywords.n; j++)
-            claim_symbol(m, &tmp, &taken, pv, pv->keywords.v[j]->n.symbol, "keyword",
+            claim_symbol(m, &tmp, &taken, pv, pv->keywords.v[j]->n.symbol, "keyword", true,
                          pv->keywords.v[j]->n.written, NULL, pv->keywords.v[j]->n.loc);
         for (size_t j = 0; j < pv->maps.n; j++)
             if (pv->maps.v[j]->kind != MAP_PATTERN)
-                claim_symbol(m, &tmp, &taken, pv, pv->maps.v[j]->symbol, "map", pv->maps.v[j]->name,
-                             NULL, pv->maps.v[j]->loc);
+                claim_symbol(m, &tmp, &taken, pv, pv->maps.v[j]->symbol, "map", false,
+                             pv->maps.v[j]->name, NULL, pv->maps.v[j]->loc);
         for (size_t j = 0; j < pv->events.n; j++) {
             Event *e = pv->events.v[j];
             if (!e->not_logged)
-                claim_symbol(m, &tmp, &taken, pv, e->symbol, "event", NULL, e, e->loc);
+                claim_symbol(m, &tmp, &taken, pv, e->symbol, "event", false, NULL, e, e->loc);
         }
     }
     map_free(&taken);

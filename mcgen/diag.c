@@ -129,8 +129,22 @@ static uint64_t limit = DIAG_LIMIT_DEFAULT;
 
 void diag_set_limit(uint64_t n) { limit = n; }
 
+/* Every coded diagnostic asks, twice (a flood of a million unused strings
+ * a million times): diagcodes.def lists the codes in ascending order, so a
+ * binary search finds one; a code listed out of order is still found by
+ * the scan after it. */
 const DiagCodeInfo *diag_code_info(DiagCode code)
 {
+    size_t lo = 0, hi = NCODES;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (diag_codes[mid].code < code)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < NCODES && diag_codes[lo].code == code)
+        return &diag_codes[lo];
     for (size_t i = 0; i < NCODES; i++)
         if (diag_codes[i].code == code)
             return &diag_codes[i];
@@ -225,14 +239,17 @@ void diag_reset(void)
 }
 
 /* The file most recently shown, with a sparse index of its lines: the
- * byte offset of every LINE_STEP-th line start, so that many diagnostics
- * in one large file cost one pass over it, and each line shown a read of
- * at most LINE_STEP lines from the mark before it.  Neither a file on
- * disk nor a registered source is copied: the bytes are read where they
- * are (through the open file, or in the registered buffer), and a UTF-16
- * line (after a byte-order mark) is decoded only when it is shown.  A
- * 50 MB manifest of 425,000 lines costs 53 KB of index, not its bytes
- * nor 8 bytes a line. */
+ * byte offset of every LINE_STEP-th line start, found only as far as a
+ * diagnostic has needed (they come mostly in document order, so a file is
+ * read at most once to its last diagnostic, and not at all past it), and
+ * each line shown a read of at most LINE_STEP lines from the mark before
+ * it.  Lines are found by memchr for the bytes of \n and \r (a candidate
+ * in UTF-16 is checked for being a whole code unit), not unit by unit.
+ * Neither a file on disk nor a registered source is copied: the bytes are
+ * read where they are (through the open file, or in the registered
+ * buffer), and a UTF-16 line (after a byte-order mark) is decoded only
+ * when it is shown.  A 50 MB manifest of 425,000 lines costs at most
+ * 53 KB of index, not its bytes nor 8 bytes a line. */
 #define LINE_STEP 64
 
 static struct {
@@ -242,7 +259,7 @@ static struct {
     size_t len;               /* of `mem` */
     size_t unit;              /* bytes a code unit: 1, or 2 for UTF-16 */
     bool big_endian;          /* UTF-16BE */
-    uint64_t lines;           /* how many there are */
+    bool whole;               /* the end was reached: marks holds every mark */
     VEC(size_t) marks;        /* marks.v[k]: where line k * LINE_STEP + 1 starts */
 } cache;
 
@@ -263,14 +280,23 @@ typedef struct Cursor {
     size_t at; /* offset of p[0] */
     const unsigned char *p;
     size_t n, i;
+    size_t lf, cr; /* offsets in p of a '\n' and a '\r' byte at or after the
+                    * last search (n: none), kept so a chunk is searched once */
     unsigned char *buf;
     size_t cap;
 } Cursor;
 
 static bool cursor_seek(Cursor *c, size_t at, size_t cap)
 {
-    *c = (Cursor){at, NULL, 0, 0, cache.f ? xmalloc(cap) : NULL, cap};
+    *c = (Cursor){at, NULL, 0, 0, 0, 0, cache.f ? xmalloc(cap) : NULL, cap};
     return !cache.f || fseek(cache.f, (long)at, SEEK_SET) == 0;
+}
+
+/* The offset in the chunk of the first byte b at or after `from`, or n. */
+static size_t chunk_find(const Cursor *c, int b, size_t from)
+{
+    const unsigned char *q = from < c->n ? memchr(c->p + from, b, c->n - from) : NULL;
+    return q ? (size_t)(q - c->p) : c->n;
 }
 
 /* The next chunk, or false at the end (or on a read error). */
@@ -286,7 +312,37 @@ static bool cursor_fill(Cursor *c)
         c->n = left < c->cap ? left : c->cap;
         c->p = cache.mem + c->at;
     }
+    c->lf = chunk_find(c, '\n', 0);
+    c->cr = chunk_find(c, '\r', 0);
     return c->n >= cache.unit;
+}
+
+/* Moves to the chunk's next code unit that is \n or \r, or to its end:
+ * memchr finds the bytes, and in UTF-16 a byte counts only as the ASCII
+ * byte of a whole unit whose other byte is 0 (U+0D0A is the bytes 0A 0D). */
+static void cursor_skip_text(Cursor *c)
+{
+    size_t u = cache.unit, low = u == 2 && cache.big_endian; /* a unit's ASCII byte */
+    for (;;) {
+        if (c->lf < c->i + low) /* passed: search on */
+            c->lf = chunk_find(c, '\n', c->i + low);
+        if (c->cr < c->i + low)
+            c->cr = chunk_find(c, '\r', c->i + low);
+        size_t at = c->lf < c->cr ? c->lf : c->cr;
+        if (at + u - low > c->n) { /* none: the chunk's last whole unit */
+            c->i = c->n - (c->n - c->i) % u;
+            return;
+        }
+        size_t start = at - low;
+        if ((start - c->i) % u == 0 && (u == 1 || c->p[start + 1 - low] == 0)) {
+            c->i = start;
+            return;
+        }
+        if (at == c->lf)
+            c->lf = chunk_find(c, '\n', at + 1);
+        else
+            c->cr = chunk_find(c, '\r', at + 1);
+    }
 }
 
 /* The next code unit without taking it; -1 at the end. */
@@ -324,6 +380,21 @@ static bool cursor_line_end(Cursor *c, long u)
     return next >= 0;
 }
 
+/* Past the next line end: false at the end of the text. */
+static bool cursor_next_line(Cursor *c)
+{
+    for (;;) {
+        cursor_skip_text(c);
+        long u = cursor_unit(c);
+        if (u < 0)
+            return false;
+        if (cursor_line_end(c, u))
+            return true;
+    }
+}
+
+/* Makes `file` the cached one: opened (or found registered), its
+ * byte-order mark read; the first mark only. */
 static bool cache_load(const char *file)
 {
     if (cache.file && strcmp(cache.file, file) == 0)
@@ -352,58 +423,59 @@ static bool cache_load(const char *file)
     } else if (h == 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF) {
         bom = 3;
     }
-    Cursor c;
-    if (!cursor_seek(&c, bom, 65536)) {
-        free(c.buf);
-        cache_clear();
-        return false;
-    }
     vec_push(&cache.marks, bom);
-    uint64_t line = 1;
-    for (;;) {
-        if (c.i >= c.n) {
-            if (!cursor_fill(&c))
-                break;
-            if (cache.unit == 1 && !memchr(c.p, '\r', c.n)) {
-                /* the usual case, \n alone: memchr finds them fast */
-                for (const unsigned char *q = c.p, *end = c.p + c.n;
-                     (q = memchr(q, '\n', (size_t)(end - q))); q++)
-                    if (line++ % LINE_STEP == 0)
-                        vec_push(&cache.marks, c.at + (size_t)(q - c.p) + 1);
-                c.i = c.n;
-                continue;
-            }
-        }
-        long u = cursor_unit(&c);
-        if (u < 0)
-            break;
-        if (cursor_line_end(&c, u) && line++ % LINE_STEP == 0)
-            vec_push(&cache.marks, c.at + c.i);
-    }
-    free(c.buf);
-    cache.lines = line;
     cache.file = xstrdup(file);
     return true;
+}
+
+/* Finds the marks up to marks.v[k], reading on from the last one found;
+ * false when the text has fewer lines. */
+static bool cache_mark(size_t k)
+{
+    if (k < cache.marks.n)
+        return true;
+    if (cache.whole)
+        return false;
+    size_t last = cache.marks.n - 1;
+    Cursor c;
+    bool ok = cursor_seek(&c, cache.marks.v[last], 16384);
+    for (uint64_t line = (uint64_t)last * LINE_STEP + 1; ok && cache.marks.n <= k;) {
+        const unsigned char *q;
+        if (cache.unit == 1 && c.cr == c.n && c.i < c.n &&
+            (q = memchr(c.p + c.i, '\n', c.n - c.i))) {
+            /* the usual case, no \r left in the chunk: each \n ends a line */
+            c.i = (size_t)(q - c.p) + 1;
+            if (line++ % LINE_STEP == 0)
+                vec_push(&cache.marks, c.at + c.i);
+        } else if (!cursor_next_line(&c)) {
+            cache.whole = true;
+            ok = false;
+        } else if (line++ % LINE_STEP == 0) {
+            vec_push(&cache.marks, c.at + c.i);
+        }
+    }
+    free(c.buf);
+    return ok;
 }
 
 /* The source line `line` (1-based) of `file` as UTF-8, or false. */
 static bool source_line(const char *file, uint32_t line, Buf *out)
 {
-    if (!cache_load(file) || line == 0 || line > cache.lines)
+    if (line == 0 || !cache_load(file) || !cache_mark((line - 1) / LINE_STEP))
         return false;
     Cursor c;
     bool ok = cursor_seek(&c, cache.marks.v[(line - 1) / LINE_STEP], 4096);
     /* past the lines between the mark and this one */
-    for (uint32_t skip = (line - 1) % LINE_STEP; ok && skip > 0;) {
-        long u = cursor_unit(&c);
-        if (u < 0)
-            ok = false;
-        else if (cursor_line_end(&c, u))
-            skip--;
-    }
+    for (uint32_t skip = (line - 1) % LINE_STEP; ok && skip > 0; skip--)
+        ok = cursor_next_line(&c);
     Buf units = {0};
-    for (long u; ok && (u = cursor_unit(&c)) >= 0 && u != '\n' && u != '\r';)
-        buf_add(&units, (const char *)c.p + c.i - cache.unit, cache.unit);
+    for (long u = 0; ok && u >= 0 && u != '\n' && u != '\r';) {
+        size_t from = c.i;
+        cursor_skip_text(&c);
+        if (c.i > from)
+            buf_add(&units, (const char *)c.p + from, c.i - from);
+        u = cursor_peek(&c); /* a line end, or the next chunk's first unit */
+    }
     if (ok && cache.unit == 1)
         buf_add(out, units.s ? units.s : "", units.len);
     else if (ok)
@@ -472,9 +544,8 @@ static void record(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const cha
 /* "[MCG2010] ", or for a warning "[MCG5015, -Wunused-string] ": the
  * option that silences it, as gcc names it; a warning made an error by
  * -Werror or -Werror=NAME says "-Werror=unused-string", as gcc does. */
-static void code_tag(Buf *b, DiagCode code, DiagLevel lvl)
+static void code_tag(Buf *b, DiagCode code, const DiagCodeInfo *c, DiagLevel lvl)
 {
-    const DiagCodeInfo *c = diag_code_info(code);
     if (!c || c->level != DIAG_WARNING)
         buf_printf(b, "[MCG%04d] ", (int)code);
     else
@@ -482,8 +553,10 @@ static void code_tag(Buf *b, DiagCode code, DiagLevel lvl)
                    c->name);
 }
 
-static void report(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const char *what,
-                   const char *fmt, va_list ap)
+/* info: the code's row, looked up once by the caller (NULL without a
+ * code) */
+static void report(DiagLevel lvl, DiagCode code, const DiagCodeInfo *info, Loc loc, Loc related,
+                   const char *what, const char *fmt, va_list ap)
 {
     Buf b = {0};
     if (lvl == DIAG_ERROR)
@@ -494,7 +567,6 @@ static void report(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const cha
         record(lvl, code, loc, related, what, fmt, ap);
         return;
     }
-    const DiagCodeInfo *info = code ? diag_code_info(code) : NULL;
     if (info && ++reported[info - diag_codes] > limit && limit)
         return;
     const char *file = diag_file_name(loc.file);
@@ -505,7 +577,7 @@ static void report(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const cha
     else
         buf_printf(&b, "mcgen: %s: ", level_name(lvl));
     if (code)
-        code_tag(&b, code, lvl);
+        code_tag(&b, code, info, lvl);
     buf_vprintf(&b, fmt, ap);
     if (what && related.file)
         buf_printf(&b, " (%s at %s)", what, diag_loc_text(related));
@@ -547,13 +619,12 @@ static void report(DiagLevel lvl, DiagCode code, Loc loc, Loc related, const cha
 
 void diag_vat(DiagLevel lvl, Loc loc, const char *fmt, va_list ap)
 {
-    report(lvl, D_NONE, loc, (Loc){0}, NULL, fmt, ap);
+    report(lvl, D_NONE, NULL, loc, (Loc){0}, NULL, fmt, ap);
 }
 
 /* The level a code reports at after the warning controls; -1: silenced. */
-static int effective_level(DiagCode code)
+static int effective_level(const DiagCodeInfo *c)
 {
-    const DiagCodeInfo *c = diag_code_info(code);
     if (!c)
         return DIAG_ERROR;
     if (c->level != DIAG_WARNING)
@@ -566,30 +637,33 @@ static int effective_level(DiagCode code)
 
 void diag_c(DiagCode code, Loc loc, const char *fmt, ...)
 {
-    int lvl = effective_level(code);
+    const DiagCodeInfo *info = diag_code_info(code);
+    int lvl = effective_level(info);
     if (lvl < 0)
         return;
     va_list ap;
     va_start(ap, fmt);
-    report((DiagLevel)lvl, code, loc, (Loc){0}, NULL, fmt, ap);
+    report((DiagLevel)lvl, code, info, loc, (Loc){0}, NULL, fmt, ap);
     va_end(ap);
 }
 
 void diag_vc(DiagCode code, Loc loc, const char *fmt, va_list ap)
 {
-    int lvl = effective_level(code);
+    const DiagCodeInfo *info = diag_code_info(code);
+    int lvl = effective_level(info);
     if (lvl >= 0)
-        report((DiagLevel)lvl, code, loc, (Loc){0}, NULL, fmt, ap);
+        report((DiagLevel)lvl, code, info, loc, (Loc){0}, NULL, fmt, ap);
 }
 
 void diag_ex(DiagCode code, Loc loc, Loc related, const char *what, const char *fmt, ...)
 {
-    int lvl = effective_level(code);
+    const DiagCodeInfo *info = diag_code_info(code);
+    int lvl = effective_level(info);
     if (lvl < 0)
         return;
     va_list ap;
     va_start(ap, fmt);
-    report((DiagLevel)lvl, code, loc, related, what, fmt, ap);
+    report((DiagLevel)lvl, code, info, loc, related, what, fmt, ap);
     va_end(ap);
 }
 
@@ -611,7 +685,7 @@ void diag_io(const char *fmt, ...)
     io_errors++;
     va_list ap;
     va_start(ap, fmt);
-    report(DIAG_ERROR, D_NONE, (Loc){0}, (Loc){0}, NULL, fmt, ap);
+    report(DIAG_ERROR, D_NONE, NULL, (Loc){0}, (Loc){0}, NULL, fmt, ap);
     va_end(ap);
 }
 

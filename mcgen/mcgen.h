@@ -612,7 +612,10 @@ struct String {
     const char *id;
     const char *value;
     const char *string_type; /* stringType= (optional) */
-    bool referenced;         /* check_payload.c: some reference names it */
+    bool referenced;         /* check_payload.c: some reference names it, */
+    bool event_message;      /* an event's message= names it, */
+    bool culture_checked;    /* its id's rule_string_in_every_culture ran, */
+    uint8_t inserts;         /* 1 + its highest insert %N (0: not read) */
     Loc loc;
 };
 

@@ -309,6 +309,37 @@ START_TEST(test_codegen_template_mutations)
 }
 END_TEST
 
+/* mc's identifiers: a letter or '_' first, then letters, digits and
+ * '_'; every other byte (a UTF-8 character is several) becomes '_'.  A
+ * name that is one already is not copied. */
+START_TEST(test_codegen_header_ident)
+{
+    static const char *const cases[][2] = {
+        {"Provider_1", "Provider_1"},
+        {"_x", "_x"},
+        {"1st", "_st"},
+        {"a.b-c d", "a_b_c_d"},
+        {"9", "_"},
+        {"", ""},
+        {"z9_", "z9_"},
+        {"caf\xC3\xA9", "caf__"},
+        {"A$B", "A_B"},
+        {"\x7F_", "__"},
+    };
+    Arena a = {0};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        ck_assert_str_eq(header_ident(&a, cases[i][0]), cases[i][1]);
+        const char *of = header_ident_of(&a, cases[i][0]);
+        ck_assert_str_eq(of, cases[i][1]);
+        if (strcmp(cases[i][0], cases[i][1]) == 0)
+            ck_assert_ptr_eq(of, cases[i][0]);
+        else
+            ck_assert_ptr_ne(of, cases[i][0]);
+    }
+    arena_free(&a);
+}
+END_TEST
+
 Suite *codegen_suite(void)
 {
     Suite *s = suite_create("codegen");
@@ -318,6 +349,7 @@ Suite *codegen_suite(void)
     tcase_add_test(tc, test_codegen_mangled_names_and_macro_args);
     tcase_add_test(tc, test_codegen_enable_bits_symbols_traits);
     tcase_add_test(tc, test_codegen_template_mutations);
+    tcase_add_test(tc, test_codegen_header_ident);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -318,6 +318,16 @@ static void lines_text(Buf *b, int utf16, bool big_endian)
     buf_free(&t);
 }
 
+/* `text` into a new file named after the template `path`. */
+static void write_temp(char *path, const Buf *text)
+{
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "wb");
+    ck_assert_uint_eq(fwrite(text->s, 1, text->len, f), text->len);
+    fclose(f);
+}
+
 /* The caret line of line k of `file`, as diag prints it: around the
  * sparse index's marks (every 64th line), across every kind of line end,
  * from a registered source and from a file on disk, in UTF-8 and UTF-16;
@@ -355,17 +365,106 @@ START_TEST(test_diag_source_line_every_line_end)
         diag_register_source("mem.man", text.s, text.len);
         check_lines_of("mem.man");
         char path[] = "/tmp/mcgen-diag-test-XXXXXX";
-        int fd = mkstemp(path);
-        ck_assert_int_ge(fd, 0);
-        FILE *f = fdopen(fd, "wb");
-        ck_assert_uint_eq(fwrite(text.s, 1, text.len, f), text.len);
-        fclose(f);
+        write_temp(path, &text);
         diag_reset();
         check_lines_of(path);
         diag_reset();
         remove(path);
         buf_free(&text);
     }
+}
+END_TEST
+
+/* Lines long enough that the reads cross chunks (the file is read 4 and
+ * 16 KiB at a time, a registered source looked at as much), asked for out
+ * of order (the index of line starts is built only as far as asked), each
+ * holding U+0D0A, whose UTF-16 code unit is the bytes of \n and \r. */
+static void check_long_lines(int enc)
+{
+    enum { LINES = 300 };
+    static const int order[] = {250, 3, 129, 64, 300, 1, 200, 65, 66, 128, 299, 2};
+    const char *uu = "\xE0\xB4\x8A"; /* U+0D0A as UTF-8 */
+    char *want_line[LINES + 1];
+    Buf text = {0};
+    if (enc)
+        buf_add(&text, enc == 2 ? "\xFE\xFF" : "\xFF\xFE", 2);
+    for (int k = 1; k <= LINES; k++) {
+        Buf l = {0};
+        buf_printf(&l, "L%d ", k);
+        for (int x = 0; x < k * 37 % 700; x++)
+            buf_addc(&l, (char)('a' + x % 26));
+        const char *end = k % 3 == 0 ? "\r" : k % 3 == 1 ? "\n" : "\r\n";
+        if (!enc) {
+            buf_printf(&text, "%s%s%s", l.s, uu, end);
+        } else {
+            Buf ascii = {0};
+            buf_printf(&ascii, "%s\x01%s", l.s, end); /* \x01: where U+0D0A goes */
+            for (size_t i = 0; i < ascii.len; i++) {
+                unsigned hi = ascii.s[i] == 1 ? 0x0D : 0, lo = ascii.s[i] == 1 ? 0x0A : (unsigned char)ascii.s[i];
+                char u[2] = {(char)(enc == 2 ? hi : lo), (char)(enc == 2 ? lo : hi)};
+                buf_add(&text, u, 2);
+            }
+            buf_free(&ascii);
+        }
+        buf_adds(&l, uu);
+        want_line[k] = l.s;
+    }
+    char path[] = "/tmp/mcgen-diag-test-XXXXXX";
+    write_temp(path, &text);
+    for (int from_file = 0; from_file < 2; from_file++) {
+        const char *file = from_file ? path : "mem.man";
+        diag_reset();
+        if (!from_file)
+            diag_register_source(file, text.s, text.len);
+        for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
+            Buf cap = {0}, want = {0};
+            diag_set_capture(&cap);
+            diag_at(DIAG_ERROR, (Loc){diag_file(file), (uint32_t)order[i], 2}, "x");
+            buf_printf(&want, "%s:%d:2: error: x\n  %s\n   ^\n", file, order[i],
+                       want_line[order[i]]);
+            ck_assert_str_eq(cap.s, want.s);
+            buf_free(&cap);
+            buf_free(&want);
+        }
+        Buf cap = {0};
+        diag_set_capture(&cap);
+        diag_at(DIAG_ERROR, (Loc){diag_file(file), LINES + 2, 1}, "x");
+        diag_at(DIAG_ERROR, (Loc){diag_file(file), 7, 1}, "y");
+        Buf want = {0};
+        buf_printf(&want, "%s:%d:1: error: x\n%s:7:1: error: y\n  %s\n  ^\n", file, LINES + 2,
+                   file, want_line[7]);
+        ck_assert_str_eq(cap.s, want.s);
+        buf_free(&cap);
+        buf_free(&want);
+        diag_set_capture(NULL);
+    }
+    diag_reset();
+    remove(path);
+    for (int k = 1; k <= LINES; k++)
+        free(want_line[k]);
+    buf_free(&text);
+}
+
+START_TEST(test_diag_source_line_long_lines_any_order)
+{
+    for (int enc = 0; enc < 3; enc++)
+        check_long_lines(enc);
+}
+END_TEST
+
+/* Every code of diagcodes.def is found by its number, and nothing else
+ * is. */
+START_TEST(test_diag_code_info_finds_every_code)
+{
+    size_t n = 0;
+    for (const DiagCodeInfo *c = diag_codes; c->name; c++, n++) {
+        ck_assert_ptr_eq(diag_code_info(c->code), c);
+        ck_assert_ptr_eq(diag_code_by_name(c->name), c);
+    }
+    ck_assert_uint_gt(n, 50);
+    ck_assert_ptr_null(diag_code_info((DiagCode)0));
+    ck_assert_ptr_null(diag_code_info((DiagCode)999));
+    ck_assert_ptr_null(diag_code_info((DiagCode)10000));
 }
 END_TEST
 
@@ -380,6 +479,8 @@ Suite *diag_suite(void)
     tcase_add_test(tc, test_diag_gcc_warning_names_its_option);
     tcase_add_test(tc, test_diag_summary_counts);
     tcase_add_test(tc, test_diag_source_line_every_line_end);
+    tcase_add_test(tc, test_diag_source_line_long_lines_any_order);
+    tcase_add_test(tc, test_diag_code_info_finds_every_code);
     suite_add_tcase(s, tc);
     return s;
 }
