@@ -240,6 +240,9 @@ bool xml_parse_recorded(const char *name, const void *text, size_t text_len,
 bool xml_qname(XmlReader *r, const char *value, QName *out);
 /* Whether the prefix p[0..n) is declared at the current element. */
 bool xml_prefix_declared(XmlReader *r, const char *p, size_t n);
+/* How many times a namespace declaration came into or went out of scope
+ * so far: the same count, the same declarations in scope. */
+uint64_t xml_ns_epoch(const XmlReader *r);
 /* Interns a string in the reader's arena (namespace URIs, names). */
 const char *xml_intern(XmlReader *r, const char *s);
 /* Stops the parse after the current callback (used on fatal errors). */

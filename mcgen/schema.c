@@ -34,7 +34,9 @@
  * lazily from the automaton, so a hot pattern costs one table lookup per
  * character.  Patterns see ASCII exactly; every non-ASCII character is one
  * symbol that matches `.`, negated classes and \w (the schema's patterns
- * name no non-ASCII character).
+ * name no non-ASCII character).  An attribute value found valid is
+ * remembered with its type (most values repeat), so a repeat costs a
+ * compare, not the check.
  */
 #include "mcgen.h"
 
@@ -1926,11 +1928,27 @@ typedef struct SFrame {
     bool at_start;
 } SFrame;
 
+/* An attribute value found valid, by a cheap hash of its type and text:
+ * most values repeat (version="0", level="win:Informational",
+ * inType="win:UInt32"), and a hit is a compare of a few bytes, not the
+ * type's check (its patterns, numbers, QName prefix).  A QName's validity
+ * depends on the declarations in scope, so an entry holds while they are
+ * unchanged (xml_ns_epoch).  Only valid values are remembered: a refused
+ * one is checked again, so its diagnostic is the full check's. */
+enum { VCACHE = 256, VCACHE_TEXT = 40 };
+typedef struct VCacheEntry {
+    const SType *type; /* NULL: empty */
+    uint64_t epoch;
+    uint32_t len;
+    char text[VCACHE_TEXT];
+} VCacheEntry;
+
 struct SchemaCheck {
     const Schema *s;
     VEC(SFrame) stack;
     Check ck;
     int errors;
+    VCacheEntry vcache[VCACHE];
     /* the target namespace as the reader interned it (the same text is
      * the same pointer for the whole parse), once seen: compared as a
      * pointer, not by its 50 characters */
@@ -2089,6 +2107,30 @@ static const AttrDecl *attr_decl(const CType *c, const char *name, size_t *index
     return NULL;
 }
 
+/* Whether v[0..n) is a value of t, through sc->vcache. */
+static bool value_valid(SchemaCheck *sc, const SType *t, const char *v, size_t n)
+{
+    if (t->builtin == B_STRING || t->builtin == B_NORMALIZED || t->builtin == B_TOKEN)
+        return true; /* any text: nothing to remember */
+    if (n >= VCACHE_TEXT)
+        return type_valid(&sc->ck, t, v, n);
+    const unsigned char *u = (const unsigned char *)v;
+    size_t h = (size_t)((uintptr_t)t >> 4) * 31 + n * 7;
+    if (n)
+        h += u[0] + u[n / 2] * 3 + u[n - 1] * 5 + u[n >= 2 ? n - 2 : 0] * 11;
+    VCacheEntry *c = &sc->vcache[h % VCACHE];
+    uint64_t epoch = sc->ck.r ? xml_ns_epoch(sc->ck.r) : 0;
+    if (c->type == t && c->len == n && c->epoch == epoch && memcmp(c->text, v, n) == 0)
+        return true;
+    if (!type_valid(&sc->ck, t, v, n))
+        return false;
+    c->type = t;
+    c->epoch = epoch;
+    c->len = (uint32_t)n;
+    memcpy(c->text, v, n);
+    return true;
+}
+
 static bool check_attrs(SchemaCheck *sc, const CType *c, const XmlElem *e)
 {
     int before = sc->errors;
@@ -2116,7 +2158,7 @@ static bool check_attrs(SchemaCheck *sc, const CType *c, const XmlElem *e)
         }
         seen |= 1ull << idx;
         sc->ck.why = NULL;
-        if (!type_valid(&sc->ck, d->type, a->value, a->value_len)) {
+        if (!value_valid(sc, d->type, a->value, a->value_len)) {
             if (sc->ck.why)
                 schema_error(sc, D_SCHEMA_VALUE, a->loc,
                              "invalid value '%s' of attribute '%s' on <%s>: %s", a->value,

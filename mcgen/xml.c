@@ -814,6 +814,7 @@ struct XmlReader {
     size_t last_ns_len;
     ICacheEntry icache[ICACHE];
     uint32_t ns_gen; /* bumped by every declaration's start and end */
+    uint64_t ns_changes; /* the same count, never wrapping (xml_ns_epoch) */
     QCacheEntry qcache[QCACHE];
 };
 
@@ -1382,11 +1383,14 @@ static void reader_text(XmlReader *r, const char *s, size_t len)
  * generation counted round to theirs). */
 static void ns_changed(XmlReader *r)
 {
+    r->ns_changes++;
     if (++r->ns_gen == 0) {
         memset(r->qcache, 0, sizeof r->qcache);
         r->ns_gen = 1;
     }
 }
+
+uint64_t xml_ns_epoch(const XmlReader *r) { return r->ns_changes; }
 
 static void reader_ns_start(XmlReader *r, const char *prefix, const char *uri)
 {
