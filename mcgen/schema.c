@@ -563,6 +563,29 @@ static bool re_match(Regex *re, const char *s, size_t n)
     for (;;) {
         const int32_t *rows = re->ascii.v;
         int32_t to;
+        /* four characters a round while four are left: one end test
+         * for four loads */
+        while (end - p >= 4) {
+            int32_t a = rows[off + p[0]];
+            if (a < 0)
+                break;
+            int32_t b = rows[(size_t)a + p[1]];
+            if (b < 0) {
+                off = (size_t)a, p += 1;
+                break;
+            }
+            int32_t c = rows[(size_t)b + p[2]];
+            if (c < 0) {
+                off = (size_t)b, p += 2;
+                break;
+            }
+            int32_t d = rows[(size_t)c + p[3]];
+            if (d < 0) {
+                off = (size_t)c, p += 3;
+                break;
+            }
+            off = (size_t)d, p += 4;
+        }
         while (p < end && (to = rows[off + *p]) >= 0) {
             off = (size_t)to;
             p++;
