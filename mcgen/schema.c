@@ -2130,8 +2130,10 @@ static const AttrDecl *attr_decl(const CType *c, const char *name, size_t *index
     return NULL;
 }
 
-/* Whether v[0..n) is a value of t, through sc->vcache. */
-static bool value_valid(SchemaCheck *sc, const SType *t, const char *v, size_t n)
+/* Whether v[0..n) is a value of t, through sc->vcache; epoch: the
+ * reader's xml_ns_epoch. */
+static bool value_valid(SchemaCheck *sc, const SType *t, const char *v, size_t n,
+                        uint64_t epoch)
 {
     if (t->builtin == B_STRING || t->builtin == B_NORMALIZED || t->builtin == B_TOKEN)
         return true; /* any text: nothing to remember */
@@ -2142,7 +2144,6 @@ static bool value_valid(SchemaCheck *sc, const SType *t, const char *v, size_t n
     if (n)
         h += u[0] + u[n / 2] * 3 + u[n - 1] * 5 + u[n >= 2 ? n - 2 : 0] * 11;
     VCacheEntry *c = &sc->vcache[h % VCACHE];
-    uint64_t epoch = sc->ck.r ? xml_ns_epoch(sc->ck.r) : 0;
     if (c->type == t && c->len == n && c->epoch == epoch && memcmp(c->text, v, n) == 0)
         return true;
     if (!type_valid(&sc->ck, t, v, n))
@@ -2157,7 +2158,7 @@ static bool value_valid(SchemaCheck *sc, const SType *t, const char *v, size_t n
 static bool check_attrs(SchemaCheck *sc, const CType *c, const XmlElem *e)
 {
     int before = sc->errors;
-    uint64_t seen = 0;
+    uint64_t seen = 0, epoch = sc->ck.r ? xml_ns_epoch(sc->ck.r) : 0;
     for (size_t i = 0; i < e->nattrs; i++) {
         const XmlAttr *a = &e->attrs[i];
         if (a->ns[0]) {
@@ -2181,7 +2182,7 @@ static bool check_attrs(SchemaCheck *sc, const CType *c, const XmlElem *e)
         }
         seen |= 1ull << idx;
         sc->ck.why = NULL;
-        if (!value_valid(sc, d->type, a->value, a->value_len)) {
+        if (!value_valid(sc, d->type, a->value, a->value_len, epoch)) {
             if (sc->ck.why)
                 schema_error(sc, D_SCHEMA_VALUE, a->loc,
                              "invalid value '%s' of attribute '%s' on <%s>: %s", a->value,
