@@ -779,7 +779,7 @@ typedef struct ICacheEntry {
  * such values repeat (inType="win:UInt32", level="win:Informational"),
  * and a resolution holds until a namespace declaration comes or goes
  * (XmlReader.ns_gen; 0: an empty entry). */
-enum { QCACHE = 64, QCACHE_TEXT = 40 };
+enum { QCACHE = 256, QCACHE_TEXT = 40 };
 typedef struct QCacheEntry {
     uint32_t gen;
     uint32_t len;
