@@ -729,6 +729,9 @@ static void parse_event_attributes(Parser *p, EventRare *ev, const char *s)
     buf_free(&val);
 }
 
+/* is_xml_space, inline: a keywords= list is split a character at a time. */
+static inline bool list_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
 /* event: value version symbol name channel level task opcode keywords
  *        template message notLogged suppressProjection attributes */
 static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
@@ -764,16 +767,19 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
     ev->keywords_pos = attr_pos(e, "keywords");
     if (keywords) {
         size_t most = 0; /* words: at most one per start of a run of non-spaces */
-        for (const char *s = keywords; *s; s++)
-            most += !is_xml_space((unsigned char)*s) &&
-                    (s == keywords || is_xml_space((unsigned char)s[-1]));
+        bool after_space = true;
+        for (const char *s = keywords; *s; s++) {
+            bool space = list_space(*s);
+            most += after_space && !space;
+            after_space = space;
+        }
         refs->keyword_qs.v = arena_alloc(&p->m->scratch, most * sizeof *refs->keyword_qs.v);
         const char *s = keywords;
         while (*s) {
-            while (*s && is_xml_space((unsigned char)*s))
+            while (*s && list_space(*s))
                 s++;
             const char *start = s;
-            while (*s && !is_xml_space((unsigned char)*s))
+            while (*s && !list_space(*s))
                 s++;
             if (s == start)
                 break;
