@@ -69,6 +69,15 @@ typedef struct Parser {
 
 /* ---- helpers ---- */
 
+/* The helpers that take an attribute's name are inlined at each call, so
+ * that xml_attr_full sees the literal name there: its length, slot and
+ * compare known at compile time, not a strlen and a hash per lookup. */
+#if defined(__GNUC__)
+#define BY_NAME static inline __attribute__((always_inline))
+#else
+#define BY_NAME static inline
+#endif
+
 static Arena *A(Parser *p) { return &p->m->arena; }
 
 static const char *dup(Parser *p, const char *s) { return s ? arena_strdup(A(p), s) : NULL; }
@@ -77,13 +86,13 @@ static const char *dup(Parser *p, const char *s) { return s ? arena_strdup(A(p),
  * channel= and template=): one copy, interned by the XML reader. */
 static const char *shared(XmlReader *r, const char *s) { return s ? xml_intern(r, s) : NULL; }
 
-static Loc attr_loc(const XmlElem *e, const char *name)
+BY_NAME Loc attr_loc(const XmlElem *e, const char *name)
 {
     const XmlAttr *a = xml_attr_full(e, name);
     return a ? a->loc : e->loc;
 }
 
-static Pos attr_pos(const XmlElem *e, const char *name)
+BY_NAME Pos attr_pos(const XmlElem *e, const char *name)
 {
     Loc l = attr_loc(e, name);
     return (Pos){l.line, l.col};
@@ -109,7 +118,7 @@ static void error_c(Parser *p, DiagCode code, Loc loc, const char *fmt, ...)
  */
 
 /* A required attribute; NULL after a diagnostic. */
-static const char *need(Parser *p, const XmlElem *e, const char *name)
+BY_NAME const char *need(Parser *p, const XmlElem *e, const char *name)
 {
     const char *v = xml_attr(e, name);
     if (!v)
@@ -173,7 +182,7 @@ static void bad_number(Parser *p, Loc loc, const char *what, const char *v, cons
                 what, v, elem, (unsigned long long)max);
 }
 
-static bool num_attr(Parser *p, const XmlElem *e, const char *name, uint64_t max, uint64_t *out)
+BY_NAME bool num_attr(Parser *p, const XmlElem *e, const char *name, uint64_t max, uint64_t *out)
 {
     const char *v = xml_attr(e, name);
     if (!v)
@@ -185,14 +194,14 @@ static bool num_attr(Parser *p, const XmlElem *e, const char *name, uint64_t max
     return true;
 }
 
-static bool need_num(Parser *p, const XmlElem *e, const char *name, uint64_t max, uint64_t *out)
+BY_NAME bool need_num(Parser *p, const XmlElem *e, const char *name, uint64_t max, uint64_t *out)
 {
     if (!need(p, e, name))
         return false;
     return num_attr(p, e, name, max, out);
 }
 
-static bool bool_attr(Parser *p, const XmlElem *e, const char *name, bool *has, bool *out)
+BY_NAME bool bool_attr(Parser *p, const XmlElem *e, const char *name, bool *has, bool *out)
 {
     const char *v = xml_attr(e, name);
     if (!v)
@@ -244,7 +253,7 @@ static bool qname_value(Parser *p, XmlReader *r, const XmlElem *e, const char *n
     return false;
 }
 
-static bool qname_attr(Parser *p, XmlReader *r, const XmlElem *e, const char *name, QName *q)
+BY_NAME bool qname_attr(Parser *p, XmlReader *r, const XmlElem *e, const char *name, QName *q)
 {
     const XmlAttr *a = xml_attr_full(e, name);
     if (!a)
@@ -613,12 +622,10 @@ static Layout *read_template(Parser *p, const XmlElem *e)
 
 const Quantity quantity_none = {QTY_NONE, 0, NULL, NULL, {0}};
 
-/* count= or length=; &quantity_none when absent (most fields) */
-static const Quantity *read_quantity(Parser *p, const XmlElem *e, const char *name)
+/* count= or length= (attribute a, named `name`) */
+static const Quantity *quantity_of(Parser *p, const XmlElem *e, const char *name,
+                                   const XmlAttr *a)
 {
-    const XmlAttr *a = xml_attr_full(e, name);
-    if (!a)
-        return &quantity_none;
     Quantity *q = arena_alloc(A(p), sizeof *q);
     q->loc = a->loc;
     uint64_t v;
@@ -636,6 +643,13 @@ static const Quantity *read_quantity(Parser *p, const XmlElem *e, const char *na
         q->text = arena_strndup(A(p), s, n);
     }
     return q;
+}
+
+/* count= or length=; &quantity_none when absent (most fields) */
+BY_NAME const Quantity *read_quantity(Parser *p, const XmlElem *e, const char *name)
+{
+    const XmlAttr *a = xml_attr_full(e, name);
+    return a ? quantity_of(p, e, name, a) : &quantity_none;
 }
 
 /* data: name inType outType map count length
