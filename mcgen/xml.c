@@ -28,7 +28,10 @@
  * (UTF-16 without a mark, read with a warning as xmllint and MSXML read
  * it), and the single-byte encodings from the declaration's name; a
  * document in hand whole is searched once for a '\r', and the counts
- * skip that search when it has none.  expat knows UTF-8, UTF-16,
+ * skip that search when it has none.  The counting keeps the next byte
+ * above 0x7F too (found once, like the next '\n'): characters before it
+ * are bytes, and a tag before it needs no check that it is ASCII.  expat
+ * knows UTF-8, UTF-16,
  * ISO-8859-1 and US-ASCII; the single-byte Windows code pages real
  * manifests declare (windows-1252, ...) come from codepages.c through
  * expat's unknown-encoding handler.  Namespace declarations are kept in a
@@ -151,6 +154,11 @@ typedef struct Producer {
      * first nl_end bytes (nl_end itself: none there); nl_known: searched */
     size_t next_nl, nl_end;
     bool nl_known;
+    /* the same for the first byte above 0x7F at or after pos_off: the
+     * bytes before it are ASCII, so no tag there needs its characters
+     * counted or checked one by one */
+    size_t next_high, high_end;
+    bool high_known;
     /* the whole document is known to hold no '\r' (read whole, or from
      * memory): line breaks are then found by one memchr for '\n' */
     bool cr_free;
@@ -159,7 +167,7 @@ typedef struct Producer {
 /* The reader's side of a parse (the consumer section below). */
 static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *name,
                          const char **atts, const unsigned char *raw, size_t rawlen,
-                         int nl_hint);
+                         int nl_hint, bool ascii);
 static void reader_end(XmlReader *r);
 static void reader_text(XmlReader *r, const char *s, size_t len);
 static void reader_ns_start(XmlReader *r, const char *prefix, const char *uri);
@@ -288,6 +296,24 @@ static size_t continuation_bytes(const unsigned char *p, size_t n)
     return count;
 }
 
+/* The first byte above 0x7F of p[from..end), or end: 64 bytes a step
+ * while none is found. */
+static size_t next_high(const unsigned char *p, size_t from, size_t end)
+{
+    const uint64_t highs = 0x8080808080808080ULL;
+    size_t i = from;
+    for (; i + 64 <= end; i += 64) {
+        uint64_t w[8];
+        memcpy(w, p + i, sizeof w);
+        if ((w[0] | w[1] | w[2] | w[3] | w[4] | w[5] | w[6] | w[7]) & highs)
+            break;
+    }
+    for (; i < end; i++)
+        if (p[i] & 0x80)
+            return i;
+    return end;
+}
+
 /* The first '\n' of p[from..end), or end. */
 static size_t next_newline(const unsigned char *p, size_t from, size_t end)
 {
@@ -327,9 +353,18 @@ static void position_at(Producer *pr, const unsigned char *p, size_t to, size_t 
         if (at + 1 > bol)
             bol = at + 1;
     }
+    /* the first high byte at or after `from`, then after `to` */
+    size_t hi = pr->next_high;
+    if (!pr->high_known || hi < from || (hi == pr->high_end && size > hi))
+        hi = next_high(p, pr->high_known && hi >= from ? hi : from, size);
     size_t chars = to - bol;
-    if (pr->enc == ENC_8BIT)
+    if (pr->enc == ENC_8BIT && hi < to)
         chars -= continuation_bytes(p + bol, to - bol);
+    if (hi < to)
+        hi = next_high(p, to, size);
+    pr->next_high = hi;
+    pr->high_end = size;
+    pr->high_known = true;
     pr->pos_line += breaks;
     pr->pos_col = (breaks ? 1 : pr->pos_col) + (uint32_t)chars;
     pr->pos_off = to;
@@ -381,8 +416,10 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
         int count = XML_GetCurrentByteCount(pr->p);
         bool raw = ctx && count > 0 && off >= 0 && off + count <= size;
         int nl = counted && raw ? pr->next_nl < (size_t)off + (size_t)count : -1;
+        bool ascii = counted && raw && pr->next_high >= (size_t)off + (size_t)count;
         reader_start(pr->r, line, col, name, atts,
-                     raw ? (const unsigned char *)ctx + off : NULL, raw ? (size_t)count : 0, nl);
+                     raw ? (const unsigned char *)ctx + off : NULL, raw ? (size_t)count : 0, nl,
+                     ascii);
         return;
     }
     /* recorded without the tag's bytes: attributes get their element's
@@ -1128,13 +1165,14 @@ static WALK_INLINE bool shaped_walk(XmlReader *r, const unsigned char *p, size_t
 
 /* shaped_walk for the tag's encoding: true when it placed every
  * attribute.  *plain: the tag is ASCII without a line break.  nl_hint 0:
- * the producer knows the tag holds no '\n'. */
+ * the producer knows the tag holds no '\n'; ascii: it knows the tag is
+ * ASCII bytes (in an 8-bit encoding). */
 static bool locate_attrs_shaped(XmlReader *r, const unsigned char *raw, size_t rawlen,
-                                int nl_hint, size_t local_len, XmlAttr *attrs, size_t nattrs,
-                                Loc start, bool *plain)
+                                int nl_hint, bool ascii, size_t local_len, XmlAttr *attrs,
+                                size_t nattrs, Loc start, bool *plain)
 {
     *plain = false;
-    if (!tag_ascii(raw, rawlen, r->enc))
+    if (!ascii && !tag_ascii(raw, rawlen, r->enc))
         return false;
     /* in an ASCII tag a byte 0x0A or 0x0D is a line break's unit */
     size_t breaks = (nl_hint == 0 ? 0 : count_byte(raw, rawlen, '\n')) +
@@ -1257,13 +1295,13 @@ static void locate_attrs_scan(XmlReader *r, const Frame *f, XmlAttr *attrs, size
  * raw bytes of the start tag (without them, the element's; a tag the walk
  * does not place is scanned from that start). */
 static void locate_attrs(XmlReader *r, Frame *f, size_t nattrs, const unsigned char *raw,
-                         size_t rawlen, int nl_hint)
+                         size_t rawlen, int nl_hint, bool ascii)
 {
     XmlAttr *attrs = attrs_from(r, f->attr_start);
     bool plain = false;
     if (nattrs == 0 ||
-        (rawlen && locate_attrs_shaped(r, raw, rawlen, nl_hint, f->local_len, attrs, nattrs,
-                                       f->elem.loc, &plain)))
+        (rawlen && locate_attrs_shaped(r, raw, rawlen, nl_hint, ascii, f->local_len, attrs,
+                                       nattrs, f->elem.loc, &plain)))
         return;
     for (size_t k = 0; k < nattrs; k++)
         attrs[k].loc = f->elem.loc;
@@ -1310,10 +1348,11 @@ static void reader_free(XmlReader *r)
 }
 
 /* A start tag: expat's name and its (name, value) pairs, NULL-ended, and
- * the tag's bytes (rawlen 0: none); nl_hint 0: they hold no '\n'. */
+ * the tag's bytes (rawlen 0: none); nl_hint 0: they hold no '\n'; ascii:
+ * they are known to be ASCII. */
 static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *name,
                          const char **atts, const unsigned char *raw, size_t rawlen,
-                         int nl_hint)
+                         int nl_hint, bool ascii)
 {
     Frame f = {0};
     f.elem.loc.file = r->file_id;
@@ -1338,7 +1377,7 @@ static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *
         *s = *s || k + 1 >= XML_SLOT_SHARED ? XML_SLOT_SHARED : (uint8_t)(k + 1);
     }
     r->attrs.n += n;
-    locate_attrs(r, &f, n, raw, rawlen, nl_hint);
+    locate_attrs(r, &f, n, raw, rawlen, nl_hint, ascii);
     f.elem.nattrs = n;
     open_element(r, &f);
 }
@@ -1354,7 +1393,7 @@ static void replay_start(XmlReader *r, const unsigned char *p)
     for (size_t i = 0; i < 2 * n; i++)
         vec_push(&r->argv, get_str(&p));
     vec_push(&r->argv, NULL);
-    reader_start(r, line, col, name, r->argv.v, p, rawlen, -1);
+    reader_start(r, line, col, name, r->argv.v, p, rawlen, -1, false);
 }
 
 static void reader_end(XmlReader *r)

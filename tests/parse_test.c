@@ -920,6 +920,37 @@ START_TEST(test_parse_attribute_lines)
 }
 END_TEST
 
+/* Columns after non-ASCII bytes: a UTF-8 character takes one column, in
+ * a tag and before it on its line, and the tags before the first such
+ * byte and after it are placed alike whatever the chunking (expat counts
+ * the positions of the chunked parses itself). */
+START_TEST(test_parse_attribute_high_bytes)
+{
+    static const char doc[] = HEAD PROV_OPEN
+        "<events><event value='1' level='zz:a'/><event value='2' symbol='\xC3\xA9v'/>"
+        "<event value='3' level='zz:b'/>\n"
+        "<event value='4' level='zz:c'/></events>\n"
+        PROV_CLOSE TAIL_NOSTR;
+    Buf w = {0};
+    const char *l7 = "<events><event value='1' level='zz:a'/><event value='2' symbol='\xC3\xA9v'/>"
+                     "<event value='3' level='zz:b'/>";
+    want(&w, 7, 26,
+         "error: [MCG1203] invalid value 'zz:a' of attribute 'level' on <event>: the prefix 'zz' "
+         "is not declared", l7);
+    want(&w, 7, 57,
+         "error: [MCG1203] invalid value '\xC3\xA9v' of attribute 'symbol' on <event>: expected a "
+         "C identifier: letters, digits and _, not starting with a digit", l7);
+    want(&w, 7, 87,
+         "error: [MCG1203] invalid value 'zz:b' of attribute 'level' on <event>: the prefix 'zz' "
+         "is not declared", l7);
+    want(&w, 8, 18,
+         "error: [MCG1203] invalid value 'zz:c' of attribute 'level' on <event>: the prefix 'zz' "
+         "is not declared", "<event value='4' level='zz:c'/></events>");
+    load_fails(doc, w.s);
+    buf_free(&w);
+}
+END_TEST
+
 /* A QName value resolves through the declarations in scope where it is
  * written, however often the same text came before (xml.c keeps the
  * last resolutions of values). */
@@ -1147,6 +1178,7 @@ Suite *parse_suite(void)
     tcase_add_test(bad, test_parse_attribute_positions);
     tcase_add_test(bad, test_parse_qname_scope);
     tcase_add_test(bad, test_parse_attribute_lines);
+    tcase_add_test(bad, test_parse_attribute_high_bytes);
     tcase_add_test(bad, test_parse_unresolved_references);
     tcase_add_test(bad, test_parse_json_deterministic);
     tcase_add_test(bad, test_parse_outtype_by_local_name);
