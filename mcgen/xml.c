@@ -920,6 +920,16 @@ static const char *intern_ns(XmlReader *r, const char *s, size_t n)
  * local part's length. */
 static size_t split_name(XmlReader *r, const char *name, const char **ns, const char **local)
 {
+    /* most elements are in the namespace of the one before: its URI and
+     * the separator are compared, not searched for (a URI holds no
+     * NS_SEP, so a match ends where the URI does) */
+    size_t ln = r->last_ns_len;
+    if (r->last_ns && strncmp(name, r->last_ns, ln) == 0 && name[ln] == NS_SEP) {
+        *ns = r->last_ns;
+        size_t n = strlen(name + ln + 1);
+        *local = intern_n(r, name + ln + 1, n);
+        return n;
+    }
     const char *sep = strchr(name, NS_SEP);
     if (!sep) {
         *ns = "";
