@@ -238,6 +238,8 @@ bool xml_parse_recorded(const char *name, const void *text, size_t text_len,
  * element (call from the start callback).  The local part is interned.
  * false when the prefix is not declared. */
 bool xml_qname(XmlReader *r, const char *value, QName *out);
+/* xml_qname of a value whose length is known (value[len] is '\0'). */
+bool xml_qname_n(XmlReader *r, const char *value, size_t len, QName *out);
 /* Whether the prefix p[0..n) is declared at the current element. */
 bool xml_prefix_declared(XmlReader *r, const char *p, size_t n);
 /* How many times a namespace declaration came into or went out of scope

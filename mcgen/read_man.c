@@ -236,9 +236,9 @@ static void lenient_note(Parser *p, Loc loc, const char *what, const char *value
 
 /* An attribute whose value is a QName.  false when absent or invalid. */
 static bool qname_value(Parser *p, XmlReader *r, const XmlElem *e, const char *name,
-                        const char *v, Loc loc, QName *q)
+                        const char *v, size_t len, Loc loc, QName *q)
 {
-    if (xml_qname(r, v, q))
+    if (xml_qname_n(r, v, len, q))
         return true;
     if (provider_decompiled(p->prov)) {
         size_t n;
@@ -258,7 +258,7 @@ BY_NAME bool qname_attr(Parser *p, XmlReader *r, const XmlElem *e, const char *n
     const XmlAttr *a = xml_attr_full(e, name);
     if (!a)
         return false;
-    return qname_value(p, r, e, name, a->value, a->loc, q);
+    return qname_value(p, r, e, name, a->value, a->value_len, a->loc, q);
 }
 
 static bool guid_attr(Parser *p, const XmlElem *e, const char *name, Guid *g)
@@ -802,7 +802,8 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
             buf_reset(&p->word);
             buf_add(&p->word, start, (size_t)(s - start));
             QName q;
-            if (qname_value(p, r, e, "keywords", p->word.s, loc_in(ev->loc, ev->keywords_pos), &q))
+            if (qname_value(p, r, e, "keywords", p->word.s, p->word.len,
+                            loc_in(ev->loc, ev->keywords_pos), &q))
                 refs->keyword_qs.v[refs->keyword_qs.n++] = q;
         }
     }

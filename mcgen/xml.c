@@ -1596,7 +1596,11 @@ static QCacheEntry *qcache_entry(XmlReader *r, const char *value, size_t n)
 
 bool xml_qname(XmlReader *r, const char *value, QName *out)
 {
-    size_t vn = strlen(value);
+    return xml_qname_n(r, value, strlen(value), out);
+}
+
+bool xml_qname_n(XmlReader *r, const char *value, size_t vn, QName *out)
+{
     QCacheEntry *c = qcache_entry(r, value, vn);
     if (c && c->gen == r->ns_gen && c->len == vn && memcmp(c->text, value, vn) == 0) {
         *out = c->q;
