@@ -440,6 +440,19 @@ static void patch16(Buf *b, size_t at, uint16_t v)
  * copy); `over` is the guard's message.  Returns where its units start. */
 static size_t counted_utf16(Buf *b, const char *s, const char *over)
 {
+    size_t n = 0;
+    while (s[n] && !(s[n] & 0x80) && n < 0xFFFF)
+        n++;
+    if (!s[n]) { /* ASCII: no strlen and conversion call apart */
+        buf_grow(b, 2 + 2 * n);
+        unsigned char *q = (unsigned char *)b->s + b->len;
+        q[0] = (unsigned char)n, q[1] = (unsigned char)(n >> 8);
+        for (size_t i = 0; i < n; i++)
+            q[2 + 2 * i] = (unsigned char)s[i], q[3 + 2 * i] = 0;
+        b->len += 2 + 2 * n;
+        b->s[b->len] = '\0';
+        return b->len - 2 * n;
+    }
     size_t count_at = b->len;
     buf_u16le(b, 0);
     size_t start = b->len;
@@ -453,6 +466,27 @@ static size_t counted_utf16(Buf *b, const char *s, const char *over)
 /* BinXml name: u16 hash, u16 chars, UTF-16, NUL. */
 static void bx_name(Buf *b, const char *s)
 {
+    /* an ASCII name (every element and attribute name, nearly every
+     * field's): converted and hashed in one pass */
+    size_t n = 0;
+    uint32_t h = 0;
+    while (s[n] && !(s[n] & 0x80) && n < 0xFFFF)
+        n++;
+    if (!s[n]) {
+        buf_grow(b, 6 + 2 * n);
+        unsigned char *q = (unsigned char *)b->s + b->len;
+        q[2] = (unsigned char)n, q[3] = (unsigned char)(n >> 8);
+        for (size_t i = 0; i < n; i++) {
+            unsigned char c = (unsigned char)s[i];
+            h = h * 65599u + c;
+            q[4 + 2 * i] = c, q[5 + 2 * i] = 0;
+        }
+        q[0] = (unsigned char)h, q[1] = (unsigned char)(h >> 8);
+        q[4 + 2 * n] = 0, q[5 + 2 * n] = 0;
+        b->len += 6 + 2 * n;
+        b->s[b->len] = '\0';
+        return;
+    }
     size_t hash_at = b->len;
     buf_u16le(b, 0);
     size_t start = counted_utf16(b, s, "BinXml name over 65,535 UTF-16 units (MCG6022)");
