@@ -711,8 +711,19 @@ void utf8_to_utf16le(Buf *out, const char *s, size_t n)
     while (i < n) {
         uint64_t w;
         if (n - i >= 8 && (memcpy(&w, s + i, 8), !(w & 0x8080808080808080u))) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            /* each byte spread to 16 bits in two words: two stores */
+            uint64_t lo = w & 0xFFFFFFFFu, hi = w >> 32;
+            lo = (lo | lo << 16) & 0x0000FFFF0000FFFFu;
+            lo = (lo | lo << 8) & 0x00FF00FF00FF00FFu;
+            hi = (hi | hi << 16) & 0x0000FFFF0000FFFFu;
+            hi = (hi | hi << 8) & 0x00FF00FF00FF00FFu;
+            memcpy(q, &lo, 8);
+            memcpy(q + 8, &hi, 8);
+#else
             for (int k = 0; k < 8; k++)
                 q[2 * k] = (unsigned char)s[i + (size_t)k], q[2 * k + 1] = 0;
+#endif
             q += 16, i += 8;
             continue;
         }
