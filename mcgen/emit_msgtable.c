@@ -241,12 +241,16 @@ static void write_table(const Collect *c, const MsgTableOptions *opt, Sink *k)
             buf_reset(&text);
             const Entry *e = &c->v.v[i];
             const char *s = e->text;
-            if (e->manifest) {
+            const char *lf = e->manifest ? strchr(s, '\n') : NULL;
+            size_t n;
+            if (lf) { /* a text without line feeds is used as it is */
                 buf_reset(&crlf);
                 msgtable_manifest_text(&crlf, s);
                 s = crlf.s ? crlf.s : "";
+                n = crlf.len;
+            } else {
+                n = strlen(s);
             }
-            size_t n = strlen(s);
             if (!opt->ansi) {
                 utf8_to_utf16le(&text, s, n);
                 buf_add(&text, "\r\0\n\0", opt->no_crlf ? 0 : 4);
