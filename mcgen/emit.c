@@ -17,6 +17,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* ---- text outputs ---- */
 
@@ -116,6 +119,18 @@ static void text_put(void *ctx, const char *s, size_t n)
          * header is tens of megabytes): no byte with its high bit set */
         uint64_t high = 0;
         size_t i = 0;
+#if defined(__SSE2__)
+        /* 64 bytes an iteration in four vectors (a fifth of the word
+         * loop's instructions), their high bits read once at the end */
+        __m128i acc = _mm_setzero_si128();
+        for (; i + 64 <= lines->len; i += 64) {
+            const __m128i *v = (const __m128i *)(const void *)(lines->s + i);
+            acc = _mm_or_si128(acc, _mm_or_si128(_mm_or_si128(_mm_loadu_si128(v), _mm_loadu_si128(v + 1)),
+                                                 _mm_or_si128(_mm_loadu_si128(v + 2), _mm_loadu_si128(v + 3))));
+        }
+        if (_mm_movemask_epi8(acc))
+            high = 0x80;
+#endif
         for (; i + 32 <= lines->len; i += 32) {
             uint64_t w[4];
             memcpy(w, lines->s + i, 32);
