@@ -28,6 +28,7 @@
  */
 #include "mcgen.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,34 +87,6 @@ static void add_named(Collect *c, const Named *n)
     add(c, &n->msg, n->builtin ? n->builtin_msg : NULL);
 }
 
-/* Entries in id order, equal ids in the order collected: a radix sort on
- * the 32-bit id, a byte at a time (tens of thousands of entries in a
- * large manifest, each event adding its built-in items again: a
- * comparison sort cost 20 times as much); a byte that is the same in
- * every id is skipped. */
-static void sort_by_id(Entry *v, size_t n)
-{
-    if (n < 2)
-        return;
-    Entry *tmp = xmalloc(n * sizeof *tmp), *from = v, *to = tmp;
-    for (int shift = 0; shift < 32; shift += 8) {
-        size_t count[257] = {0};
-        for (size_t i = 0; i < n; i++)
-            count[((from[i].id >> shift) & 0xFF) + 1]++;
-        if (count[((from[0].id >> shift) & 0xFF) + 1] == n)
-            continue;
-        for (size_t b = 1; b < 257; b++)
-            count[b] += count[b - 1];
-        for (size_t i = 0; i < n; i++)
-            to[count[(from[i].id >> shift) & 0xFF]++] = from[i];
-        Entry *t = from;
-        from = to, to = t;
-    }
-    if (from != v)
-        memcpy(v, from, n * sizeof *v);
-    free(tmp);
-}
-
 /* Every message of the culture, in model order, an id more than once when
  * several items share it. */
 static void gather(const Manifest *m, Collect *c)
@@ -166,7 +139,7 @@ static void collect(const Manifest *m, Collect *c)
     gather(m, c);
     /* one entry per id: a shared string or a built-in item used by several
      * events is collected more than once, always with the same text */
-    sort_by_id(c->v.v, c->v.n);
+    emit_sort_by_u32(c->v.v, c->v.n, sizeof *c->v.v, offsetof(Entry, id));
     size_t n = 0;
     for (size_t i = 0; i < c->v.n; i++)
         if (n == 0 || c->v.v[n - 1].id != c->v.v[i].id)
@@ -335,7 +308,7 @@ static void table_of_mc(const Manifest *mc, const McLanguage *lang, const Manife
                 vec_push(&c.v, e);
             }
     }
-    sort_by_id(c.v.v, c.v.n);
+    emit_sort_by_u32(c.v.v, c.v.n, sizeof *c.v.v, offsetof(Entry, id));
     write_table(&c, opt, sink);
     vec_free(&c.v);
 }
