@@ -556,6 +556,55 @@ static void xml_open(Buf *x, const char *name, const BxAttr *attrs, size_t n)
     buf_addc(x, '>');
 }
 
+/* <Data Name="n">%i</Data> of field i (ComplexData for a struct), as
+ * bx_open, bx_subst and bx_end make it, in place: el and name are the
+ * element's and the attribute's bx_name bytes. */
+static void bx_field(Buf *b, const Buf *el, const Buf *name, const Field *f, size_t i)
+{
+    size_t size_at = b->len + 3, list_at = size_at + 4 + el->len;
+    buf_grow(b, 12 + el->len + name->len);
+    char *q = b->s + b->len;
+    memcpy(q, "\x41\xFF\xFF\0\0\0\0", 7);
+    memcpy(q + 7, el->s, el->len);
+    q += 7 + el->len;
+    memcpy(q, "\0\0\0\0\x06", 5);
+    memcpy(q + 5, name->s, name->len);
+    q += 5 + name->len;
+    q[0] = 0x05, q[1] = 0x01;
+    b->len = (size_t)(q + 2 - b->s);
+    counted_utf16(b, f->name, "BinXml value over 65,535 UTF-16 units (MCG6022)");
+    uint32_t len = (uint32_t)(b->len - list_at - 4);
+    for (int k = 0; k < 4; k++)
+        b->s[list_at + (size_t)k] = (char)(len >> (8 * k));
+    buf_u8(b, 0x02);
+    bx_subst(b, i, subst_type(f));
+    bx_end(b, size_at);
+}
+
+/* Its canonical text: <el Name="name">%n</el>. */
+static void xml_field(Buf *x, const char *el, const char *name, size_t n)
+{
+    size_t el_len = strlen(el), name_len = strlen(name);
+    char tmp[20], *d = tmp + sizeof tmp;
+    do
+        *--d = (char)('0' + n % 10);
+    while (n /= 10);
+    size_t dn = (size_t)(tmp + sizeof tmp - d);
+    buf_grow(x, 2 * el_len + name_len + dn + 14);
+    char *q = x->s + x->len;
+    *q++ = '<';
+    memcpy(q, el, el_len), q += el_len;
+    memcpy(q, " Name=\"", 7), q += 7;
+    memcpy(q, name, name_len), q += name_len;
+    memcpy(q, "\">%", 3), q += 3;
+    memcpy(q, d, dn), q += dn;
+    memcpy(q, "</", 2), q += 2;
+    memcpy(q, el, el_len), q += el_len;
+    *q++ = '>';
+    x->len = (size_t)(q - x->s);
+    x->s[x->len] = '\0';
+}
+
 /* kind 1: <EventData[ Name=]> <Data Name="n">%i</Data> ... </EventData> */
 static void bx_eventdata(const Layout *l, Buf *bx, Buf *x)
 {
@@ -570,20 +619,20 @@ static void bx_eventdata(const Layout *l, Buf *bx, Buf *x)
     } else {
         xml_open(x, "EventData", &ed, n_ed);
     }
+    /* the names' BinXml made once per template, not per field */
+    Buf names[3] = {{0}, {0}, {0}};
+    if (l->fields.n) {
+        bx_name(&names[0], "Data");
+        bx_name(&names[1], "ComplexData");
+        bx_name(&names[2], "Name");
+    }
     for (size_t i = 0; i < l->fields.n; i++) {
         const Field *f = l->fields.v[i];
-        const char *el = f->is_struct ? "ComplexData" : "Data";
-        BxAttr a = {"Name", f->name};
-        size_t d = bx_open(bx, el, &a, 1);
-        bx_subst(bx, i, subst_type(f));
-        bx_end(bx, d);
-        xml_open(x, el, &a, 1);
-        buf_addc(x, '%');
-        buf_decimal(x, i + 1);
-        buf_adds(x, "</");
-        buf_adds(x, el);
-        buf_addc(x, '>');
+        bx_field(bx, &names[f->is_struct], &names[2], f, i);
+        xml_field(x, f->is_struct ? "ComplexData" : "Data", f->name, i + 1);
     }
+    for (int k = 0; k < 3; k++)
+        buf_free(&names[k]);
     bx_end(bx, at);
     if (l->fields.n)
         buf_adds(x, "</EventData>");
