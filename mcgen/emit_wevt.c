@@ -31,6 +31,10 @@ typedef struct W {
     bool mc81;       /* mc 8.1: template ids by MD5, mc81_pads_end */
     PtrMap at;       /* channel, level, task, opcode, keyword, map, layout ->
                       * the offset of its entry (this provider's) */
+    /* a template's BinXml, canonical text, and its id's input: emptied
+     * per template, not made and freed (their growth was most of the
+     * cost of a small template) */
+    Buf bx, x, id_in, id_types;
 } W;
 
 static size_t pos(const W *w) { return w->base + w->b.len; }
@@ -684,9 +688,10 @@ static void bx_userdata(const Layout *l, const XmlNode *n, int depth, Buf *bx, B
  *              bytes with version nibble 5;
  *   mc 8.1:    MD5(UTF-16LE(xml)), then MD5 continued from that state over
  *              the types (padding counting only the types). */
-static void template_id(const W *w, const Buf *xml, const Layout *l, unsigned char out[16])
+static void template_id(W *w, const Buf *xml, const Layout *l, unsigned char out[16])
 {
-    Buf in = {0}, types = {0};
+    Buf in = w->id_in, types = w->id_types;
+    in.len = types.len = 0;
     for (size_t i = 0; i < l->fields.n; i++)
         buf_u32le(&types, subst_type(l->fields.v[i]));
     if (w->mc81) {
@@ -707,8 +712,7 @@ static void template_id(const W *w, const Buf *xml, const Layout *l, unsigned ch
         memcpy(out, h, 16);
         out[7] = (unsigned char)((out[7] & 0x0F) | 0x50);
     }
-    buf_free(&in);
-    buf_free(&types);
+    w->id_in = in, w->id_types = types;
 }
 
 static void write_temp(W *w, Layout *l)
@@ -722,7 +726,8 @@ static void write_temp(W *w, Layout *l)
         for (size_t k = 0; l->fields.v[i]->is_struct && k < l->fields.v[i]->members.n; k++)
             vec_push(&order, l->fields.v[i]->members.v[k]);
 
-    Buf bx = {0}, x = {0};
+    Buf bx = w->bx, x = w->x;
+    bx.len = x.len = 0;
     buf_add(&bx, "\x0f\x01\x01\x00", 4);
     if (l->user_data)
         bx_userdata(l, l->user_data, 0, &bx, &x);
@@ -770,8 +775,7 @@ static void write_temp(W *w, Layout *l)
     names_write(w, &names);
     patch32(w, size_at, (uint32_t)(pos(w) - at));
     vec_free(&order);
-    buf_free(&bx);
-    buf_free(&x);
+    w->bx = bx, w->x = x;
 }
 
 static void write_ttbl(W *w, Provider *pv)
@@ -1173,6 +1177,10 @@ static void build(W *w)
     patch32(w, size_at, (uint32_t)pos(w));
     buf_u16le(&w->b, 0); /* two bytes after the counted size (section 2) */
     ptrmap_free(&w->at);
+    buf_free(&w->bx);
+    buf_free(&w->x);
+    buf_free(&w->id_in);
+    buf_free(&w->id_types);
 }
 
 void wevt_build(const Manifest *m, WevtFormat format, Buf *out)
