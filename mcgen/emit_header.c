@@ -465,7 +465,7 @@ static void unique_args(Arena *a, Names *args)
     if (args->n <= 16) { /* the usual case: compare directly */
         for (size_t i = 0; i < args->n && !repeats; i++)
             for (size_t j = 0; j < i && !repeats; j++)
-                repeats = strcmp(args->v[i], args->v[j]) == 0;
+                repeats = args->v[i][0] == args->v[j][0] && strcmp(args->v[i], args->v[j]) == 0;
         if (!repeats)
             return;
     }
