@@ -17,6 +17,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* ---- text outputs ---- */
 
@@ -116,6 +119,18 @@ static void text_put(void *ctx, const char *s, size_t n)
          * header is tens of megabytes): no byte with its high bit set */
         uint64_t high = 0;
         size_t i = 0;
+#if defined(__SSE2__)
+        /* 64 bytes an iteration in four vectors (a fifth of the word
+         * loop's instructions), their high bits read once at the end */
+        __m128i acc = _mm_setzero_si128();
+        for (; i + 64 <= lines->len; i += 64) {
+            const __m128i *v = (const __m128i *)(const void *)(lines->s + i);
+            acc = _mm_or_si128(acc, _mm_or_si128(_mm_or_si128(_mm_loadu_si128(v), _mm_loadu_si128(v + 1)),
+                                                 _mm_or_si128(_mm_loadu_si128(v + 2), _mm_loadu_si128(v + 3))));
+        }
+        if (_mm_movemask_epi8(acc))
+            high = 0x80;
+#endif
         for (; i + 32 <= lines->len; i += 32) {
             uint64_t w[4];
             memcpy(w, lines->s + i, 32);
@@ -392,4 +407,47 @@ void output_list_free(OutputList *l)
 {
     vec_free(&l->files);
     arena_free(&l->arena);
+}
+
+/* One element moved; the records sorted (16 and 24 bytes) copied inline
+ * rather than through a memcpy call each. */
+static inline void move_elem(char *d, const char *s, size_t size)
+{
+    if (size == 16)
+        memcpy(d, s, 16);
+    else if (size == 24)
+        memcpy(d, s, 24);
+    else
+        memcpy(d, s, size);
+}
+
+static uint32_t key_u32(const char *elem, size_t key_at)
+{
+    uint32_t k;
+    memcpy(&k, elem + key_at, sizeof k);
+    return k;
+}
+
+void emit_sort_by_u32(void *base, size_t n, size_t size, size_t key_at)
+{
+    if (n < 2)
+        return;
+    char *tmp = xmalloc(n * size), *from = base, *to = tmp;
+    for (int shift = 0; shift < 32; shift += 8) {
+        size_t count[257] = {0};
+        for (size_t i = 0; i < n; i++)
+            count[((key_u32(from + i * size, key_at) >> shift) & 0xFF) + 1]++;
+        if (count[((key_u32(from, key_at) >> shift) & 0xFF) + 1] == n)
+            continue; /* that byte is the same in every key */
+        for (size_t b = 1; b < 257; b++)
+            count[b] += count[b - 1];
+        for (size_t i = 0; i < n; i++)
+            move_elem(to + count[(key_u32(from + i * size, key_at) >> shift) & 0xFF]++ * size,
+                      from + i * size, size);
+        char *t = from;
+        from = to, to = t;
+    }
+    if (from != base)
+        memcpy(base, from, n * size);
+    free(tmp);
 }

@@ -26,6 +26,7 @@
 #include "tmpl.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -464,7 +465,7 @@ static void unique_args(Arena *a, Names *args)
     if (args->n <= 16) { /* the usual case: compare directly */
         for (size_t i = 0; i < args->n && !repeats; i++)
             for (size_t j = 0; j < i && !repeats; j++)
-                repeats = strcmp(args->v[i], args->v[j]) == 0;
+                repeats = args->v[i][0] == args->v[j][0] && strcmp(args->v[i], args->v[j]) == 0;
         if (!repeats)
             return;
     }
@@ -755,12 +756,9 @@ typedef struct Msg {
     uint32_t id;
 } Msg;
 
-static int by_id_then_name(const void *x, const void *y)
+static int by_msg_name(const void *x, const void *y)
 {
-    const Msg *a = x, *b = y;
-    if (a->id != b->id)
-        return a->id < b->id ? -1 : 1;
-    return strcmp(a->name, b->name);
+    return strcmp(((const Msg *)x)->name, ((const Msg *)y)->name);
 }
 
 /* The dictionary of message i of a sorted array: name (MSG_<string id>), id. */
@@ -792,8 +790,15 @@ static TValue *messages(Arena *a, const Manifest *m)
         if (e->key && s->in_header)
             v[n++] = (Msg){e->key, s->id};
     }
-    /* by id, then by name (entries come in hash order) */
-    sort_stable(v, n, sizeof *v, by_id_then_name);
+    /* by id, then by name (entries come in hash order; the names are
+     * the map's keys, all different): the ids by radix, then each run of
+     * one id (rare) by name */
+    emit_sort_by_u32(v, n, sizeof *v, offsetof(Msg, id));
+    for (size_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && v[j].id == v[i].id;)
+            j++;
+        sort_stable(v + i, j - i, sizeof *v, by_msg_name);
+    }
     return tv_generated(a, n, message_values, v);
 }
 

@@ -28,6 +28,7 @@
  */
 #include "mcgen.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,12 +87,6 @@ static void add_named(Collect *c, const Named *n)
     add(c, &n->msg, n->builtin ? n->builtin_msg : NULL);
 }
 
-static int by_id(const void *a, const void *b)
-{
-    uint32_t x = ((const Entry *)a)->id, y = ((const Entry *)b)->id;
-    return x < y ? -1 : x > y;
-}
-
 /* Every message of the culture, in model order, an id more than once when
  * several items share it. */
 static void gather(const Manifest *m, Collect *c)
@@ -144,7 +139,7 @@ static void collect(const Manifest *m, Collect *c)
     gather(m, c);
     /* one entry per id: a shared string or a built-in item used by several
      * events is collected more than once, always with the same text */
-    sort_stable(c->v.v, c->v.n, sizeof *c->v.v, by_id);
+    emit_sort_by_u32(c->v.v, c->v.n, sizeof *c->v.v, offsetof(Entry, id));
     size_t n = 0;
     for (size_t i = 0; i < c->v.n; i++)
         if (n == 0 || c->v.v[n - 1].id != c->v.v[i].id)
@@ -219,12 +214,16 @@ static void write_table(const Collect *c, const MsgTableOptions *opt, Sink *k)
             buf_reset(&text);
             const Entry *e = &c->v.v[i];
             const char *s = e->text;
-            if (e->manifest) {
+            const char *lf = e->manifest ? strchr(s, '\n') : NULL;
+            size_t n;
+            if (lf) { /* a text without line feeds is used as it is */
                 buf_reset(&crlf);
                 msgtable_manifest_text(&crlf, s);
                 s = crlf.s ? crlf.s : "";
+                n = crlf.len;
+            } else {
+                n = strlen(s);
             }
-            size_t n = strlen(s);
             if (!opt->ansi) {
                 utf8_to_utf16le(&text, s, n);
                 buf_add(&text, "\r\0\n\0", opt->no_crlf ? 0 : 4);
@@ -309,7 +308,7 @@ static void table_of_mc(const Manifest *mc, const McLanguage *lang, const Manife
                 vec_push(&c.v, e);
             }
     }
-    sort_stable(c.v.v, c.v.n, sizeof *c.v.v, by_id);
+    emit_sort_by_u32(c.v.v, c.v.n, sizeof *c.v.v, offsetof(Entry, id));
     write_table(&c, opt, sink);
     vec_free(&c.v);
 }

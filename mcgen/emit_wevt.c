@@ -31,6 +31,10 @@ typedef struct W {
     bool mc81;       /* mc 8.1: template ids by MD5, mc81_pads_end */
     PtrMap at;       /* channel, level, task, opcode, keyword, map, layout ->
                       * the offset of its entry (this provider's) */
+    /* a template's BinXml, canonical text, and its id's input: emptied
+     * per template, not made and freed (their growth was most of the
+     * cost of a small template) */
+    Buf bx, x, id_in, id_types;
 } W;
 
 static size_t pos(const W *w) { return w->base + w->b.len; }
@@ -440,6 +444,19 @@ static void patch16(Buf *b, size_t at, uint16_t v)
  * copy); `over` is the guard's message.  Returns where its units start. */
 static size_t counted_utf16(Buf *b, const char *s, const char *over)
 {
+    size_t n = 0;
+    while (s[n] && !(s[n] & 0x80) && n < 0xFFFF)
+        n++;
+    if (!s[n]) { /* ASCII: no strlen and conversion call apart */
+        buf_grow(b, 2 + 2 * n);
+        unsigned char *q = (unsigned char *)b->s + b->len;
+        q[0] = (unsigned char)n, q[1] = (unsigned char)(n >> 8);
+        for (size_t i = 0; i < n; i++)
+            q[2 + 2 * i] = (unsigned char)s[i], q[3 + 2 * i] = 0;
+        b->len += 2 + 2 * n;
+        b->s[b->len] = '\0';
+        return b->len - 2 * n;
+    }
     size_t count_at = b->len;
     buf_u16le(b, 0);
     size_t start = b->len;
@@ -453,6 +470,27 @@ static size_t counted_utf16(Buf *b, const char *s, const char *over)
 /* BinXml name: u16 hash, u16 chars, UTF-16, NUL. */
 static void bx_name(Buf *b, const char *s)
 {
+    /* an ASCII name (every element and attribute name, nearly every
+     * field's): converted and hashed in one pass */
+    size_t n = 0;
+    uint32_t h = 0;
+    while (s[n] && !(s[n] & 0x80) && n < 0xFFFF)
+        n++;
+    if (!s[n]) {
+        buf_grow(b, 6 + 2 * n);
+        unsigned char *q = (unsigned char *)b->s + b->len;
+        q[2] = (unsigned char)n, q[3] = (unsigned char)(n >> 8);
+        for (size_t i = 0; i < n; i++) {
+            unsigned char c = (unsigned char)s[i];
+            h = h * 65599u + c;
+            q[4 + 2 * i] = c, q[5 + 2 * i] = 0;
+        }
+        q[0] = (unsigned char)h, q[1] = (unsigned char)(h >> 8);
+        q[4 + 2 * n] = 0, q[5 + 2 * n] = 0;
+        b->len += 6 + 2 * n;
+        b->s[b->len] = '\0';
+        return;
+    }
     size_t hash_at = b->len;
     buf_u16le(b, 0);
     size_t start = counted_utf16(b, s, "BinXml name over 65,535 UTF-16 units (MCG6022)");
@@ -522,6 +560,55 @@ static void xml_open(Buf *x, const char *name, const BxAttr *attrs, size_t n)
     buf_addc(x, '>');
 }
 
+/* <Data Name="n">%i</Data> of field i (ComplexData for a struct), as
+ * bx_open, bx_subst and bx_end make it, in place: el and name are the
+ * element's and the attribute's bx_name bytes. */
+static void bx_field(Buf *b, const Buf *el, const Buf *name, const Field *f, size_t i)
+{
+    size_t size_at = b->len + 3, list_at = size_at + 4 + el->len;
+    buf_grow(b, 12 + el->len + name->len);
+    char *q = b->s + b->len;
+    memcpy(q, "\x41\xFF\xFF\0\0\0\0", 7);
+    memcpy(q + 7, el->s, el->len);
+    q += 7 + el->len;
+    memcpy(q, "\0\0\0\0\x06", 5);
+    memcpy(q + 5, name->s, name->len);
+    q += 5 + name->len;
+    q[0] = 0x05, q[1] = 0x01;
+    b->len = (size_t)(q + 2 - b->s);
+    counted_utf16(b, f->name, "BinXml value over 65,535 UTF-16 units (MCG6022)");
+    uint32_t len = (uint32_t)(b->len - list_at - 4);
+    for (int k = 0; k < 4; k++)
+        b->s[list_at + (size_t)k] = (char)(len >> (8 * k));
+    buf_u8(b, 0x02);
+    bx_subst(b, i, subst_type(f));
+    bx_end(b, size_at);
+}
+
+/* Its canonical text: <el Name="name">%n</el>. */
+static void xml_field(Buf *x, const char *el, const char *name, size_t n)
+{
+    size_t el_len = strlen(el), name_len = strlen(name);
+    char tmp[20], *d = tmp + sizeof tmp;
+    do
+        *--d = (char)('0' + n % 10);
+    while (n /= 10);
+    size_t dn = (size_t)(tmp + sizeof tmp - d);
+    buf_grow(x, 2 * el_len + name_len + dn + 14);
+    char *q = x->s + x->len;
+    *q++ = '<';
+    memcpy(q, el, el_len), q += el_len;
+    memcpy(q, " Name=\"", 7), q += 7;
+    memcpy(q, name, name_len), q += name_len;
+    memcpy(q, "\">%", 3), q += 3;
+    memcpy(q, d, dn), q += dn;
+    memcpy(q, "</", 2), q += 2;
+    memcpy(q, el, el_len), q += el_len;
+    *q++ = '>';
+    x->len = (size_t)(q - x->s);
+    x->s[x->len] = '\0';
+}
+
 /* kind 1: <EventData[ Name=]> <Data Name="n">%i</Data> ... </EventData> */
 static void bx_eventdata(const Layout *l, Buf *bx, Buf *x)
 {
@@ -536,20 +623,20 @@ static void bx_eventdata(const Layout *l, Buf *bx, Buf *x)
     } else {
         xml_open(x, "EventData", &ed, n_ed);
     }
+    /* the names' BinXml made once per template, not per field */
+    Buf names[3] = {{0}, {0}, {0}};
+    if (l->fields.n) {
+        bx_name(&names[0], "Data");
+        bx_name(&names[1], "ComplexData");
+        bx_name(&names[2], "Name");
+    }
     for (size_t i = 0; i < l->fields.n; i++) {
         const Field *f = l->fields.v[i];
-        const char *el = f->is_struct ? "ComplexData" : "Data";
-        BxAttr a = {"Name", f->name};
-        size_t d = bx_open(bx, el, &a, 1);
-        bx_subst(bx, i, subst_type(f));
-        bx_end(bx, d);
-        xml_open(x, el, &a, 1);
-        buf_addc(x, '%');
-        buf_decimal(x, i + 1);
-        buf_adds(x, "</");
-        buf_adds(x, el);
-        buf_addc(x, '>');
+        bx_field(bx, &names[f->is_struct], &names[2], f, i);
+        xml_field(x, f->is_struct ? "ComplexData" : "Data", f->name, i + 1);
     }
+    for (int k = 0; k < 3; k++)
+        buf_free(&names[k]);
     bx_end(bx, at);
     if (l->fields.n)
         buf_adds(x, "</EventData>");
@@ -601,9 +688,10 @@ static void bx_userdata(const Layout *l, const XmlNode *n, int depth, Buf *bx, B
  *              bytes with version nibble 5;
  *   mc 8.1:    MD5(UTF-16LE(xml)), then MD5 continued from that state over
  *              the types (padding counting only the types). */
-static void template_id(const W *w, const Buf *xml, const Layout *l, unsigned char out[16])
+static void template_id(W *w, const Buf *xml, const Layout *l, unsigned char out[16])
 {
-    Buf in = {0}, types = {0};
+    Buf in = w->id_in, types = w->id_types;
+    in.len = types.len = 0;
     for (size_t i = 0; i < l->fields.n; i++)
         buf_u32le(&types, subst_type(l->fields.v[i]));
     if (w->mc81) {
@@ -624,8 +712,7 @@ static void template_id(const W *w, const Buf *xml, const Layout *l, unsigned ch
         memcpy(out, h, 16);
         out[7] = (unsigned char)((out[7] & 0x0F) | 0x50);
     }
-    buf_free(&in);
-    buf_free(&types);
+    w->id_in = in, w->id_types = types;
 }
 
 static void write_temp(W *w, Layout *l)
@@ -639,7 +726,8 @@ static void write_temp(W *w, Layout *l)
         for (size_t k = 0; l->fields.v[i]->is_struct && k < l->fields.v[i]->members.n; k++)
             vec_push(&order, l->fields.v[i]->members.v[k]);
 
-    Buf bx = {0}, x = {0};
+    Buf bx = w->bx, x = w->x;
+    bx.len = x.len = 0;
     buf_add(&bx, "\x0f\x01\x01\x00", 4);
     if (l->user_data)
         bx_userdata(l, l->user_data, 0, &bx, &x);
@@ -687,8 +775,7 @@ static void write_temp(W *w, Layout *l)
     names_write(w, &names);
     patch32(w, size_at, (uint32_t)(pos(w) - at));
     vec_free(&order);
-    buf_free(&bx);
-    buf_free(&x);
+    w->bx = bx, w->x = x;
 }
 
 static void write_ttbl(W *w, Provider *pv)
@@ -1090,6 +1177,10 @@ static void build(W *w)
     patch32(w, size_at, (uint32_t)pos(w));
     buf_u16le(&w->b, 0); /* two bytes after the counted size (section 2) */
     ptrmap_free(&w->at);
+    buf_free(&w->bx);
+    buf_free(&w->x);
+    buf_free(&w->id_in);
+    buf_free(&w->id_types);
 }
 
 void wevt_build(const Manifest *m, WevtFormat format, Buf *out)

@@ -711,8 +711,19 @@ void utf8_to_utf16le(Buf *out, const char *s, size_t n)
     while (i < n) {
         uint64_t w;
         if (n - i >= 8 && (memcpy(&w, s + i, 8), !(w & 0x8080808080808080u))) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            /* each byte spread to 16 bits in two words: two stores */
+            uint64_t lo = w & 0xFFFFFFFFu, hi = w >> 32;
+            lo = (lo | lo << 16) & 0x0000FFFF0000FFFFu;
+            lo = (lo | lo << 8) & 0x00FF00FF00FF00FFu;
+            hi = (hi | hi << 16) & 0x0000FFFF0000FFFFu;
+            hi = (hi | hi << 8) & 0x00FF00FF00FF00FFu;
+            memcpy(q, &lo, 8);
+            memcpy(q + 8, &hi, 8);
+#else
             for (int k = 0; k < 8; k++)
                 q[2 * k] = (unsigned char)s[i + (size_t)k], q[2 * k + 1] = 0;
+#endif
             q += 16, i += 8;
             continue;
         }
@@ -1081,11 +1092,41 @@ void md5(const void *data, size_t n, unsigned char out[16])
 /* ---- stable sort (merge sort): equal elements keep their order, so the
  * result is the same with every C library ---- */
 
+/* One element moved: the sizes sorted (pointers, 8; small records, 16
+ * and 24) copied inline rather than through a memcpy call each. */
+static inline void sort_move(char *d, const char *s, size_t size)
+{
+    if (size == 8)
+        memcpy(d, s, 8);
+    else if (size == 16)
+        memcpy(d, s, 16);
+    else if (size == 24)
+        memcpy(d, s, 24);
+    else
+        memcpy(d, s, size);
+}
+
+/* Runs this short are sorted by insertion: fewer comparisons and moves
+ * than merging down to single elements. */
+#define SORT_RUN 12
+
 static void merge_pass(char *a, char *tmp, size_t n, size_t size,
                        int (*cmp)(const void *, const void *))
 {
-    if (n < 2)
+    if (n <= SORT_RUN) {
+        for (size_t i = 1; i < n; i++) {
+            if (cmp(a + i * size, a + (i - 1) * size) >= 0)
+                continue;
+            sort_move(tmp, a + i * size, size);
+            size_t j = i;
+            do {
+                sort_move(a + j * size, a + (j - 1) * size, size);
+                j--;
+            } while (j > 0 && cmp(tmp, a + (j - 1) * size) < 0);
+            sort_move(a + j * size, tmp, size);
+        }
         return;
+    }
     size_t half = n / 2;
     merge_pass(a, tmp, half, size, cmp);
     merge_pass(a + half * size, tmp, n - half, size, cmp);
@@ -1093,25 +1134,27 @@ static void merge_pass(char *a, char *tmp, size_t n, size_t size,
      * messages by id, as written): one comparison instead of a merge */
     if (cmp(a + half * size, a + (half - 1) * size) >= 0)
         return;
+    /* only the left half moves aside: the merged output never overtakes
+     * the right half's next element, and when the left half runs out the
+     * rest of the right half is already in place */
+    memcpy(tmp, a, half * size);
     size_t i = 0, j = half, k = 0;
     while (i < half && j < n) {
-        if (cmp(a + j * size, a + i * size) < 0)
-            memcpy(tmp + k++ * size, a + j++ * size, size);
+        if (cmp(a + j * size, tmp + i * size) < 0)
+            sort_move(a + k++ * size, a + j++ * size, size);
         else
-            memcpy(tmp + k++ * size, a + i++ * size, size);
+            sort_move(a + k++ * size, tmp + i++ * size, size);
     }
-    while (i < half)
-        memcpy(tmp + k++ * size, a + i++ * size, size);
-    while (j < n)
-        memcpy(tmp + k++ * size, a + j++ * size, size);
-    memcpy(a, tmp, n * size);
+    if (i < half)
+        memcpy(a + k * size, tmp + i * size, (half - i) * size);
 }
 
 void sort_stable(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
     if (n < 2)
         return;
-    char *tmp = xmalloc(n * size);
+    /* the left half at most, and one element for insertion */
+    char *tmp = xmalloc((n / 2 + 1) * size);
     merge_pass(base, tmp, n, size, cmp);
     free(tmp);
 }
