@@ -173,6 +173,7 @@ static void name_events(Manifest *m, Facts *f)
     for (size_t i = 0; i < m->providers.n; i++)
         events += m->providers.v[i]->events.n;
     map_reserve(&taken, events);
+    ptrmap_reserve(&f->names, events);
     Arena holders = {0}; /* gone with the map */
     bool *repeated = repeated_providers(m);
     for (size_t i = 0; i < m->providers.n; i++) {

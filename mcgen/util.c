@@ -575,18 +575,34 @@ void *ptrmap_get(const PtrMap *m, const void *key)
     return x->key ? x->val : NULL;
 }
 
+static void ptrmap_rehash(PtrMap *m, size_t cap)
+{
+    PtrMapEntry *e = xcalloc(cap, sizeof *e);
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->e[i].key)
+            *ptrmap_slot(e, cap, m->e[i].key) = m->e[i];
+    free(m->e);
+    m->e = e;
+    m->cap = cap;
+}
+
+/* Sized once from a count known before the puts: each doubling step
+ * would touch a new table and leave the old one's pages behind. */
+void ptrmap_reserve(PtrMap *m, size_t n)
+{
+    if (!n)
+        return;
+    size_t cap = m->cap ? m->cap : 16;
+    while (n * 4 > cap * 3)
+        cap *= 2;
+    if (cap != m->cap)
+        ptrmap_rehash(m, cap);
+}
+
 void ptrmap_put(PtrMap *m, const void *key, void *val)
 {
-    if ((m->n + 1) * 4 > m->cap * 3) {
-        size_t cap = m->cap ? m->cap * 2 : 16;
-        PtrMapEntry *e = xcalloc(cap, sizeof *e);
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->e[i].key)
-                *ptrmap_slot(e, cap, m->e[i].key) = m->e[i];
-        free(m->e);
-        m->e = e;
-        m->cap = cap;
-    }
+    if ((m->n + 1) * 4 > m->cap * 3)
+        ptrmap_rehash(m, m->cap ? m->cap * 2 : 16);
     PtrMapEntry *x = ptrmap_slot(m->e, m->cap, key);
     if (!x->key) {
         x->key = key;

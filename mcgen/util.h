@@ -228,6 +228,8 @@ typedef struct PtrMap {
 void *ptrmap_get(const PtrMap *m, const void *key);
 /* Sets key's value (replacing any). */
 void ptrmap_put(PtrMap *m, const void *key, void *val);
+/* room for n keys without a rehash */
+void ptrmap_reserve(PtrMap *m, size_t n);
 void ptrmap_free(PtrMap *m);
 
 /* ---- text ------------------------------------------------------------ */

@@ -727,6 +727,8 @@ static bool read_whole(Producer *pr, size_t size)
         parse_error(pr);
         return false;
     }
+    /* the bytes read fill it: huge pages where they cover whole ones */
+    os_advise_large(buf, size);
     size_t n = fread(buf, 1, size, pr->f);
     int c = n == size && !ferror(pr->f) ? getc(pr->f) : EOF;
     if (ferror(pr->f)) {

@@ -105,6 +105,31 @@ START_TEST(test_util_map_ref)
 }
 END_TEST
 
+/* A pointer map reserved for n keys takes them with no rehash (its
+ * table stays where it is, 3/4 full at most) and keeps what it held. */
+START_TEST(test_util_ptrmap_reserve)
+{
+    static int keys[12289];
+    PtrMap m = {0};
+    ptrmap_reserve(&m, 0); /* nothing to hold: nothing allocated */
+    ck_assert_ptr_null(m.e);
+    ptrmap_put(&m, &keys[0], (void *)1);
+    ptrmap_reserve(&m, 12288); /* 3/4 of 16384 */
+    ck_assert_uint_eq(m.cap, 16384);
+    const PtrMapEntry *table = m.e;
+    for (int i = 1; i < 12288; i++)
+        ptrmap_put(&m, &keys[i], (void *)(intptr_t)(i + 1));
+    ck_assert_ptr_eq(m.e, table);
+    ck_assert_uint_eq(m.n, 12288);
+    ck_assert_ptr_eq(ptrmap_get(&m, &keys[0]), (void *)1);
+    ck_assert_ptr_eq(ptrmap_get(&m, &keys[12287]), (void *)12288);
+    ck_assert_ptr_null(ptrmap_get(&m, &keys[12288]));
+    ptrmap_reserve(&m, 100); /* never shrinks */
+    ck_assert_uint_eq(m.cap, 16384);
+    ptrmap_free(&m);
+}
+END_TEST
+
 /* The map's hash reads keys a word at a time, the last word overlapping
  * the one before: every byte of a key of every length changes the hash,
  * and keys that are prefixes of one another (same bytes, other lengths)
@@ -564,6 +589,7 @@ Suite *util_suite(void)
     tcase_add_test(tc, test_util_buf_little_endian);
     tcase_add_test(tc, test_util_map_put_get_grow);
     tcase_add_test(tc, test_util_map_ref);
+    tcase_add_test(tc, test_util_ptrmap_reserve);
     tcase_add_test(tc, test_util_hash_every_byte_counts);
     tcase_add_test(tc, test_util_put_c_string);
     tcase_add_test(tc, test_util_arena_zeroed_aligned);
