@@ -62,6 +62,7 @@ void msgtable_manifest_text(Buf *out, const char *s)
 typedef struct Collect {
     VEC(Entry) v;
     size_t culture;
+    PtrMap builtins; /* the built-in items an event has added already */
 } Collect;
 
 /* Adds the message of `r`: its string in the culture, or `builtin`. */
@@ -85,6 +86,18 @@ static void add(Collect *c, const MsgRef *r, const char *builtin)
 static void add_named(Collect *c, const Named *n)
 {
     add(c, &n->msg, n->builtin ? n->builtin_msg : NULL);
+}
+
+/* A built-in item an event uses, once: every event of a large manifest
+ * names a level and an opcode or two, and a copy per event made the
+ * table's working set several times its entries (the copies after the
+ * first would only be dropped as duplicates of its id and text). */
+static void add_builtin(Collect *c, const Named *n)
+{
+    if (ptrmap_get(&c->builtins, n))
+        return;
+    ptrmap_put(&c->builtins, n, (void *)n);
+    add_named(c, n);
 }
 
 /* Every message of the culture, in model order, an id more than once when
@@ -118,14 +131,14 @@ static void gather(const Manifest *m, Collect *c)
             add(c, &e->msg, NULL);
             /* built-in items the events use: winmeta's text */
             if (e->level && e->level->n.builtin)
-                add_named(c, &e->level->n);
+                add_builtin(c, &e->level->n);
             if (e->task && e->task->n.builtin)
-                add_named(c, &e->task->n);
+                add_builtin(c, &e->task->n);
             if (e->opcode && e->opcode->n.builtin)
-                add_named(c, &e->opcode->n);
+                add_builtin(c, &e->opcode->n);
             for (size_t k = 0; k < e->keywords.n; k++)
                 if (e->keywords.v[k]->n.builtin)
-                    add_named(c, &e->keywords.v[k]->n);
+                    add_builtin(c, &e->keywords.v[k]->n);
         }
         for (size_t j = 0; j < pv->filters.n; j++)
             add(c, &pv->filters.v[j]->msg, NULL);
@@ -137,6 +150,7 @@ static void gather(const Manifest *m, Collect *c)
 static void collect(const Manifest *m, Collect *c)
 {
     gather(m, c);
+    ptrmap_free(&c->builtins);
     /* one entry per id: a shared string or a built-in item used by several
      * events is collected more than once, always with the same text */
     emit_sort_by_u32(c->v.v, c->v.n, sizeof *c->v.v, offsetof(Entry, id));
@@ -164,6 +178,7 @@ bool msgtable_any(const Manifest *m, size_t culture)
     gather(m, &c);
     bool any = c.v.n > 0;
     vec_free(&c.v);
+    ptrmap_free(&c.builtins);
     return any;
 }
 
