@@ -5,9 +5,10 @@
  * common cases are cheap: room is reserved once per token and bytes are
  * stored without further checks (b->s[b->len] is '\0' again after each
  * token, as Buf promises), a string that needs no escape (a table
- * marks the bytes that do) is copied at once, a key written many times
- * is quoted once (JsonKey) and then copied with fixed-size copies, and
- * integers are written two digits at a time from a table.
+ * marks the bytes that do) is copied at once, a literal key comes
+ * quoted by the compiler and is copied with one fixed-size copy in the
+ * same call as its value (jsonw_lk*), and integers are written two digits
+ * at a time from a table.
  */
 #include "jsonw.h"
 
@@ -202,19 +203,6 @@ static size_t plain_prefix(const char *s)
     }
 }
 
-bool jsonw_key_prepare(JsonKey *key, const char *k)
-{
-    size_t n = plain_prefix(k);
-    memset(key, 0, sizeof *key);
-    if (k[n] || n + 3 > sizeof key->text - 1)
-        return false;
-    key->text[0] = '"';
-    memcpy(key->text + 1, k, n);
-    memcpy(key->text + 1 + n, "\":", 2);
-    key->n = n + 3;
-    return true;
-}
-
 void jsonw_strn(JsonW *w, const char *s, size_t n)
 {
     item(w);
@@ -251,29 +239,50 @@ void jsonw_kstr(JsonW *w, const char *k, const char *v)
     jsonw_str(w, v);
 }
 
-/* Decimal digits, two at a time from a table, written from the end of a
- * scratch area and copied out with one fixed-size copy (no count of the
- * digits first). */
-static void digits(JsonW *w, uint64_t v, bool negative)
+/* Decimal digits at o, two at a time from a table, from the end of a
+ * count made by comparisons; returns the end. */
+static char *put_digits(char *o, uint64_t v)
 {
     static const char pairs[] = "00010203040506070809101112131415161718192021222324"
                                 "25262728293031323334353637383940414243444546474849"
                                 "50515253545556575859606162636465666768697071727374"
                                 "75767778798081828384858687888990919293949596979899";
-    enum { MAX = 24 }; /* 20 digits, the sign, and room to spare */
-    char tmp[2 * MAX], *e = tmp + MAX, *p = e;
+    if (v < 10) {
+        *o = (char)('0' + v);
+        return o + 1;
+    }
+    if (v < 100) {
+        memcpy(o, pairs + 2 * v, 2);
+        return o + 2;
+    }
+    size_t n = 3;
+    for (uint64_t t = v / 1000; t; t /= 10)
+        n++;
+    char *e = o + n, *p = e;
     for (; v >= 100; v /= 100)
         p -= 2, memcpy(p, pairs + 2 * (v % 100), 2);
     if (v >= 10)
-        p -= 2, memcpy(p, pairs + 2 * v, 2);
+        memcpy(p - 2, pairs + 2 * v, 2);
     else
-        *--p = (char)('0' + v);
+        p[-1] = (char)('0' + v);
+    return e;
+}
+
+enum { DIGITS_MAX = 21 }; /* 20 digits and the sign */
+
+/* The bytes up to o are the buffer's, NUL-terminated. */
+static void done(JsonW *w, char *o)
+{
+    w->b->len = (size_t)(o - w->b->s);
+    *o = '\0';
+}
+
+static void digits(JsonW *w, uint64_t v, bool negative)
+{
+    char *o = reserve(w, DIGITS_MAX);
     if (negative)
-        *--p = '-';
-    char *o = reserve(w, MAX);
-    memcpy(o, p, MAX); /* the digits and bytes after them, cut off below */
-    w->b->len += (size_t)(e - p);
-    o[e - p] = '\0';
+        *o++ = '-';
+    done(w, put_digits(o, v));
 }
 
 void jsonw_uint(JsonW *w, uint64_t v)
@@ -304,4 +313,90 @@ void jsonw_null(JsonW *w)
     item(w);
     PUTS(w, "null");
     terminate(w);
+}
+
+/* ---- literal keys ---- */
+
+/* Room for the comma, the key and more bytes after them (and the NUL);
+ * the comma and key written; where the value goes. */
+static inline char *lkey_at(JsonW *w, const char *q, size_t n, size_t more)
+{
+    Buf *b = w->b;
+    size_t key = n > JSONW_LIT_READ ? n : JSONW_LIT_READ;
+    if (b->len + 1 + key + more + 1 > b->cap)
+        buf_grow(b, 1 + key + more);
+    char *o = b->s + b->len;
+    o[0] = ',';
+    o += !w->first;
+    if (n <= JSONW_LIT_READ)
+        memcpy(o, q, JSONW_LIT_READ); /* the bytes past n are overwritten or cut off */
+    else
+        memcpy(o, q, n);
+    w->first = false;
+    return o + n;
+}
+
+void jsonw_lkey(JsonW *w, const char *q, size_t n)
+{
+    done(w, lkey_at(w, q, n, 0));
+    w->after_key = true;
+}
+
+void jsonw_lkstr(JsonW *w, const char *q, size_t n, const char *v)
+{
+    if (!v) {
+        jsonw_lknull(w, q, n);
+        return;
+    }
+    size_t len = plain_prefix(v);
+    if (v[len]) {
+        done(w, lkey_at(w, q, n, 0));
+        quoted(w, v, len + strlen(v + len));
+        return;
+    }
+    char *o = lkey_at(w, q, n, len + 2);
+    *o++ = '"';
+    memcpy(o, v, len);
+    o += len;
+    *o++ = '"';
+    done(w, o);
+}
+
+void jsonw_lkuint(JsonW *w, const char *q, size_t n, uint64_t v)
+{
+    done(w, put_digits(lkey_at(w, q, n, DIGITS_MAX), v));
+}
+
+void jsonw_lkbool(JsonW *w, const char *q, size_t n, bool v)
+{
+    char *o = lkey_at(w, q, n, 8);
+    memcpy(o, v ? "true\0\0\0" : "false\0\0", 8);
+    done(w, o + (v ? 4 : 5));
+}
+
+void jsonw_lknull(JsonW *w, const char *q, size_t n)
+{
+    char *o = lkey_at(w, q, n, 4);
+    memcpy(o, "null", 4);
+    done(w, o + 4);
+}
+
+void jsonw_lkpair(JsonW *w, const char *q, size_t n, uint64_t a, uint64_t b)
+{
+    char *o = lkey_at(w, q, n, 2 * DIGITS_MAX + 3);
+    *o++ = '[';
+    o = put_digits(o, a);
+    *o++ = ',';
+    o = put_digits(o, b);
+    *o++ = ']';
+    done(w, o);
+}
+
+void jsonw_lkbegin(JsonW *w, const char *q, size_t n, bool list)
+{
+    char *o = lkey_at(w, q, n, 1);
+    *o++ = list ? '[' : '{';
+    done(w, o);
+    w->depth++;
+    w->first = true;
 }

@@ -160,31 +160,40 @@ START_TEST(test_jsonw_numbers_as_printf)
 }
 END_TEST
 
-/* Prepared keys give the bytes jsonw_key gives, first in an object or not;
- * a key that needs an escape, is not ASCII or is too long is refused. */
-START_TEST(test_jsonw_prepared_keys)
+/* A literal key's text as jsonw_lk* take it: quoted with its colon, padded */
+#define LK(lit) "\"" lit "\":" JSONW_LIT_PAD, sizeof(lit) + 2
+
+/* Literal keys with their values give the bytes jsonw_key and the value
+ * calls give, first in an object or not, a key longer than the fixed-size
+ * copy too; a value string that needs escapes is escaped. */
+START_TEST(test_jsonw_literal_keys)
 {
-    JsonKey a, longest, too_long, esc, utf8;
-    ck_assert(jsonw_key_prepare(&a, "name"));
-    ck_assert(jsonw_key_prepare(&longest, "abcdefghijklmnopqrstuvwxyz01")); /* 28 bytes */
-    ck_assert(!jsonw_key_prepare(&too_long, "abcdefghijklmnopqrstuvwxyz012"));
-    ck_assert(!jsonw_key_prepare(&esc, "a\"b"));
-    ck_assert(!jsonw_key_prepare(&utf8, "caf\xC3\xA9"));
     Buf b = {0};
     JsonW w;
     jsonw_init(&w, &b, 0);
     jsonw_begin_object(&w);
-    jsonw_key_prepared(&w, &a);
-    jsonw_str(&w, "x");
-    jsonw_key(&w, "k");
-    jsonw_begin_object(&w);
-    jsonw_key_prepared(&w, &longest);
-    jsonw_uint(&w, 1);
+    jsonw_lkstr(&w, LK("name"), "x");
+    jsonw_lkstr(&w, LK("esc"), "a\"\xFF");
+    jsonw_lkstr(&w, LK("none"), NULL);
+    jsonw_lkbegin(&w, LK("k"), false);
+    jsonw_lkuint(&w, LK("abcdefghijklmnopqrstuvwxyz01"), 1); /* 31 bytes of text */
+    jsonw_lkuint(&w, LK("abcdefghijklmnopqrstuvwxyz0123456789"), UINT64_MAX);
     jsonw_end_object(&w);
-    jsonw_key_prepared(&w, &a);
-    jsonw_null(&w);
+    jsonw_lkbegin(&w, LK("l"), true);
+    jsonw_uint(&w, 100);
+    jsonw_end_list(&w);
+    jsonw_lkbool(&w, LK("t"), true);
+    jsonw_lkbool(&w, LK("f"), false);
+    jsonw_lknull(&w, LK("n"));
+    jsonw_lkpair(&w, LK("loc"), 12345678901234567890u, 0);
+    jsonw_lkey(&w, LK("s"));
+    jsonw_str(&w, "v");
     jsonw_end_object(&w);
-    ck_assert_str_eq(b.s, "{\"name\":\"x\",\"k\":{\"abcdefghijklmnopqrstuvwxyz01\":1},\"name\":null}");
+    ck_assert_str_eq(b.s, "{\"name\":\"x\",\"esc\":\"a\\\"\xEF\xBF\xBD\",\"none\":null,"
+                          "\"k\":{\"abcdefghijklmnopqrstuvwxyz01\":1,"
+                          "\"abcdefghijklmnopqrstuvwxyz0123456789\":18446744073709551615},"
+                          "\"l\":[100],\"t\":true,\"f\":false,\"n\":null,"
+                          "\"loc\":[12345678901234567890,0],\"s\":\"v\"}");
     ck_assert_uint_eq(b.len, strlen(b.s));
     buf_free(&b);
 }
@@ -200,7 +209,7 @@ Suite *jsonw_suite(void)
     tcase_add_test(tc, test_jsonw_string_utf8_kept_or_replaced);
     tcase_add_test(tc, test_jsonw_keys_escaped);
     tcase_add_test(tc, test_jsonw_numbers_as_printf);
-    tcase_add_test(tc, test_jsonw_prepared_keys);
+    tcase_add_test(tc, test_jsonw_literal_keys);
     suite_add_tcase(s, tc);
     return s;
 }
