@@ -187,7 +187,7 @@ void jsonw_key(JsonW *w, const char *k)
 /* The bytes of s (NUL-terminated) before the first that needs a look:
  * four a round, each test stopping at the NUL (kind 1) before the next
  * byte is read. */
-static size_t plain_prefix(const char *s)
+static inline size_t plain_prefix(const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
     for (;;) {
@@ -241,7 +241,7 @@ void jsonw_kstr(JsonW *w, const char *k, const char *v)
 
 /* Decimal digits at o, two at a time from a table, from the end of a
  * count made by comparisons; returns the end. */
-static char *put_digits(char *o, uint64_t v)
+static inline char *put_digits(char *o, uint64_t v)
 {
     static const char pairs[] = "00010203040506070809101112131415161718192021222324"
                                 "25262728293031323334353637383940414243444546474849"
@@ -315,75 +315,102 @@ void jsonw_null(JsonW *w)
     terminate(w);
 }
 
-/* ---- literal keys ---- */
+/* ---- literal keys ----
+ * Each function has a fast path that calls nothing (so it saves no
+ * registers): when the key is at most JSONW_LIT_READ bytes and the room
+ * for it and the value is there, the key is one fixed-size copy.  Else
+ * the slow path: the key put as any bytes, then the value's own call. */
 
-/* Room for the comma, the key and more bytes after them (and the NUL);
- * the comma and key written; where the value goes. */
-static inline char *lkey_at(JsonW *w, const char *q, size_t n, size_t more)
+/* Room for the comma, the key and more bytes after them (and the NUL). */
+static inline bool lk_fits(const JsonW *w, size_t n, size_t more)
 {
-    Buf *b = w->b;
-    size_t key = n > JSONW_LIT_READ ? n : JSONW_LIT_READ;
-    if (b->len + 1 + key + more + 1 > b->cap)
-        buf_grow(b, 1 + key + more);
-    char *o = b->s + b->len;
+    return n <= JSONW_LIT_READ && w->b->len + 1 + JSONW_LIT_READ + more + 1 <= w->b->cap;
+}
+
+/* The comma and the key, where lk_fits said there is room; where the
+ * value goes. */
+static inline char *lk_at(JsonW *w, const char *q, size_t n)
+{
+    char *o = w->b->s + w->b->len;
     o[0] = ',';
     o += !w->first;
-    if (n <= JSONW_LIT_READ)
-        memcpy(o, q, JSONW_LIT_READ); /* the bytes past n are overwritten or cut off */
-    else
-        memcpy(o, q, n);
+    memcpy(o, q, JSONW_LIT_READ); /* the bytes past n are overwritten or cut off */
     w->first = false;
     return o + n;
 }
 
-void jsonw_lkey(JsonW *w, const char *q, size_t n)
+static void lk_slow(JsonW *w, const char *q, size_t n)
 {
-    done(w, lkey_at(w, q, n, 0));
+    if (!w->first)
+        put(w, ",", 1);
+    put(w, q, n);
+    terminate(w);
+    w->first = false;
     w->after_key = true;
 }
 
+void jsonw_lkey(JsonW *w, const char *q, size_t n) { lk_slow(w, q, n); }
+
 void jsonw_lkstr(JsonW *w, const char *q, size_t n, const char *v)
 {
-    if (!v) {
-        jsonw_lknull(w, q, n);
+    size_t len = v ? plain_prefix(v) : 0;
+    if (!v || v[len] || !lk_fits(w, n, len + 2)) {
+        lk_slow(w, q, n);
+        jsonw_str(w, v);
         return;
     }
-    size_t len = plain_prefix(v);
-    if (v[len]) {
-        done(w, lkey_at(w, q, n, 0));
-        quoted(w, v, len + strlen(v + len));
-        return;
-    }
-    char *o = lkey_at(w, q, n, len + 2);
-    *o++ = '"';
-    memcpy(o, v, len);
-    o += len;
-    *o++ = '"';
-    done(w, o);
+    char *o = lk_at(w, q, n);
+    o[0] = '"';
+    o[len + 1] = '"';
+    done(w, o + len + 2);
+    memcpy(o + 1, v, len); /* last: a tail call */
 }
 
 void jsonw_lkuint(JsonW *w, const char *q, size_t n, uint64_t v)
 {
-    done(w, put_digits(lkey_at(w, q, n, DIGITS_MAX), v));
+    if (!lk_fits(w, n, DIGITS_MAX)) {
+        lk_slow(w, q, n);
+        jsonw_uint(w, v);
+        return;
+    }
+    done(w, put_digits(lk_at(w, q, n), v));
 }
 
 void jsonw_lkbool(JsonW *w, const char *q, size_t n, bool v)
 {
-    char *o = lkey_at(w, q, n, 8);
+    if (!lk_fits(w, n, 8)) {
+        lk_slow(w, q, n);
+        jsonw_bool(w, v);
+        return;
+    }
+    char *o = lk_at(w, q, n);
     memcpy(o, v ? "true\0\0\0" : "false\0\0", 8);
     done(w, o + (v ? 4 : 5));
 }
 
 void jsonw_lknull(JsonW *w, const char *q, size_t n)
 {
-    char *o = lkey_at(w, q, n, 4);
-    memcpy(o, "null", 4);
+    if (!lk_fits(w, n, 8)) {
+        lk_slow(w, q, n);
+        jsonw_null(w);
+        return;
+    }
+    char *o = lk_at(w, q, n);
+    memcpy(o, "null\0\0\0", 8);
     done(w, o + 4);
 }
 
 void jsonw_lkpair(JsonW *w, const char *q, size_t n, uint64_t a, uint64_t b)
 {
-    char *o = lkey_at(w, q, n, 2 * DIGITS_MAX + 3);
+    if (!lk_fits(w, n, 2 * DIGITS_MAX + 3)) {
+        lk_slow(w, q, n);
+        jsonw_begin_list(w);
+        jsonw_uint(w, a);
+        jsonw_uint(w, b);
+        jsonw_end_list(w);
+        return;
+    }
+    char *o = lk_at(w, q, n);
     *o++ = '[';
     o = put_digits(o, a);
     *o++ = ',';
@@ -394,7 +421,15 @@ void jsonw_lkpair(JsonW *w, const char *q, size_t n, uint64_t a, uint64_t b)
 
 void jsonw_lkbegin(JsonW *w, const char *q, size_t n, bool list)
 {
-    char *o = lkey_at(w, q, n, 1);
+    if (!lk_fits(w, n, 1)) {
+        lk_slow(w, q, n);
+        if (list)
+            jsonw_begin_list(w);
+        else
+            jsonw_begin_object(w);
+        return;
+    }
+    char *o = lk_at(w, q, n);
     *o++ = list ? '[' : '{';
     done(w, o);
     w->depth++;
