@@ -25,6 +25,7 @@ typedef struct W {
     const Manifest *m;
     JsonW *j;  /* --json's text: written here directly, not through s */
     Out *out;  /* where j's text goes (NULL: it stays in j's buffer) */
+    const struct Key *culture_keys; /* with j: each culture's name as a key */
 } W;
 
 /* A key: a literal made by K(), its quoted text `"name":` made by the
@@ -151,10 +152,12 @@ static inline void kbool(W *w, Key k, bool v)
 
 static void kmask(W *w, Key k, uint64_t v)
 {
-    static const char hex[] = "0123456789abcdef";
-    char tmp[19] = {'0', 'x'};
-    for (int i = 0; i < 16; i++)
-        tmp[2 + i] = hex[(v >> (60 - 4 * i)) & 15];
+    if (w->j && k.n) {
+        jsonw_lkhex64(w->j, LIT(k), v);
+        return;
+    }
+    char tmp[19];
+    jsonw_hex64(tmp, v);
     kstr(w, k, tmp);
 }
 
@@ -209,7 +212,8 @@ static void kmsg(W *w, Key k, const MsgRef *r, const char *builtin,
     obj_begin(w, K("text"));
     for (size_t i = 0; r->text && i < w->m->cultures.n; i++)
         if (r->text[i])
-            kstr(w, kdyn(w->m->cultures.v[i]->name), r->text[i]->value);
+            kstr(w, w->culture_keys ? w->culture_keys[i] : kdyn(w->m->cultures.v[i]->name),
+                 r->text[i]->value);
     obj_end(w);
     obj_end(w);
 }
@@ -650,7 +654,21 @@ static void text_walk(const Manifest *m, Buf *b, Out *out)
 {
     JsonW j;
     jsonw_init(&j, b, 0);
-    walk(&(W){.m = m, .j = &j, .out = out});
+    /* a message's texts are keyed by culture name: each made a key once,
+     * laid out as K makes one (the name, its NUL, the key's text) */
+    size_t n = m->cultures.n;
+    Key *keys = xcalloc(n ? n : 1, sizeof *keys);
+    for (size_t i = 0; i < n; i++) {
+        const char *name = m->cultures.v[i]->name;
+        size_t len = strlen(name);
+        char *text = xmalloc(2 * len + 4 + JSONW_LIT_READ);
+        memcpy(text, name, len + 1);
+        keys[i] = jsonw_lit_make(text + len + 1, name) ? (Key){text, len} : kdyn(name);
+    }
+    walk(&(W){.m = m, .j = &j, .out = out, .culture_keys = keys});
+    for (size_t i = 0; i < n; i++)
+        free((char *)(keys[i].n ? keys[i].k : NULL));
+    free(keys);
     buf_addc(b, '\n');
 }
 

@@ -419,6 +419,44 @@ void jsonw_lkpair(JsonW *w, const char *q, size_t n, uint64_t a, uint64_t b)
     done(w, o);
 }
 
+void jsonw_hex64(char out[19], uint64_t v)
+{
+    static const char hex[] = "0123456789abcdef";
+    out[0] = '0';
+    out[1] = 'x';
+    for (int i = 0; i < 16; i++)
+        out[2 + i] = hex[(v >> (60 - 4 * i)) & 15];
+    out[18] = '\0';
+}
+
+void jsonw_lkhex64(JsonW *w, const char *q, size_t n, uint64_t v)
+{
+    char text[19];
+    jsonw_hex64(text, v);
+    if (!lk_fits(w, n, 20)) {
+        lk_slow(w, q, n);
+        jsonw_str(w, text);
+        return;
+    }
+    char *o = lk_at(w, q, n);
+    o[0] = '"';
+    memcpy(o + 1, text, 18);
+    o[19] = '"';
+    done(w, o + 20);
+}
+
+bool jsonw_lit_make(char *out, const char *k)
+{
+    size_t n = plain_prefix(k);
+    if (k[n] || n + 3 > JSONW_LIT_READ)
+        return false;
+    out[0] = '"';
+    memcpy(out + 1, k, n);
+    memcpy(out + 1 + n, "\":", 2);
+    memset(out + n + 3, 0, JSONW_LIT_READ);
+    return true;
+}
+
 void jsonw_lkbegin(JsonW *w, const char *q, size_t n, bool list)
 {
     if (!lk_fits(w, n, 1)) {

@@ -60,6 +60,15 @@ void jsonw_lkbool(JsonW *w, const char *q, size_t n, bool v);
 void jsonw_lknull(JsonW *w, const char *q, size_t n);
 /* [a,b] as the key's value */
 void jsonw_lkpair(JsonW *w, const char *q, size_t n, uint64_t a, uint64_t b);
+/* v as a string "0x" and 16 hex digits (JSON numbers lose precision
+ * past 2^53); jsonw_hex64 makes that text, NUL-terminated */
+void jsonw_lkhex64(JsonW *w, const char *q, size_t n, uint64_t v);
+void jsonw_hex64(char out[19], uint64_t v);
+/* A literal key's text made at run time, for a key known only then (a
+ * culture's name): `"k":` and JSONW_LIT_READ NULs into out (room for
+ * strlen(k) + 3 + JSONW_LIT_READ bytes).  False, and nothing made, when k
+ * needs an escape or the text would be longer than JSONW_LIT_READ. */
+bool jsonw_lit_make(char *out, const char *k);
 /* an object or list opened as the key's value */
 void jsonw_lkbegin(JsonW *w, const char *q, size_t n, bool list);
 

@@ -186,6 +186,7 @@ START_TEST(test_jsonw_literal_keys)
     jsonw_lkbool(&w, LK("f"), false);
     jsonw_lknull(&w, LK("n"));
     jsonw_lkpair(&w, LK("loc"), 12345678901234567890u, 0);
+    jsonw_lkhex64(&w, LK("mask"), 0x8000000000000abcu);
     jsonw_lkey(&w, LK("s"));
     jsonw_str(&w, "v");
     jsonw_end_object(&w);
@@ -193,9 +194,25 @@ START_TEST(test_jsonw_literal_keys)
                           "\"k\":{\"abcdefghijklmnopqrstuvwxyz01\":1,"
                           "\"abcdefghijklmnopqrstuvwxyz0123456789\":18446744073709551615},"
                           "\"l\":[100],\"t\":true,\"f\":false,\"n\":null,"
-                          "\"loc\":[12345678901234567890,0],\"s\":\"v\"}");
+                          "\"loc\":[12345678901234567890,0],\"mask\":\"0x8000000000000abc\","
+                          "\"s\":\"v\"}");
     ck_assert_uint_eq(b.len, strlen(b.s));
     buf_free(&b);
+}
+END_TEST
+
+/* A key's text made at run time is the text the compiler makes, padded;
+ * a key that needs an escape, is not ASCII or is too long is refused. */
+START_TEST(test_jsonw_literal_keys_made)
+{
+    char text[64];
+    memset(text, 'x', sizeof text);
+    ck_assert(jsonw_lit_make(text, "en-US"));
+    ck_assert_mem_eq(text, "\"en-US\":" JSONW_LIT_PAD, 8 + JSONW_LIT_READ);
+    ck_assert(jsonw_lit_make(text, "abcdefghijklmnopqrstuvwxyz01")); /* 31 bytes of text */
+    ck_assert(!jsonw_lit_make(text, "abcdefghijklmnopqrstuvwxyz0123"));
+    ck_assert(!jsonw_lit_make(text, "a\"b"));
+    ck_assert(!jsonw_lit_make(text, "caf\xC3\xA9"));
 }
 END_TEST
 
@@ -210,6 +227,7 @@ Suite *jsonw_suite(void)
     tcase_add_test(tc, test_jsonw_keys_escaped);
     tcase_add_test(tc, test_jsonw_numbers_as_printf);
     tcase_add_test(tc, test_jsonw_literal_keys);
+    tcase_add_test(tc, test_jsonw_literal_keys_made);
     suite_add_tcase(s, tc);
     return s;
 }
