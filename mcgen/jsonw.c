@@ -63,6 +63,19 @@ static void item(JsonW *w)
 
 static void begin(JsonW *w, char c)
 {
+    Buf *b = w->b;
+    if (!w->indent && b->len + 3 <= b->cap) { /* compact: item() inline */
+        char *o = b->s + b->len;
+        o[0] = ',';
+        o += !w->after_key && w->depth && !w->first;
+        o[0] = c;
+        o[1] = '\0';
+        b->len = (size_t)(o + 1 - b->s);
+        w->depth++;
+        w->first = true;
+        w->after_key = false;
+        return;
+    }
     item(w);
     *reserve(w, 1) = c;
     w->b->len++;
@@ -73,7 +86,15 @@ static void begin(JsonW *w, char c)
 
 static void end(JsonW *w, char c)
 {
+    Buf *b = w->b;
     w->depth--;
+    if (!w->indent && b->len + 2 <= b->cap) {
+        b->s[b->len++] = c;
+        b->s[b->len] = '\0';
+        w->first = false;
+        w->after_key = false;
+        return;
+    }
     if (w->indent && !w->first)
         newline(w);
     *reserve(w, 1) = c;
@@ -255,8 +276,13 @@ static inline char *put_digits(char *o, uint64_t v)
         memcpy(o, pairs + 2 * v, 2);
         return o + 2;
     }
+    static const uint64_t pow10[20] = {
+        1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u,
+        1000000000u, 10000000000u, 100000000000u, 1000000000000u, 10000000000000u,
+        100000000000000u, 1000000000000000u, 10000000000000000u, 100000000000000000u,
+        1000000000000000000u, 10000000000000000000u};
     size_t n = 3;
-    for (uint64_t t = v / 1000; t; t /= 10)
+    while (n < 20 && v >= pow10[n])
         n++;
     char *e = o + n, *p = e;
     for (; v >= 100; v /= 100)
@@ -353,8 +379,12 @@ void jsonw_lkey(JsonW *w, const char *q, size_t n) { lk_slow(w, q, n); }
 
 void jsonw_lkstr(JsonW *w, const char *q, size_t n, const char *v)
 {
-    size_t len = v ? plain_prefix(v) : 0;
-    if (!v || v[len] || !lk_fits(w, n, len + 2)) {
+    if (!v) {
+        jsonw_lknull(w, q, n);
+        return;
+    }
+    size_t len = plain_prefix(v);
+    if (v[len] || !lk_fits(w, n, len + 2)) {
         lk_slow(w, q, n);
         jsonw_str(w, v);
         return;
@@ -424,8 +454,11 @@ void jsonw_hex64(char out[19], uint64_t v)
     static const char hex[] = "0123456789abcdef";
     out[0] = '0';
     out[1] = 'x';
-    for (int i = 0; i < 16; i++)
-        out[2 + i] = hex[(v >> (60 - 4 * i)) & 15];
+    for (int i = 0; i < 8; i++) {
+        unsigned byte = (unsigned)(v >> (56 - 8 * i)) & 0xFF;
+        out[2 + 2 * i] = hex[byte >> 4];
+        out[3 + 2 * i] = hex[byte & 15];
+    }
     out[18] = '\0';
 }
 
