@@ -26,6 +26,7 @@ typedef struct W {
     JsonW *j;  /* --json's text: written here directly, not through s */
     Out *out;  /* where j's text goes (NULL: it stays in j's buffer) */
     const struct Key *culture_keys; /* with j: each culture's name as a key */
+    PtrMap *shared; /* with j: the text of objects events refer to (Shared) */
 } W;
 
 /* A key: a literal made by K(), its quoted text `"name":` made by the
@@ -386,16 +387,97 @@ static void xml_node(W *w, Key k, const XmlNode *n)
     obj_end(w);
 }
 
-static void ref(W *w, Key k, const Named *n, unsigned value, bool present)
+/* An object that many events refer to (their channel, level, task, opcode
+ * and keywords) is written by make(w, obj) as the value of k (NOKEY: a
+ * list's element; obj NULL: null).  With j, its text is made once, the first time, into
+ * a buffer of its own, and copied for each reference after that. */
+typedef struct Shared {
+    size_t n;
+    char text[];
+} Shared;
+
+static void shared(W *w, Key k, const void *obj, void (*make)(W *w, const void *obj))
 {
-    if (!present) {
+    if (!obj) {
         knull(w, k);
         return;
     }
-    obj_begin(w, k);
+    if (!w->j) {
+        if (k.k)
+            key(w, k);
+        make(w, obj);
+        return;
+    }
+    Shared *sh = ptrmap_get(w->shared, obj);
+    if (!sh) {
+        Buf b = {0};
+        JsonW j, *outer = w->j;
+        Out *out = w->out;
+        jsonw_init(&j, &b, 0);
+        w->j = &j;
+        w->out = NULL;
+        make(w, obj);
+        w->j = outer;
+        w->out = out;
+        sh = xmalloc(sizeof *sh + b.len);
+        sh->n = b.len;
+        memcpy(sh->text, b.s, b.len);
+        buf_free(&b);
+        ptrmap_put(w->shared, obj, sh);
+    }
+    if (k.n)
+        jsonw_lkraw(w->j, LIT(k), sh->text, sh->n);
+    else if (k.k)
+        jsonw_key(w->j, k.k), jsonw_raw(w->j, sh->text, sh->n);
+    else
+        jsonw_raw(w->j, sh->text, sh->n);
+}
+
+static void ref(W *w, const Named *n, unsigned value)
+{
+    obj_begin(w, NOKEY);
     kstr(w, K("name"), n->display);
     knum(w, K("value"), value);
     kbool(w, K("builtin"), n->builtin);
+    obj_end(w);
+}
+
+static void level_ref(W *w, const void *obj)
+{
+    const Level *l = obj;
+    ref(w, &l->n, l->value);
+}
+
+static void task_ref(W *w, const void *obj)
+{
+    const Task *t = obj;
+    ref(w, &t->n, t->value);
+}
+
+static void opcode_ref(W *w, const void *obj)
+{
+    const Opcode *o = obj;
+    ref(w, &o->n, o->value);
+}
+
+static void channel_ref(W *w, const void *obj)
+{
+    const Channel *c = obj;
+    obj_begin(w, NOKEY);
+    kstr(w, K("name"), c->name);
+    kstr(w, K("chid"), c->chid);
+    knum(w, K("index"), c->index);
+    knum(w, K("value"), c->value);
+    obj_end(w);
+}
+
+static void keyword_ref(W *w, const void *obj)
+{
+    const Keyword *k = obj;
+    obj_begin(w, NOKEY);
+    kstr(w, K("name"), k->n.display);
+    kmask(w, K("mask"), k->mask);
+    kbool(w, K("builtin"), k->n.builtin);
     obj_end(w);
 }
 
@@ -406,28 +488,13 @@ static void event(W *w, const Event *e)
     knum(w, K("version"), e->version);
     kstr(w, K("symbol"), e->symbol);
     kstr(w, K("name"), e->rare->name);
-    if (e->channel) {
-        obj_begin(w, K("channel"));
-        kstr(w, K("name"), e->channel->name);
-        kstr(w, K("chid"), e->channel->chid);
-        knum(w, K("index"), e->channel->index);
-        knum(w, K("value"), e->channel->value);
-        obj_end(w);
-    } else {
-        knull(w, K("channel"));
-    }
-    ref(w, K("level"), e->level ? &e->level->n : NULL, e->level ? e->level->value : 0, e->level);
-    ref(w, K("task"), e->task ? &e->task->n : NULL, e->task ? e->task->value : 0, e->task);
-    ref(w, K("opcode"), e->opcode ? &e->opcode->n : NULL, e->opcode ? e->opcode->value : 0,
-        e->opcode);
+    shared(w, K("channel"), e->channel, channel_ref);
+    shared(w, K("level"), e->level, level_ref);
+    shared(w, K("task"), e->task, task_ref);
+    shared(w, K("opcode"), e->opcode, opcode_ref);
     arr_begin(w, K("keywords"));
-    for (size_t i = 0; i < e->keywords.n; i++) {
-        obj_begin(w, NOKEY);
-        kstr(w, K("name"), e->keywords.v[i]->n.display);
-        kmask(w, K("mask"), e->keywords.v[i]->mask);
-        kbool(w, K("builtin"), e->keywords.v[i]->n.builtin);
-        obj_end(w);
-    }
+    for (size_t i = 0; i < e->keywords.n; i++)
+        shared(w, NOKEY, e->keywords.v[i], keyword_ref);
     arr_end(w);
     kmask(w, K("keywordMask"), e->keyword_mask);
     kstr(w, K("template"), e->layout ? e->layout->tid : NULL);
@@ -665,7 +732,11 @@ static void text_walk(const Manifest *m, Buf *b, Out *out)
         memcpy(text, name, len + 1);
         keys[i] = jsonw_lit_make(text + len + 1, name) ? (Key){text, len} : kdyn(name);
     }
-    walk(&(W){.m = m, .j = &j, .out = out, .culture_keys = keys});
+    PtrMap made = {0};
+    walk(&(W){.m = m, .j = &j, .out = out, .culture_keys = keys, .shared = &made});
+    for (size_t i = 0; i < made.cap; i++)
+        free(made.e[i].val);
+    ptrmap_free(&made);
     for (size_t i = 0; i < n; i++)
         free((char *)(keys[i].n ? keys[i].k : NULL));
     free(keys);

@@ -324,6 +324,13 @@ void jsonw_int(JsonW *w, int64_t v)
     digits(w, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
 }
 
+void jsonw_raw(JsonW *w, const char *json, size_t n)
+{
+    item(w);
+    put(w, json, n);
+    terminate(w);
+}
+
 void jsonw_bool(JsonW *w, bool v)
 {
     item(w);
@@ -376,6 +383,18 @@ static void lk_slow(JsonW *w, const char *q, size_t n)
 }
 
 void jsonw_lkey(JsonW *w, const char *q, size_t n) { lk_slow(w, q, n); }
+
+void jsonw_lkraw(JsonW *w, const char *q, size_t n, const char *json, size_t len)
+{
+    if (!lk_fits(w, n, len)) {
+        lk_slow(w, q, n);
+        jsonw_raw(w, json, len);
+        return;
+    }
+    char *o = lk_at(w, q, n);
+    done(w, o + len);
+    memcpy(o, json, len); /* last: a tail call */
+}
 
 void jsonw_lkstr(JsonW *w, const char *q, size_t n, const char *v)
 {

@@ -69,8 +69,13 @@ void jsonw_hex64(char out[19], uint64_t v);
  * strlen(k) + 3 + JSONW_LIT_READ bytes).  False, and nothing made, when k
  * needs an escape or the text would be longer than JSONW_LIT_READ. */
 bool jsonw_lit_make(char *out, const char *k);
+/* a value that is already JSON text, len bytes (made by a compact writer) */
+void jsonw_lkraw(JsonW *w, const char *q, size_t n, const char *json, size_t len);
 /* an object or list opened as the key's value */
 void jsonw_lkbegin(JsonW *w, const char *q, size_t n, bool list);
+
+/* a value that is already JSON text, n bytes (made by a compact writer) */
+void jsonw_raw(JsonW *w, const char *json, size_t n);
 
 /* key and value in one call */
 void jsonw_kstr(JsonW *w, const char *k, const char *v); /* v NULL: null */

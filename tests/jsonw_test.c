@@ -187,6 +187,11 @@ START_TEST(test_jsonw_literal_keys)
     jsonw_lknull(&w, LK("n"));
     jsonw_lkpair(&w, LK("loc"), 12345678901234567890u, 0);
     jsonw_lkhex64(&w, LK("mask"), 0x8000000000000abcu);
+    jsonw_lkraw(&w, LK("raw"), "{\"a\":1}", 7);
+    jsonw_lkbegin(&w, LK("raws"), true);
+    jsonw_raw(&w, "[]", 2);
+    jsonw_raw(&w, "{}", 2);
+    jsonw_end_list(&w);
     jsonw_lkey(&w, LK("s"));
     jsonw_str(&w, "v");
     jsonw_end_object(&w);
@@ -195,6 +200,7 @@ START_TEST(test_jsonw_literal_keys)
                           "\"abcdefghijklmnopqrstuvwxyz0123456789\":18446744073709551615},"
                           "\"l\":[100],\"t\":true,\"f\":false,\"n\":null,"
                           "\"loc\":[12345678901234567890,0],\"mask\":\"0x8000000000000abc\","
+                          "\"raw\":{\"a\":1},\"raws\":[[],{}],"
                           "\"s\":\"v\"}");
     ck_assert_uint_eq(b.len, strlen(b.s));
     buf_free(&b);
