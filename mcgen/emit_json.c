@@ -20,6 +20,8 @@
  * W carries the sink and the manifest (message texts are keyed by culture
  * name).  The helpers below are the only callers of the sink. */
 
+typedef struct TypesText TypesText;
+
 typedef struct W {
     ModelSink *s;
     const Manifest *m;
@@ -27,7 +29,14 @@ typedef struct W {
     Out *out;  /* where j's text goes (NULL: it stays in j's buffer) */
     const struct Key *culture_keys; /* with j: each culture's name as a key */
     PtrMap *shared; /* with j: the text of objects events refer to (Shared) */
+    TypesText *types; /* with j: by input type's value, 256 (types()) */
 } W;
+
+struct TypesText {
+    const InType *in;
+    const OutType *out; /* the field's own (NULL: in's default) */
+    Buf text;
+};
 
 /* A key: a literal made by K(), its quoted text `"name":` made by the
  * compiler after its NUL (n: its length), or any other string (n 0), whose
@@ -340,6 +349,43 @@ static void quantity(W *w, Key k, const Quantity *q)
     obj_end(w);
 }
 
+static void types_make(W *w, const Field *f)
+{
+    kstr(w, K("inType"), f->in_type ? f->in_type->display : NULL);
+    knum(w, K("inTypeValue"), f->in_type ? f->in_type->value : 0);
+    const OutType *out = f->out_type ? f->out_type : f->in_type ? f->in_type->default_out : NULL;
+    kstr(w, K("outType"), out ? out->display : NULL);
+    knum(w, K("outTypeValue"), out ? out->value : 0);
+    kbool(w, K("outTypeExplicit"), f->out_type != NULL);
+}
+
+/* A field's types, five members that thousands of fields share a few
+ * ways: with j, their text is kept per input type (the last output type
+ * seen with it) and copied while the next field's types are the same. */
+static void types(W *w, const Field *f)
+{
+    if (!w->j || !f->in_type) {
+        types_make(w, f);
+        return;
+    }
+    TypesText *t = &w->types[f->in_type->value];
+    if (t->in != f->in_type || t->out != f->out_type) {
+        JsonW j, *outer = w->j;
+        Out *out = w->out;
+        t->in = f->in_type;
+        t->out = f->out_type;
+        t->text.len = 0;
+        jsonw_init(&j, &t->text, 0);
+        j.depth = 1; /* members of an object: the first without a comma */
+        w->j = &j;
+        w->out = NULL;
+        types_make(w, f);
+        w->j = outer;
+        w->out = out;
+    }
+    jsonw_raw(w->j, t->text.s, t->text.len);
+}
+
 static void fields(W *w, Key k, Field *const *v, size_t n)
 {
     arr_begin(w, k);
@@ -350,14 +396,7 @@ static void fields(W *w, Key k, Field *const *v, size_t n)
         kstr(w, K("kind"), f->is_struct ? "struct" : "data");
         knum(w, K("index"), f->index);
         if (!f->is_struct) {
-            kstr(w, K("inType"), f->in_type ? f->in_type->display : NULL);
-            knum(w, K("inTypeValue"), f->in_type ? f->in_type->value : 0);
-            const OutType *out = f->out_type ? f->out_type
-                                 : f->in_type ? f->in_type->default_out
-                                              : NULL;
-            kstr(w, K("outType"), out ? out->display : NULL);
-            knum(w, K("outTypeValue"), out ? out->value : 0);
-            kbool(w, K("outTypeExplicit"), f->out_type != NULL);
+            types(w, f);
             kstr(w, K("map"), f->map ? f->map->name : NULL);
         }
         quantity(w, K("count"), f->count);
@@ -733,10 +772,14 @@ static void text_walk(const Manifest *m, Buf *b, Out *out)
         keys[i] = jsonw_lit_make(text + len + 1, name) ? (Key){text, len} : kdyn(name);
     }
     PtrMap made = {0};
-    walk(&(W){.m = m, .j = &j, .out = out, .culture_keys = keys, .shared = &made});
+    TypesText *types = xcalloc(256, sizeof *types);
+    walk(&(W){.m = m, .j = &j, .out = out, .culture_keys = keys, .shared = &made, .types = types});
     for (size_t i = 0; i < made.cap; i++)
         free(made.e[i].val);
     ptrmap_free(&made);
+    for (size_t i = 0; i < 256; i++)
+        buf_free(&types[i].text);
+    free(types);
     for (size_t i = 0; i < n; i++)
         free((char *)(keys[i].n ? keys[i].k : NULL));
     free(keys);

@@ -74,7 +74,8 @@ void jsonw_lkraw(JsonW *w, const char *q, size_t n, const char *json, size_t len
 /* an object or list opened as the key's value */
 void jsonw_lkbegin(JsonW *w, const char *q, size_t n, bool list);
 
-/* a value that is already JSON text, n bytes (made by a compact writer) */
+/* a value that is already JSON text, n bytes (made by a compact writer);
+ * or, inside an object, members: "k":v,"k2":v2 */
 void jsonw_raw(JsonW *w, const char *json, size_t n);
 
 /* key and value in one call */
