@@ -426,8 +426,8 @@ static void xml_node(W *w, Key k, const XmlNode *n)
     obj_end(w);
 }
 
-/* An object that many events refer to (their channel, level, task, opcode
- * and keywords) is written by make(w, obj) as the value of k (NOKEY: a
+/* An object that many events refer to (their channel, level, opcode and
+ * keywords) is written by make(w, obj) as the value of k (NOKEY: a
  * list's element; obj NULL: null).  With j, its text is made once, the first time, into
  * a buffer of its own, and copied for each reference after that. */
 typedef struct Shared {
@@ -472,9 +472,9 @@ static void shared(W *w, Key k, const void *obj, void (*make)(W *w, const void *
         jsonw_raw(w->j, sh->text, sh->n);
 }
 
-static void ref(W *w, const Named *n, unsigned value)
+static void ref(W *w, Key k, const Named *n, unsigned value)
 {
-    obj_begin(w, NOKEY);
+    obj_begin(w, k);
     kstr(w, K("name"), n->display);
     knum(w, K("value"), value);
     kbool(w, K("builtin"), n->builtin);
@@ -484,19 +484,13 @@ static void ref(W *w, const Named *n, unsigned value)
 static void level_ref(W *w, const void *obj)
 {
     const Level *l = obj;
-    ref(w, &l->n, l->value);
-}
-
-static void task_ref(W *w, const void *obj)
-{
-    const Task *t = obj;
-    ref(w, &t->n, t->value);
+    ref(w, NOKEY, &l->n, l->value);
 }
 
 static void opcode_ref(W *w, const void *obj)
 {
     const Opcode *o = obj;
-    ref(w, &o->n, o->value);
+    ref(w, NOKEY, &o->n, o->value);
 }
 
 static void channel_ref(W *w, const void *obj)
@@ -529,7 +523,11 @@ static void event(W *w, const Event *e)
     kstr(w, K("name"), e->rare->name);
     shared(w, K("channel"), e->channel, channel_ref);
     shared(w, K("level"), e->level, level_ref);
-    shared(w, K("task"), e->task, task_ref);
+    /* a task has a few events: its text made for each, not kept */
+    if (e->task)
+        ref(w, K("task"), &e->task->n, e->task->value);
+    else
+        knull(w, K("task"));
     shared(w, K("opcode"), e->opcode, opcode_ref);
     arr_begin(w, K("keywords"));
     for (size_t i = 0; i < e->keywords.n; i++)
