@@ -5,9 +5,10 @@
  * common cases are cheap: room is reserved once per token and bytes are
  * stored without further checks (b->s[b->len] is '\0' again after each
  * token, as Buf promises), a string that needs no escape (a table
- * marks the bytes that do) is copied at once, a key written many times
- * is quoted once (JsonKey) and then copied with fixed-size copies, and
- * integers are written two digits at a time from a table.
+ * marks the bytes that do) is copied at once, a literal key comes
+ * quoted by the compiler and is copied with one fixed-size copy in the
+ * same call as its value (jsonw_lk*), and integers are written two digits
+ * at a time from a table.
  */
 #include "jsonw.h"
 
@@ -62,6 +63,19 @@ static void item(JsonW *w)
 
 static void begin(JsonW *w, char c)
 {
+    Buf *b = w->b;
+    if (!w->indent && b->len + 3 <= b->cap) { /* compact: item() inline */
+        char *o = b->s + b->len;
+        o[0] = ',';
+        o += !w->after_key && w->depth && !w->first;
+        o[0] = c;
+        o[1] = '\0';
+        b->len = (size_t)(o + 1 - b->s);
+        w->depth++;
+        w->first = true;
+        w->after_key = false;
+        return;
+    }
     item(w);
     *reserve(w, 1) = c;
     w->b->len++;
@@ -72,7 +86,15 @@ static void begin(JsonW *w, char c)
 
 static void end(JsonW *w, char c)
 {
+    Buf *b = w->b;
     w->depth--;
+    if (!w->indent && b->len + 2 <= b->cap) {
+        b->s[b->len++] = c;
+        b->s[b->len] = '\0';
+        w->first = false;
+        w->after_key = false;
+        return;
+    }
     if (w->indent && !w->first)
         newline(w);
     *reserve(w, 1) = c;
@@ -186,7 +208,7 @@ void jsonw_key(JsonW *w, const char *k)
 /* The bytes of s (NUL-terminated) before the first that needs a look:
  * four a round, each test stopping at the NUL (kind 1) before the next
  * byte is read. */
-static size_t plain_prefix(const char *s)
+static inline size_t plain_prefix(const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
     for (;;) {
@@ -200,19 +222,6 @@ static size_t plain_prefix(const char *s)
             return (size_t)(p + 3 - (const unsigned char *)s);
         p += 4;
     }
-}
-
-bool jsonw_key_prepare(JsonKey *key, const char *k)
-{
-    size_t n = plain_prefix(k);
-    memset(key, 0, sizeof *key);
-    if (k[n] || n + 3 > sizeof key->text - 1)
-        return false;
-    key->text[0] = '"';
-    memcpy(key->text + 1, k, n);
-    memcpy(key->text + 1 + n, "\":", 2);
-    key->n = n + 3;
-    return true;
 }
 
 void jsonw_strn(JsonW *w, const char *s, size_t n)
@@ -251,29 +260,55 @@ void jsonw_kstr(JsonW *w, const char *k, const char *v)
     jsonw_str(w, v);
 }
 
-/* Decimal digits, two at a time from a table, written from the end of a
- * scratch area and copied out with one fixed-size copy (no count of the
- * digits first). */
-static void digits(JsonW *w, uint64_t v, bool negative)
+/* Decimal digits at o, two at a time from a table, from the end of a
+ * count made by comparisons; returns the end. */
+static inline char *put_digits(char *o, uint64_t v)
 {
     static const char pairs[] = "00010203040506070809101112131415161718192021222324"
                                 "25262728293031323334353637383940414243444546474849"
                                 "50515253545556575859606162636465666768697071727374"
                                 "75767778798081828384858687888990919293949596979899";
-    enum { MAX = 24 }; /* 20 digits, the sign, and room to spare */
-    char tmp[2 * MAX], *e = tmp + MAX, *p = e;
+    if (v < 10) {
+        *o = (char)('0' + v);
+        return o + 1;
+    }
+    if (v < 100) {
+        memcpy(o, pairs + 2 * v, 2);
+        return o + 2;
+    }
+    static const uint64_t pow10[20] = {
+        1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u,
+        1000000000u, 10000000000u, 100000000000u, 1000000000000u, 10000000000000u,
+        100000000000000u, 1000000000000000u, 10000000000000000u, 100000000000000000u,
+        1000000000000000000u, 10000000000000000000u};
+    size_t n = 3;
+    while (n < 20 && v >= pow10[n])
+        n++;
+    char *e = o + n, *p = e;
     for (; v >= 100; v /= 100)
         p -= 2, memcpy(p, pairs + 2 * (v % 100), 2);
     if (v >= 10)
-        p -= 2, memcpy(p, pairs + 2 * v, 2);
+        memcpy(p - 2, pairs + 2 * v, 2);
     else
-        *--p = (char)('0' + v);
+        p[-1] = (char)('0' + v);
+    return e;
+}
+
+enum { DIGITS_MAX = 21 }; /* 20 digits and the sign */
+
+/* The bytes up to o are the buffer's, NUL-terminated. */
+static void done(JsonW *w, char *o)
+{
+    w->b->len = (size_t)(o - w->b->s);
+    *o = '\0';
+}
+
+static void digits(JsonW *w, uint64_t v, bool negative)
+{
+    char *o = reserve(w, DIGITS_MAX);
     if (negative)
-        *--p = '-';
-    char *o = reserve(w, MAX);
-    memcpy(o, p, MAX); /* the digits and bytes after them, cut off below */
-    w->b->len += (size_t)(e - p);
-    o[e - p] = '\0';
+        *o++ = '-';
+    done(w, put_digits(o, v));
 }
 
 void jsonw_uint(JsonW *w, uint64_t v)
@@ -287,6 +322,13 @@ void jsonw_int(JsonW *w, int64_t v)
     item(w);
     /* the magnitude computed in unsigned arithmetic: -INT64_MIN overflows */
     digits(w, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
+}
+
+void jsonw_raw(JsonW *w, const char *json, size_t n)
+{
+    item(w);
+    put(w, json, n);
+    terminate(w);
 }
 
 void jsonw_bool(JsonW *w, bool v)
@@ -304,4 +346,182 @@ void jsonw_null(JsonW *w)
     item(w);
     PUTS(w, "null");
     terminate(w);
+}
+
+/* ---- literal keys ----
+ * Each function has a fast path that calls nothing (so it saves no
+ * registers): when the key is at most JSONW_LIT_READ bytes and the room
+ * for it and the value is there, the key is one fixed-size copy.  Else
+ * the slow path: the key put as any bytes, then the value's own call. */
+
+/* Room for the comma, the key and more bytes after them (and the NUL). */
+static inline bool lk_fits(const JsonW *w, size_t n, size_t more)
+{
+    return n <= JSONW_LIT_READ && w->b->len + 1 + JSONW_LIT_READ + more + 1 <= w->b->cap;
+}
+
+/* The comma and the key, where lk_fits said there is room; where the
+ * value goes. */
+static inline char *lk_at(JsonW *w, const char *q, size_t n)
+{
+    char *o = w->b->s + w->b->len;
+    o[0] = ',';
+    o += !w->first;
+    memcpy(o, q, JSONW_LIT_READ); /* the bytes past n are overwritten or cut off */
+    w->first = false;
+    return o + n;
+}
+
+static void lk_slow(JsonW *w, const char *q, size_t n)
+{
+    if (!w->first)
+        put(w, ",", 1);
+    put(w, q, n);
+    terminate(w);
+    w->first = false;
+    w->after_key = true;
+}
+
+void jsonw_lkey(JsonW *w, const char *q, size_t n) { lk_slow(w, q, n); }
+
+void jsonw_lkraw(JsonW *w, const char *q, size_t n, const char *json, size_t len)
+{
+    if (!lk_fits(w, n, len)) {
+        lk_slow(w, q, n);
+        jsonw_raw(w, json, len);
+        return;
+    }
+    char *o = lk_at(w, q, n);
+    done(w, o + len);
+    memcpy(o, json, len); /* last: a tail call */
+}
+
+void jsonw_lkstr(JsonW *w, const char *q, size_t n, const char *v)
+{
+    if (!v) {
+        jsonw_lknull(w, q, n);
+        return;
+    }
+    size_t len = plain_prefix(v);
+    if (v[len] || !lk_fits(w, n, len + 2)) {
+        lk_slow(w, q, n);
+        jsonw_str(w, v);
+        return;
+    }
+    char *o = lk_at(w, q, n);
+    o[0] = '"';
+    o[len + 1] = '"';
+    done(w, o + len + 2);
+    memcpy(o + 1, v, len); /* last: a tail call */
+}
+
+void jsonw_lkuint(JsonW *w, const char *q, size_t n, uint64_t v)
+{
+    if (!lk_fits(w, n, DIGITS_MAX)) {
+        lk_slow(w, q, n);
+        jsonw_uint(w, v);
+        return;
+    }
+    done(w, put_digits(lk_at(w, q, n), v));
+}
+
+void jsonw_lkbool(JsonW *w, const char *q, size_t n, bool v)
+{
+    if (!lk_fits(w, n, 8)) {
+        lk_slow(w, q, n);
+        jsonw_bool(w, v);
+        return;
+    }
+    char *o = lk_at(w, q, n);
+    memcpy(o, v ? "true\0\0\0" : "false\0\0", 8);
+    done(w, o + (v ? 4 : 5));
+}
+
+void jsonw_lknull(JsonW *w, const char *q, size_t n)
+{
+    if (!lk_fits(w, n, 8)) {
+        lk_slow(w, q, n);
+        jsonw_null(w);
+        return;
+    }
+    char *o = lk_at(w, q, n);
+    memcpy(o, "null\0\0\0", 8);
+    done(w, o + 4);
+}
+
+void jsonw_lkpair(JsonW *w, const char *q, size_t n, uint64_t a, uint64_t b)
+{
+    if (!lk_fits(w, n, 2 * DIGITS_MAX + 3)) {
+        lk_slow(w, q, n);
+        jsonw_begin_list(w);
+        jsonw_uint(w, a);
+        jsonw_uint(w, b);
+        jsonw_end_list(w);
+        return;
+    }
+    char *o = lk_at(w, q, n);
+    *o++ = '[';
+    o = put_digits(o, a);
+    *o++ = ',';
+    o = put_digits(o, b);
+    *o++ = ']';
+    done(w, o);
+}
+
+void jsonw_hex64(char out[19], uint64_t v)
+{
+    static const char hex[] = "0123456789abcdef";
+    out[0] = '0';
+    out[1] = 'x';
+    for (int i = 0; i < 8; i++) {
+        unsigned byte = (unsigned)(v >> (56 - 8 * i)) & 0xFF;
+        out[2 + 2 * i] = hex[byte >> 4];
+        out[3 + 2 * i] = hex[byte & 15];
+    }
+    out[18] = '\0';
+}
+
+void jsonw_lkhex64(JsonW *w, const char *q, size_t n, uint64_t v)
+{
+    char text[19];
+    jsonw_hex64(text, v);
+    if (!lk_fits(w, n, 20)) {
+        lk_slow(w, q, n);
+        jsonw_str(w, text);
+        return;
+    }
+    char *o = lk_at(w, q, n);
+    o[0] = '"';
+    memcpy(o + 1, text, 18);
+    o[19] = '"';
+    done(w, o + 20);
+}
+
+bool jsonw_lit_make(char *out, const char *k)
+{
+    size_t n = plain_prefix(k);
+    if (k[n] || n + 3 > JSONW_LIT_READ)
+        return false;
+    out[0] = '"';
+    memcpy(out + 1, k, n);
+    memcpy(out + 1 + n, "\":", 2);
+    memset(out + n + 3, 0, JSONW_LIT_READ);
+    return true;
+}
+
+void jsonw_lkbegin(JsonW *w, const char *q, size_t n, bool list)
+{
+    if (!lk_fits(w, n, 1)) {
+        lk_slow(w, q, n);
+        if (list)
+            jsonw_begin_list(w);
+        else
+            jsonw_begin_object(w);
+        return;
+    }
+    char *o = lk_at(w, q, n);
+    *o++ = list ? '[' : '{';
+    done(w, o);
+    w->depth++;
+    w->first = true;
 }

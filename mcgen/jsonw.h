@@ -44,33 +44,39 @@ void jsonw_int(JsonW *w, int64_t v);
 void jsonw_bool(JsonW *w, bool v);
 void jsonw_null(JsonW *w);
 
-/* A key written many times (--json writes a few hundred keys a million
- * times): its text, quoted and with the colon, made once when it needs
- * no escape and is short; jsonw_key_prepare says whether it could.  Then
- * jsonw_key_prepared writes it with fixed-size copies, for a compact
- * writer inside an object only. */
-typedef struct JsonKey {
-    char text[32]; /* "key": and NULs to the end */
-    size_t n;      /* bytes of it before the NULs, at most 31 */
-} JsonKey;
-bool jsonw_key_prepare(JsonKey *key, const char *k);
+/* Literal keys, for --json (a few hundred keys written a million times):
+ * the caller gives the key's text already quoted with its colon,
+ * `"name":`, n bytes, readable for at least JSONW_LIT_READ bytes (a literal
+ * followed by JSONW_LIT_PAD), and with nothing to escape.  Each call writes
+ * the comma when needed, the key and its value with one check for room
+ * and fixed-size copies; a compact writer inside an object only.  The
+ * value string of jsonw_lkstr is any string, escaped as jsonw_str does. */
+enum { JSONW_LIT_READ = 32 };
+#define JSONW_LIT_PAD "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+void jsonw_lkey(JsonW *w, const char *q, size_t n);
+void jsonw_lkstr(JsonW *w, const char *q, size_t n, const char *v); /* v NULL: null */
+void jsonw_lkuint(JsonW *w, const char *q, size_t n, uint64_t v);
+void jsonw_lkbool(JsonW *w, const char *q, size_t n, bool v);
+void jsonw_lknull(JsonW *w, const char *q, size_t n);
+/* [a,b] as the key's value */
+void jsonw_lkpair(JsonW *w, const char *q, size_t n, uint64_t a, uint64_t b);
+/* v as a string "0x" and 16 hex digits (JSON numbers lose precision
+ * past 2^53); jsonw_hex64 makes that text, NUL-terminated */
+void jsonw_lkhex64(JsonW *w, const char *q, size_t n, uint64_t v);
+void jsonw_hex64(char out[19], uint64_t v);
+/* A literal key's text made at run time, for a key known only then (a
+ * culture's name): `"k":` and JSONW_LIT_READ NULs into out (room for
+ * strlen(k) + 3 + JSONW_LIT_READ bytes).  False, and nothing made, when k
+ * needs an escape or the text would be longer than JSONW_LIT_READ. */
+bool jsonw_lit_make(char *out, const char *k);
+/* a value that is already JSON text, len bytes (made by a compact writer) */
+void jsonw_lkraw(JsonW *w, const char *q, size_t n, const char *json, size_t len);
+/* an object or list opened as the key's value */
+void jsonw_lkbegin(JsonW *w, const char *q, size_t n, bool list);
 
-/* Inline: it is the writer's most frequent call in --json.  The comma is
- * always stored and kept only when needed; the text's NULs past key->n
- * terminate the buffer. */
-static inline void jsonw_key_prepared(JsonW *w, const JsonKey *key)
-{
-    Buf *b = w->b;
-    if (b->len + 2 + sizeof key->text > b->cap)
-        buf_grow(b, 1 + sizeof key->text);
-    char *o = b->s + b->len;
-    size_t comma = !w->first;
-    o[0] = ',';
-    memcpy(o + comma, key->text, sizeof key->text);
-    b->len += comma + key->n;
-    w->first = false;
-    w->after_key = true;
-}
+/* a value that is already JSON text, n bytes (made by a compact writer);
+ * or, inside an object, members: "k":v,"k2":v2 */
+void jsonw_raw(JsonW *w, const char *json, size_t n);
 
 /* key and value in one call */
 void jsonw_kstr(JsonW *w, const char *k, const char *v); /* v NULL: null */

@@ -160,33 +160,65 @@ START_TEST(test_jsonw_numbers_as_printf)
 }
 END_TEST
 
-/* Prepared keys give the bytes jsonw_key gives, first in an object or not;
- * a key that needs an escape, is not ASCII or is too long is refused. */
-START_TEST(test_jsonw_prepared_keys)
+/* A literal key's text as jsonw_lk* take it: quoted with its colon, padded */
+#define LK(lit) "\"" lit "\":" JSONW_LIT_PAD, sizeof(lit) + 2
+
+/* Literal keys with their values give the bytes jsonw_key and the value
+ * calls give, first in an object or not, a key longer than the fixed-size
+ * copy too; a value string that needs escapes is escaped. */
+START_TEST(test_jsonw_literal_keys)
 {
-    JsonKey a, longest, too_long, esc, utf8;
-    ck_assert(jsonw_key_prepare(&a, "name"));
-    ck_assert(jsonw_key_prepare(&longest, "abcdefghijklmnopqrstuvwxyz01")); /* 28 bytes */
-    ck_assert(!jsonw_key_prepare(&too_long, "abcdefghijklmnopqrstuvwxyz012"));
-    ck_assert(!jsonw_key_prepare(&esc, "a\"b"));
-    ck_assert(!jsonw_key_prepare(&utf8, "caf\xC3\xA9"));
     Buf b = {0};
     JsonW w;
     jsonw_init(&w, &b, 0);
     jsonw_begin_object(&w);
-    jsonw_key_prepared(&w, &a);
-    jsonw_str(&w, "x");
-    jsonw_key(&w, "k");
-    jsonw_begin_object(&w);
-    jsonw_key_prepared(&w, &longest);
-    jsonw_uint(&w, 1);
+    jsonw_lkstr(&w, LK("name"), "x");
+    jsonw_lkstr(&w, LK("esc"), "a\"\xFF");
+    jsonw_lkstr(&w, LK("none"), NULL);
+    jsonw_lkbegin(&w, LK("k"), false);
+    jsonw_lkuint(&w, LK("abcdefghijklmnopqrstuvwxyz01"), 1); /* 31 bytes of text */
+    jsonw_lkuint(&w, LK("abcdefghijklmnopqrstuvwxyz0123456789"), UINT64_MAX);
     jsonw_end_object(&w);
-    jsonw_key_prepared(&w, &a);
-    jsonw_null(&w);
+    jsonw_lkbegin(&w, LK("l"), true);
+    jsonw_uint(&w, 100);
+    jsonw_end_list(&w);
+    jsonw_lkbool(&w, LK("t"), true);
+    jsonw_lkbool(&w, LK("f"), false);
+    jsonw_lknull(&w, LK("n"));
+    jsonw_lkpair(&w, LK("loc"), 12345678901234567890u, 0);
+    jsonw_lkhex64(&w, LK("mask"), 0x8000000000000abcu);
+    jsonw_lkraw(&w, LK("raw"), "{\"a\":1}", 7);
+    jsonw_lkbegin(&w, LK("raws"), true);
+    jsonw_raw(&w, "[]", 2);
+    jsonw_raw(&w, "{}", 2);
+    jsonw_end_list(&w);
+    jsonw_lkey(&w, LK("s"));
+    jsonw_str(&w, "v");
     jsonw_end_object(&w);
-    ck_assert_str_eq(b.s, "{\"name\":\"x\",\"k\":{\"abcdefghijklmnopqrstuvwxyz01\":1},\"name\":null}");
+    ck_assert_str_eq(b.s, "{\"name\":\"x\",\"esc\":\"a\\\"\xEF\xBF\xBD\",\"none\":null,"
+                          "\"k\":{\"abcdefghijklmnopqrstuvwxyz01\":1,"
+                          "\"abcdefghijklmnopqrstuvwxyz0123456789\":18446744073709551615},"
+                          "\"l\":[100],\"t\":true,\"f\":false,\"n\":null,"
+                          "\"loc\":[12345678901234567890,0],\"mask\":\"0x8000000000000abc\","
+                          "\"raw\":{\"a\":1},\"raws\":[[],{}],"
+                          "\"s\":\"v\"}");
     ck_assert_uint_eq(b.len, strlen(b.s));
     buf_free(&b);
+}
+END_TEST
+
+/* A key's text made at run time is the text the compiler makes, padded;
+ * a key that needs an escape, is not ASCII or is too long is refused. */
+START_TEST(test_jsonw_literal_keys_made)
+{
+    char text[64];
+    memset(text, 'x', sizeof text);
+    ck_assert(jsonw_lit_make(text, "en-US"));
+    ck_assert_mem_eq(text, "\"en-US\":" JSONW_LIT_PAD, 8 + JSONW_LIT_READ);
+    ck_assert(jsonw_lit_make(text, "abcdefghijklmnopqrstuvwxyz01")); /* 31 bytes of text */
+    ck_assert(!jsonw_lit_make(text, "abcdefghijklmnopqrstuvwxyz0123"));
+    ck_assert(!jsonw_lit_make(text, "a\"b"));
+    ck_assert(!jsonw_lit_make(text, "caf\xC3\xA9"));
 }
 END_TEST
 
@@ -200,7 +232,8 @@ Suite *jsonw_suite(void)
     tcase_add_test(tc, test_jsonw_string_utf8_kept_or_replaced);
     tcase_add_test(tc, test_jsonw_keys_escaped);
     tcase_add_test(tc, test_jsonw_numbers_as_printf);
-    tcase_add_test(tc, test_jsonw_prepared_keys);
+    tcase_add_test(tc, test_jsonw_literal_keys);
+    tcase_add_test(tc, test_jsonw_literal_keys_made);
     suite_add_tcase(s, tc);
     return s;
 }
