@@ -793,7 +793,7 @@ static TValue *messages(Arena *a, const Manifest *m)
     /* by id, then by name (entries come in hash order; the names are
      * the map's keys, all different): the ids by radix, then each run of
      * one id (rare) by name */
-    emit_sort_by_u32(v, n, sizeof *v, offsetof(Msg, id));
+    sort_stable_u32(v, n, sizeof *v, offsetof(Msg, id));
     for (size_t i = 0, j; i < n; i = j) {
         for (j = i + 1; j < n && v[j].id == v[i].id;)
             j++;

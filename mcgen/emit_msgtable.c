@@ -153,7 +153,7 @@ static void collect(const Manifest *m, Collect *c)
     ptrmap_free(&c->builtins);
     /* one entry per id: a shared string or a built-in item used by several
      * events is collected more than once, always with the same text */
-    emit_sort_by_u32(c->v.v, c->v.n, sizeof *c->v.v, offsetof(Entry, id));
+    sort_stable_u32(c->v.v, c->v.n, sizeof *c->v.v, offsetof(Entry, id));
     size_t n = 0;
     for (size_t i = 0; i < c->v.n; i++)
         if (n == 0 || c->v.v[n - 1].id != c->v.v[i].id)
@@ -323,7 +323,7 @@ static void table_of_mc(const Manifest *mc, const McLanguage *lang, const Manife
                 vec_push(&c.v, e);
             }
     }
-    emit_sort_by_u32(c.v.v, c.v.n, sizeof *c.v.v, offsetof(Entry, id));
+    sort_stable_u32(c.v.v, c.v.n, sizeof *c.v.v, offsetof(Entry, id));
     write_table(&c, opt, sink);
     vec_free(&c.v);
 }

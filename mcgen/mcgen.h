@@ -1423,11 +1423,6 @@ typedef struct Emitter {
 extern const Emitter *const emitters[];
 /* The value given to a row's own option, or NULL. */
 const char *emit_arg(const Options *o, const Emitter *e);
-/* Sorts n elements of `size` bytes stably by the uint32_t at byte
- * key_at of each: a radix sort, a byte of the key at a time (the
- * emitters' lists of ids run to tens of thousands, where a comparison
- * sort cost ten times as much). */
-void emit_sort_by_u32(void *base, size_t n, size_t size, size_t key_at);
 
 void emit_outputs(const EmitCtx *c, OutputList *l);
 void output_add(OutputList *l, const char *path, size_t part);

@@ -1175,6 +1175,37 @@ void sort_stable(void *base, size_t n, size_t size, int (*cmp)(const void *, con
     free(tmp);
 }
 
+static uint32_t sort_key_u32(const char *elem, size_t key_at)
+{
+    uint32_t k;
+    memcpy(&k, elem + key_at, sizeof k);
+    return k;
+}
+
+void sort_stable_u32(void *base, size_t n, size_t size, size_t key_at)
+{
+    if (n < 2)
+        return;
+    char *tmp = xmalloc(n * size), *from = base, *to = tmp;
+    for (int shift = 0; shift < 32; shift += 8) {
+        size_t count[257] = {0};
+        for (size_t i = 0; i < n; i++)
+            count[((sort_key_u32(from + i * size, key_at) >> shift) & 0xFF) + 1]++;
+        if (count[((sort_key_u32(from, key_at) >> shift) & 0xFF) + 1] == n)
+            continue; /* that byte is the same in every key */
+        for (size_t b = 1; b < 257; b++)
+            count[b] += count[b - 1];
+        for (size_t i = 0; i < n; i++)
+            sort_move(to + count[(sort_key_u32(from + i * size, key_at) >> shift) & 0xFF]++ * size,
+                      from + i * size, size);
+        char *t = from;
+        from = to, to = t;
+    }
+    if (from != base)
+        memcpy(base, from, n * size);
+    free(tmp);
+}
+
 void put_c_string(FILE *out, const char *s)
 {
     if (!s) {

@@ -442,6 +442,47 @@ START_TEST(test_util_sort_stable)
 }
 END_TEST
 
+/* The radix sort by a 32-bit key gives sort_stable's order: 24-byte
+ * records whose keys differ in each byte, with runs of equal keys and
+ * bytes shared by every key (a pass it skips). */
+typedef struct Rec24 {
+    uint64_t seq;
+    uint32_t pad, key;
+    uint64_t more;
+} Rec24;
+
+static int cmp_rec24(const void *a, const void *b)
+{
+    uint32_t x = ((const Rec24 *)a)->key, y = ((const Rec24 *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+START_TEST(test_util_sort_stable_u32)
+{
+    enum { N = 3000 };
+    static Rec24 got[N], want[N];
+    uint32_t seed = 7;
+    for (size_t i = 0; i < N; i++) {
+        seed = seed * 1103515245u + 12345u;
+        /* the middle byte is 0x5A in every key; the rest take few values,
+         * so equal keys are common */
+        uint32_t k = ((seed >> 4) & 0x7) << 24 | 0x5A << 16 | ((seed >> 9) & 0x3) << 8 |
+                     ((seed >> 13) & 0xF);
+        got[i] = (Rec24){i, 0, k, ~(uint64_t)i};
+    }
+    memcpy(want, got, sizeof got);
+    sort_stable(want, N, sizeof want[0], cmp_rec24);
+    sort_stable_u32(got, N, sizeof got[0], offsetof(Rec24, key));
+    for (size_t i = 0; i < N; i++) {
+        ck_assert_uint_eq(got[i].key, want[i].key);
+        ck_assert_uint_eq(got[i].seq, want[i].seq);
+        ck_assert(got[i].more == ~got[i].seq);
+    }
+    sort_stable_u32(NULL, 0, sizeof got[0], 0);
+    sort_stable_u32(got, 1, sizeof got[0], offsetof(Rec24, key));
+}
+END_TEST
+
 /* The injected failure comes after exactly n successful allocations of
  * either kind, and only that one fails; util_fail_after says how many were
  * left, so a test can count a run's allocations. */
@@ -601,6 +642,7 @@ Suite *util_suite(void)
     tcase_add_test(tc, test_util_sha256_md5_vectors);
     tcase_add_test(tc, test_util_sha256_hw_matches_portable);
     tcase_add_test(tc, test_util_sort_stable);
+    tcase_add_test(tc, test_util_sort_stable_u32);
     tcase_add_test(tc, test_util_fail_after_fails_one);
     tcase_add_test(tc, test_util_out_of_memory_exits_2);
     tcase_add_test(tc, test_util_out_of_memory_threads_exit_once);
