@@ -133,6 +133,31 @@ void *os_alloc_large(size_t size);
  * pages (Linux; elsewhere nothing): a large vector or hash table that
  * malloc placed then costs a fault per 2 MiB instead of per 4 KiB. */
 void os_advise_large(void *p, size_t size);
+/* Whole pages of their own: page-aligned, zero, untouched until used;
+ * NULL when there is no memory.  os_pages_free gives back the same
+ * size.  What os_map_file maps into. */
+void *os_pages_alloc(size_t size);
+void os_pages_free(void *p, size_t size);
+/* Maps the first `size` bytes of the regular file f over the start of a
+ * block from os_pages_alloc, privately: a page is read from the file
+ * when first touched, with no copy and no zeroing (the page cache's
+ * pages are the memory), and a write stays in this process.  False, and
+ * the block as it was, where the host or the file cannot (a pipe, a
+ * file now shorter than `size`; Windows): the caller reads the bytes
+ * instead.  One file at a time: the mapping lasts until the block is
+ * freed.  Should the file be cut short under the mapping (another
+ * process truncating it), touching a page past its new end cannot read
+ * anything; the process then ends as on an interrupt (the cleanup of
+ * os_on_interrupt runs), with "mcgen: error: 'path' changed while it
+ * was read" and exit status 2, rather than crashing. */
+bool os_map_file(void *at, FILE *f, size_t size, const char *path);
+/* Whether os_map_file may map f (a regular file, on a host that maps):
+ * asked before a block that only a mapping would make cheap is taken. */
+bool os_map_possible(FILE *f);
+/* Lets go of the whole pages inside p[0..size) of a mapped file: a
+ * later touch reads them from the file again.  Nothing where there is
+ * nothing to let go (not mapped, Windows). */
+void os_map_release(void *p, size_t size);
 
 /* ---- threads ---- */
 

@@ -18,10 +18,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
-#if defined(__linux__)
 #include <sys/mman.h>
-#endif
+#include <unistd.h>
 
 _Static_assert(sizeof(pthread_t) <= sizeof(OsThread), "OsThread holds a pthread_t");
 _Static_assert(sizeof(pthread_mutex_t) <= sizeof(OsMutex), "OsMutex holds a pthread_mutex_t");
@@ -305,6 +303,126 @@ void os_advise_large(void *p, size_t size)
         madvise((void *)start, end - start, MADV_HUGEPAGE);
 #else
     (void)p, (void)size;
+#endif
+}
+
+static size_t page_size(void)
+{
+    static size_t size;
+    if (!size) {
+        long n = sysconf(_SC_PAGESIZE);
+        size = n > 0 ? (size_t)n : 4096;
+    }
+    return size;
+}
+
+void *os_pages_alloc(size_t size)
+{
+    void *p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                   -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/* The mapped file (os_map_file): its pages, and what the bus-error
+ * handler says when the file is cut short under them.  Written before
+ * the mapping exists and cleared after it is gone, so the handler never
+ * sees a range it does not own. */
+static volatile sig_atomic_t mapped;
+static uintptr_t mapped_lo, mapped_hi;
+static const char *mapped_path;
+static size_t mapped_path_len;
+
+void os_pages_free(void *p, size_t size)
+{
+    if (!p)
+        return;
+    munmap(p, size ? size : 1);
+    if (mapped && (uintptr_t)p <= mapped_lo && mapped_lo < (uintptr_t)p + size)
+        mapped = 0;
+}
+
+static void put_err(const char *s, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(2, s, n);
+        if (k <= 0)
+            return;
+        s += k, n -= (size_t)k;
+    }
+}
+
+/* A touch of the mapped file past its end (truncated since): there is
+ * nothing to read, and returning would fault again.  Any other bus error
+ * is passed on as the default action (the signal taken back to SIG_DFL,
+ * the faulting instruction runs again). */
+static void on_bus_error(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    uintptr_t a = (uintptr_t)si->si_addr;
+    if (mapped && a >= mapped_lo && a < mapped_hi) {
+        put_err("mcgen: error: '", 15);
+        put_err(mapped_path, mapped_path_len);
+        put_err("' changed while it was read\n", 29);
+        if (on_interrupt)
+            on_interrupt();
+        _exit(2);
+    }
+    signal(sig, SIG_DFL);
+}
+
+bool os_map_file(void *at, FILE *f, size_t size, const char *path)
+{
+    uintptr_t a = (uintptr_t)at;
+    struct stat st;
+    int fd = fileno(f);
+    if (mapped || !size || a % page_size() || fd < 0 || fstat(fd, &st) != 0 ||
+        !S_ISREG(st.st_mode) || st.st_size < 0 || (uintmax_t)st.st_size < size)
+        return false;
+    static bool handler;
+    if (!handler) {
+        struct sigaction sa = {.sa_sigaction = on_bus_error, .sa_flags = SA_SIGINFO};
+        sigfillset(&sa.sa_mask);
+        if (sigaction(SIGBUS, &sa, NULL) != 0)
+            return false;
+        handler = true;
+    }
+    mapped_lo = a;
+    mapped_hi = a + size;
+    mapped_path = path;
+    mapped_path_len = strlen(path);
+    mapped = 1;
+    if (mmap(at, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
+        mapped = 0;
+        return false;
+    }
+    /* cut short between the size asked and the mapping: the pages past
+     * the end could not be read; anonymous memory again, zero */
+    if (fstat(fd, &st) != 0 || (uintmax_t)st.st_size < size) {
+        if (mmap(at, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS, -1,
+                 0) != MAP_FAILED)
+            mapped = 0; /* else the guard stays: touching the block ends the run */
+        return false;
+    }
+#if defined(POSIX_MADV_SEQUENTIAL)
+    posix_madvise(at, size, POSIX_MADV_SEQUENTIAL);
+#endif
+    return true;
+}
+
+bool os_map_possible(FILE *f) { return !mapped && os_file_size(f) >= 0; }
+
+void os_map_release(void *p, size_t size)
+{
+    uintptr_t lo = ((uintptr_t)p + page_size() - 1) & ~(uintptr_t)(page_size() - 1);
+    uintptr_t hi = ((uintptr_t)p + size) & ~(uintptr_t)(page_size() - 1);
+    if (!mapped || hi <= lo || lo < mapped_lo || hi > mapped_hi)
+        return;
+#if defined(__linux__)
+    /* Linux drops the pages now; a private file mapping's come back
+     * from the file when touched */
+    madvise((void *)lo, hi - lo, MADV_DONTNEED);
+#else
+    posix_madvise((void *)lo, hi - lo, POSIX_MADV_DONTNEED);
 #endif
 }
 

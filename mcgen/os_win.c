@@ -527,6 +527,35 @@ void os_nap(void) { Sleep(1); }
 void *os_alloc_large(size_t size) { return malloc(size); }
 void os_advise_large(void *p, size_t size) { (void)p, (void)size; }
 
+void *os_pages_alloc(size_t size)
+{
+    return VirtualAlloc(NULL, size ? size : 1, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE);
+}
+
+void os_pages_free(void *p, size_t size)
+{
+    (void)size;
+    if (p)
+        VirtualFree(p, 0, MEM_RELEASE);
+}
+
+/* A view of a file cannot be placed over memory already allocated
+ * (MapViewOfFileEx wants the addresses free, and another thread may take
+ * them in between), so the caller reads the file. */
+bool os_map_file(void *at, FILE *f, size_t size, const char *path)
+{
+    (void)at, (void)f, (void)size, (void)path;
+    return false;
+}
+
+bool os_map_possible(FILE *f)
+{
+    (void)f;
+    return false;
+}
+
+void os_map_release(void *p, size_t size) { (void)p, (void)size; }
+
 /* ---- threads ---- */
 
 typedef struct {

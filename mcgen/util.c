@@ -86,6 +86,8 @@ void *util_try_realloc(void *p, size_t n)
     return injected_failure() ? NULL : realloc(p, n ? n : 1);
 }
 
+void *util_try_pages(size_t n) { return injected_failure() ? NULL : os_pages_alloc(n); }
+
 /* A block of 4 MiB or more (a large manifest's vectors and hash tables:
  * malloc maps it fresh) is advised for transparent huge pages: its first
  * touch costs a fault per 2 MiB, not one per 4 KiB (23,900 faults a

@@ -85,6 +85,9 @@ char *xstrdup(const char *s);
  * failure (for expat, which handles NULL itself). */
 void *util_try_malloc(size_t n);
 void *util_try_realloc(void *p, size_t n);
+/* Whole pages of their own (os_pages_alloc; os_pages_free gives them
+ * back), counted like the others: xml.c's large expat blocks. */
+void *util_try_pages(size_t n);
 /* Ends the run: the message on stderr, the cleanup below, exit status 2.
  * Thread-safe. */
 NORETURN void util_out_of_memory(void);

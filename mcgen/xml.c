@@ -13,8 +13,12 @@
  * writes them when mcgen is built, and xml_parse_recorded replays them
  * with no expat at all.
  *
- * A file up to WHOLE_MAX is read whole into expat's buffer and parsed in
- * one final call; a larger one in 64 KiB chunks.  expat keeps its own line
+ * A regular file is mapped into expat's buffer (os_map_file: its pages
+ * come from the page cache as expat reads them, with no copy and no page
+ * to zero, and are let go behind the parse) and parsed in one final call;
+ * where it cannot be mapped, a file up to WHOLE_MAX is read whole into
+ * that buffer, and a larger one (or a pipe) fed in 64 KiB chunks.  expat
+ * keeps its own line
  * and column only at the end of a call that is not the last (a pass over
  * every byte, a fifth of its time), so while its buffer holds the
  * document from the first byte, start tags are placed by counting line
@@ -72,23 +76,73 @@ typedef enum { ENC_8BIT, ENC_UTF16LE, ENC_UTF16BE, ENC_SINGLE } Encoding;
  * saw one ends as out of memory whatever expat made of it. */
 static _Thread_local bool expat_ran_out;
 
+/* expat's blocks of PAGE_BLOCK_MIN bytes and more, its input buffer for
+ * a file read whole above all, are pages of their own (os_pages_alloc),
+ * so that the file can be mapped into that buffer (read_whole).  The
+ * few alive, with their sizes, for expat_free; past PAGE_BLOCKS of them
+ * a block comes from malloc. */
+enum { PAGE_BLOCK_MIN = 256 * 1024, PAGE_BLOCKS = 4 };
+static _Thread_local struct {
+    void *p;
+    size_t n;
+} page_blocks[PAGE_BLOCKS];
+
 static void *expat_malloc(size_t n)
 {
-    void *p = util_try_malloc(n);
+    void *p = NULL;
+    int slot = -1;
+    for (int i = 0; n >= PAGE_BLOCK_MIN && slot < 0 && i < PAGE_BLOCKS; i++)
+        if (!page_blocks[i].p)
+            slot = i;
+    if (slot >= 0) {
+        p = util_try_pages(n);
+        if (p)
+            page_blocks[slot].p = p, page_blocks[slot].n = n;
+    } else {
+        p = util_try_malloc(n);
+    }
     if (!p)
         expat_ran_out = true;
     return p;
 }
 
+static int page_block(const void *p)
+{
+    for (int i = 0; p && i < PAGE_BLOCKS; i++)
+        if (page_blocks[i].p == p)
+            return i;
+    return -1;
+}
+
+static void expat_free(void *p)
+{
+    int i = page_block(p);
+    if (i < 0) {
+        free(p);
+        return;
+    }
+    os_pages_free(p, page_blocks[i].n);
+    page_blocks[i].p = NULL;
+}
+
 static void *expat_realloc(void *p, size_t n)
 {
+    int i = page_block(p);
+    if (i >= 0) {
+        void *q = expat_malloc(n);
+        if (q) {
+            memcpy(q, p, n < page_blocks[i].n ? n : page_blocks[i].n);
+            expat_free(p);
+        }
+        return q;
+    }
     void *q = util_try_realloc(p, n);
     if (!q)
         expat_ran_out = true;
     return q;
 }
 
-static const XML_Memory_Handling_Suite expat_memory = {expat_malloc, expat_realloc, free};
+static const XML_Memory_Handling_Suite expat_memory = {expat_malloc, expat_realloc, expat_free};
 
 /* A parser with namespace processing and mcgen's allocator; NULL after a
  * diagnostic. */
@@ -162,6 +216,10 @@ typedef struct Producer {
     /* the whole document is known to hold no '\r' (read whole, or from
      * memory): line breaks are then found by one memchr for '\n' */
     bool cr_free;
+    /* a file mapped into expat's buffer (read_whole): the buffer, and how
+     * much of it, parsed already, has been let go (os_map_release) */
+    const char *map;
+    size_t released;
 } Producer;
 
 /* The reader's side of a parse (the consumer section below). */
@@ -401,6 +459,22 @@ static bool tag_position(Producer *pr, const char *ctx, int off, int size, uint3
     return false;
 }
 
+/* A mapped file's bytes before the tag being reported are parsed for
+ * good: expat, in its one final call, does not go back to them, and
+ * what does (the line of a late error, which expat counts from the first
+ * byte) reads them from the file again.  So its pages are let go every
+ * RELEASE_STEP: while the model grows, few of the input's stay resident. */
+#define RELEASE_STEP (4u * 1024 * 1024)
+
+static void let_go(Producer *pr, size_t off)
+{
+    size_t done = off & ~(size_t)(RELEASE_STEP - 1);
+    if (done > pr->released) {
+        os_map_release((char *)pr->map + pr->released, done - pr->released);
+        pr->released = done;
+    }
+}
+
 static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **atts)
 {
     Producer *pr = ud;
@@ -410,6 +484,8 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
     const char *ctx = XML_GetInputContext(pr->p, &off, &size);
     uint32_t line, col;
     bool counted = tag_position(pr, ctx, off, size, &line, &col);
+    if (pr->map && ctx == pr->map && off >= 0)
+        let_go(pr, (size_t)off);
     if (pr->r) {
         /* the tag's bytes, for the attributes' positions, and whether
          * they hold a '\n' when position_at knows (-1: not known) */
@@ -705,12 +781,6 @@ static bool feed(Producer *pr, const void *data, size_t len, bool final)
     return !pr->failed;
 }
 
-/* Reads a file of `size` bytes straight into expat's buffer and parses it
- * in one final call, so that expat keeps no line and column of its own
- * (after a call that is not the last it passes over every byte it was
- * given to update them, a fifth of its time) and start tags are placed
- * by tag_position's count.  Returns true when the file is longer than
- * `size` (it grew): the rest is read in chunks. */
 /* Notes whether the whole document is free of '\r', for the position
  * counts here and in the reader. */
 static void producer_cr_free(Producer *pr, bool cr_free)
@@ -720,6 +790,24 @@ static void producer_cr_free(Producer *pr, bool cr_free)
         reader_cr_free(pr->r, cr_free);
 }
 
+/* Files up to WHOLE_MAX that cannot be mapped are read whole into
+ * expat's buffer; larger ones in chunks, so that a large input is not
+ * held in memory twice over (its bytes and the model made of them).  A
+ * mapped file is whole up to MAP_MAX (expat counts its buffer in an int,
+ * and rounds it up to a power of two): its pages are let go behind the
+ * parse. */
+#define WHOLE_MAX (16 * 1024 * 1024)
+#define MAP_MAX (1024 * 1024 * 1024 - 64 * 1024)
+
+/* Puts a file of `size` bytes whole into expat's buffer, mapped there
+ * (os_map_file: no copy, and no page to zero) or read, and parses it in
+ * one final call, so that expat keeps no line and column of its own
+ * (after a call that is not the last it passes over every byte it was
+ * given to update them, a fifth of its time) and start tags are placed
+ * by tag_position's count (a file larger than WHOLE_MAX that could be
+ * mapped only in principle, the mapping failing, is read all the same:
+ * expat has its buffer).  Returns true when the file grew: the rest is
+ * read in chunks. */
 static bool read_whole(Producer *pr, size_t size)
 {
     char *buf = XML_GetBuffer(pr->p, (int)size);
@@ -727,9 +815,14 @@ static bool read_whole(Producer *pr, size_t size)
         parse_error(pr);
         return false;
     }
-    /* the bytes read fill it: huge pages where they cover whole ones */
-    os_advise_large(buf, size);
-    size_t n = fread(buf, 1, size, pr->f);
+    size_t n = size;
+    if (os_map_file(buf, pr->f, size, pr->file) && os_seek(pr->f, (int64_t)size, SEEK_SET)) {
+        pr->map = buf;
+    } else {
+        /* the bytes read fill it: huge pages where they cover whole ones */
+        os_advise_large(buf, size);
+        n = fread(buf, 1, size, pr->f);
+    }
     int c = n == size && !ferror(pr->f) ? getc(pr->f) : EOF;
     if (ferror(pr->f)) {
         producer_error(pr, R_IO_ERROR, 1, 1, (uint32_t)errno);
@@ -751,17 +844,13 @@ static bool read_whole(Producer *pr, size_t size)
     return !final && !pr->failed;
 }
 
-/* Files up to this size are parsed whole (read_whole); larger ones in
- * chunks, so that a large input is not held in memory twice over (its
- * bytes and the model made of them). */
-#define WHOLE_MAX (16 * 1024 * 1024)
-
 static void producer_main(Producer *pr)
 {
     expat_ran_out = false;
     int64_t size = pr->f ? os_file_size(pr->f) : -1;
     bool more = pr->f != NULL;
-    if (size >= (int64_t)sizeof pr->head && size <= WHOLE_MAX)
+    if (size >= (int64_t)sizeof pr->head &&
+        (size <= WHOLE_MAX || (size <= MAP_MAX && os_map_possible(pr->f))))
         more = read_whole(pr, (size_t)size);
     if (more) {
         enum { CHUNK = 64 * 1024 };

@@ -3,6 +3,8 @@
  * encodings, QName resolution through namespace scopes, refusal of DTDs,
  * and identical results for every chunk size.
  */
+#define _XOPEN_SOURCE 700 /* mkdtemp */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -480,6 +482,149 @@ START_TEST(test_xml_every_allocation_failure_ends_cleanly)
 }
 END_TEST
 
+/* ---- a file mapped into expat's buffer (os_map_file) ----
+ * A document of 9 MiB and more: its pages are let go behind the parse
+ * every 4 MiB, and read from the file again by what looks back. */
+
+/* A document of `lines` lines of elements, line breaks `nl` ("\n" or
+ * "\r\n"), a character outside ASCII every 97th line; `tail` ends it. */
+static void big_doc(Buf *doc, int lines, const char *nl, const char *tail)
+{
+    buf_printf(doc, "<?xml version='1.0'?>%s<r xmlns='urn:a'>%s", nl, nl);
+    for (int i = 0; i < lines; i++)
+        buf_printf(doc, "  <e n='%d' s='%s'%s     t='%08d'/>%s", i, i % 97 ? "ascii" : "\xc3\xa9t\xc3\xa9",
+                   nl, i * 7, nl);
+    buf_adds(doc, tail);
+}
+
+static void write_doc(const char *path, const Buf *doc)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(doc->s, 1, doc->len, f), doc->len);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+static void temp_path(char *path, size_t size)
+{
+    char dir[] = "/tmp/mcgen-unit-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, size, "%s/big.xml", dir);
+}
+
+static void remove_temp(const char *path)
+{
+    remove(path);
+    char dir[64];
+    snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(path, '/') - path), path);
+    remove(dir);
+}
+
+/* Every event and position of a mapped parse is the in-memory parse's
+ * (read whole: nothing let go), with either line break. */
+START_TEST(test_xml_mapped_file_parses_as_in_memory)
+{
+    static const char *const breaks[] = {"\n", "\r\n"};
+    for (int b = 0; b < 2; b++) {
+        Buf doc = {0};
+        big_doc(&doc, 240 * 1024, breaks[b], "</r>\n");
+        ck_assert_uint_gt(doc.len, 9u * 1024 * 1024);
+        char path[64];
+        temp_path(path, sizeof path);
+        write_doc(path, &doc);
+        Rec mapped = {0}, mem = {0};
+        Arena a = {0}, c = {0};
+        XmlHandler hm = {&mapped, rec_start, rec_end}, hr = {&mem, rec_start, rec_end};
+        ck_assert(xml_parse_file(path, &a, &hm));
+        ck_assert(xml_parse_mem("t.xml", doc.s, doc.len, 0, &c, &hr));
+        ck_assert_uint_eq(mapped.out.len, mem.out.len);
+        ck_assert_msg(memcmp(mapped.out.s, mem.out.s, mem.out.len) == 0, "breaks %d differ", b);
+        /* the last element's place, counted here: the lines before it */
+        char want[64];
+        snprintf(want, sizeof want, "<urn:a|e %d:3 n=%d@%d:6", 2 + 2 * (240 * 1024 - 1) + 1,
+                 240 * 1024 - 1, 2 + 2 * (240 * 1024 - 1) + 1);
+        ck_assert_ptr_nonnull(strstr(mapped.out.s, want));
+        buf_free(&mapped.out), buf_free(&mem.out), buf_free(&doc);
+        arena_free(&a), arena_free(&c);
+        remove_temp(path);
+    }
+    diag_reset();
+}
+END_TEST
+
+/* An error at the end of a large file is placed by expat counting from
+ * the first byte, over pages let go long before: they are read again. */
+START_TEST(test_xml_mapped_file_late_error_position)
+{
+    Buf doc = {0};
+    int lines = 240 * 1024;
+    big_doc(&doc, lines, "\n", "  <b x='1'");
+    char path[64];
+    temp_path(path, sizeof path);
+    write_doc(path, &doc);
+    Rec rec = {0};
+    Arena a = {0};
+    Buf diag = {0};
+    diag_set_capture(&diag);
+    XmlHandler h = {&rec, rec_start, rec_end};
+    ck_assert(!xml_parse_file(path, &a, &h));
+    diag_set_capture(NULL);
+    char want[160];
+    snprintf(want, sizeof want,
+             "%s:%d:3: error: [MCG1001] malformed XML: unclosed token\n    <b x='1'\n    ^\n", path,
+             2 + 2 * lines + 1);
+    ck_assert_str_eq(diag.s, want);
+    buf_free(&diag), buf_free(&rec.out), buf_free(&doc);
+    arena_free(&a);
+    remove_temp(path);
+    diag_reset();
+}
+END_TEST
+
+/* The file cut short by another process while mapped: the pages past its
+ * new end cannot be read.  The run ends with a message and status 2. */
+static void cut_start(void *ctx, XmlReader *r, const XmlElem *e)
+{
+    (void)r, (void)e;
+    const char *path = ctx;
+    FILE *f = fopen(path, "wb"); /* truncates */
+    if (f)
+        fclose(f);
+}
+
+static void cut_end(void *ctx, XmlReader *r, const XmlElem *e, const char *text, size_t len)
+{
+    (void)ctx, (void)r, (void)e, (void)text, (void)len;
+}
+
+static void cut_child(void *arg)
+{
+    Arena a = {0};
+    XmlHandler h = {arg, cut_start, cut_end};
+    xml_parse_file(arg, &a, &h);
+    fprintf(stderr, "parse returned\n");
+    exit(0);
+}
+
+START_TEST(test_xml_mapped_file_cut_short)
+{
+    Buf doc = {0};
+    big_doc(&doc, 240 * 1024, "\n", "</r>\n");
+    char path[64];
+    temp_path(path, sizeof path);
+    write_doc(path, &doc);
+    Buf err = {0};
+    int st = unit_in_child(cut_child, path, &err);
+    char want[128];
+    snprintf(want, sizeof want, "mcgen: error: '%s' changed while it was read\n", path);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 2, "status %d: %s", st,
+                  err.s ? err.s : "");
+    ck_assert_str_eq(err.s ? err.s : "", want);
+    buf_free(&err), buf_free(&doc);
+    remove_temp(path);
+}
+END_TEST
+
 Suite *xml_suite(void)
 {
     Suite *s = suite_create("xml");
@@ -500,6 +645,9 @@ Suite *xml_suite(void)
     tcase_add_test(tc, test_xml_mismatched_tag);
     tcase_add_test(tc, test_xml_empty_input);
     tcase_add_test(tc, test_xml_large_records_and_many_blocks);
+    tcase_add_test(tc, test_xml_mapped_file_parses_as_in_memory);
+    tcase_add_test(tc, test_xml_mapped_file_late_error_position);
+    tcase_add_test(tc, test_xml_mapped_file_cut_short);
     tcase_add_test(tc, test_xml_every_allocation_failure_ends_cleanly);
     tcase_add_test(tc, test_xml_recorded_replays_the_parse);
     tcase_add_test(tc, test_xml_embedded_records_are_current);
