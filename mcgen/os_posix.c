@@ -6,7 +6,8 @@
  * is a device, which out.c writes in place anyway.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
-#define _DEFAULT_SOURCE   /* MADV_HUGEPAGE */
+#define _DEFAULT_SOURCE   /* MADV_HUGEPAGE, MAP_ANONYMOUS */
+#define _DARWIN_C_SOURCE  /* macOS: MAP_ANONYMOUS beside _XOPEN_SOURCE */
 #include "os.h"
 
 #include <errno.h>
