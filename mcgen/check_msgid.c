@@ -90,12 +90,12 @@ static void give_builtin(Manifest *m, MsgRef *r, const char *key, uint32_t id)
 /* Bit length of a mask: the index of its highest set bit, plus one. */
 static uint32_t bit_length(uint64_t mask)
 {
+    /* a halving search, not a shift a bit (win: keywords have bit 63 set) */
     uint32_t n = 0;
-    while (mask) {
-        n++;
-        mask >>= 1;
-    }
-    return n;
+    for (uint32_t step = 32; step; step >>= 1)
+        if (mask >> (n + step - 1) >> 1)
+            n += step;
+    return mask ? n + 1 : 0;
 }
 
 /* A built-in item gets winmeta's id once (position 0). */
@@ -164,8 +164,11 @@ static void assign_provider(Manifest *m, Provider *pv)
             builtin(m, &e->task->n, TAG_TASK, e->task->value);
         if (e->opcode)
             builtin(m, &e->opcode->n, TAG_OPCODE, e->opcode->value);
-        for (size_t k = 0; k < e->keywords.n; k++)
-            builtin(m, &e->keywords.v[k]->n, TAG_KEYWORD, bit_length(e->keywords.v[k]->mask));
+        for (size_t k = 0; k < e->keywords.n; k++) {
+            Keyword *kw = e->keywords.v[k]; /* the bit length only for the first use */
+            if (kw->n.builtin && !kw->n.msg.has_msgid)
+                builtin(m, &kw->n, TAG_KEYWORD, bit_length(kw->mask));
+        }
     }
     uint32_t values = 1, bits = 1;
     for (size_t i = 0; i < pv->maps.n; i++) {

@@ -41,10 +41,19 @@ static size_t ident_prefix(const char *name)
     const unsigned char *s = (const unsigned char *)name;
     if (ident_class[s[0]] != 1)
         return 0;
+    /* four bytes a round: every event's symbol passes through here; the
+     * terminating NUL (class 0) stops each test before the next byte */
     size_t i = 1;
-    while (ident_class[s[i]])
-        i++;
-    return i;
+    for (;; i += 4) {
+        if (!ident_class[s[i]])
+            return i;
+        if (!ident_class[s[i + 1]])
+            return i + 1;
+        if (!ident_class[s[i + 2]])
+            return i + 2;
+        if (!ident_class[s[i + 3]])
+            return i + 3;
+    }
 }
 
 /* Whether name is already what header_ident would make of it. */
@@ -333,6 +342,15 @@ static void name_descriptors(Manifest *m, Facts *f)
     Claims c = {f, {0}, NULL, false};
     Arena *a = &f->arena;
     bool *repeated = repeated_providers(m);
+    size_t names = 0; /* sized once: each item claims one or two */
+    for (size_t i = 0; i < m->providers.n; i++) {
+        const Provider *pv = m->providers.v[i];
+        names += 1 + pv->channels.n + pv->levels.n + pv->opcodes.n + 2 * pv->tasks.n +
+                 pv->keywords.n;
+        for (size_t j = 0; j < pv->tasks.n; j++)
+            names += pv->tasks.v[j]->opcodes.n;
+    }
+    map_reserve(&c.taken, names);
     for (size_t i = 0; i < m->providers.n; i++) {
         const Provider *pv = m->providers.v[i];
         bool written = pv->symbol && *pv->symbol;

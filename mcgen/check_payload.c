@@ -474,7 +474,7 @@ static void rule_field_names(Layout *l, Field **v, size_t n)
             first = map_put(&seen, v[i]->name, v[i], true);
         else
             for (size_t j = 0; j < i && !first; j++)
-                if (strcmp(v[j]->name, v[i]->name) == 0)
+                if (v[j]->name[0] == v[i]->name[0] && strcmp(v[j]->name, v[i]->name) == 0)
                     first = v[j];
         if (first && first != v[i])
             diag_ex(D_FIELD_DUPLICATE, v[i]->loc, first->loc, "first defined",

@@ -10,7 +10,9 @@
  * auto-imported winmeta channels, imports across providers, the string of
  * each culture behind every $(string.X).  A reference that does not
  * resolve is reported where it is written and left NULL; nothing else is
- * given up because of it.
+ * given up because of it.  Events repeat the same few names: theirs are
+ * looked up once per provider and then found by their interned pointers
+ * (Memo, below).
  *
  * The names as written live only until here: an event's in
  * Manifest.scratch (Event.refs), freed once all are resolved.  A field's
@@ -268,7 +270,84 @@ static void resolve_fields(Manifest *m, Provider *pv, Layout *l, Field **v, size
     }
 }
 
-static void resolve_event(Manifest *m, Provider *pv, Event *ev)
+/* What a provider's events resolved last, by the names' interned
+ * pointers: the reader interns every name an event writes (xml_intern,
+ * xml_qname_n), and events name the same few channels, levels, opcodes and
+ * keywords and their task over and over, so most references cost a pointer
+ * compare instead of a hash of the name, a probe and a strcmp.  A slot
+ * holds the last resolution whose keys hash to it; only what resolved is
+ * kept (what did not is reported each time, as before).  One per provider:
+ * the same name may mean another item in another provider. */
+enum { MEMO_CHANNEL, MEMO_LEVEL, MEMO_TASK, MEMO_OPCODE, MEMO_KEYWORD, MEMO_TEMPLATE, MEMO_KINDS };
+enum { MEMO_SLOTS = 64 };
+
+typedef struct MemoSlot {
+    const void *k[3];
+    void *hit;
+} MemoSlot;
+
+typedef struct Memo {
+    MemoSlot s[MEMO_KINDS][MEMO_SLOTS];
+} Memo;
+
+static MemoSlot *memo_slot(Memo *mo, int kind, const void *k0, const void *k1, const void *k2)
+{
+    uint64_t x = (uint64_t)(uintptr_t)k0 ^ (uint64_t)(uintptr_t)k1 * 7 ^ (uint64_t)(uintptr_t)k2 * 31;
+    x *= 0x9e3779b97f4a7c15ull;
+    return &mo->s[kind][x >> 58];
+}
+
+static void *memo_get(Memo *mo, int kind, const void *k0, const void *k1, const void *k2)
+{
+    const MemoSlot *s = memo_slot(mo, kind, k0, k1, k2);
+    return s->k[0] == k0 && s->k[1] == k1 && s->k[2] == k2 ? s->hit : NULL;
+}
+
+static void *memo_put(Memo *mo, int kind, const void *k0, const void *k1, const void *k2,
+                      void *hit)
+{
+    if (hit)
+        *memo_slot(mo, kind, k0, k1, k2) = (MemoSlot){{k0, k1, k2}, hit};
+    return hit;
+}
+
+static Channel *event_channel(Provider *pv, Memo *mo, const char *ref)
+{
+    Channel *c = memo_get(mo, MEMO_CHANNEL, ref, NULL, NULL);
+    return c ? c : memo_put(mo, MEMO_CHANNEL, ref, NULL, NULL, find_channel(pv, ref));
+}
+
+static Level *event_level(Manifest *m, Provider *pv, Memo *mo, QName q)
+{
+    Level *l = memo_get(mo, MEMO_LEVEL, q.local, q.ns, NULL);
+    return l ? l : memo_put(mo, MEMO_LEVEL, q.local, q.ns, NULL, find_level(m, pv, q));
+}
+
+static Task *event_task(Manifest *m, Provider *pv, Memo *mo, QName q)
+{
+    Task *t = memo_get(mo, MEMO_TASK, q.local, q.ns, NULL);
+    return t ? t : memo_put(mo, MEMO_TASK, q.local, q.ns, NULL, find_task(m, pv, q));
+}
+
+static Opcode *event_opcode(Manifest *m, Provider *pv, Memo *mo, Task *task, QName q)
+{
+    Opcode *o = memo_get(mo, MEMO_OPCODE, q.local, q.ns, task);
+    return o ? o : memo_put(mo, MEMO_OPCODE, q.local, q.ns, task, find_opcode(m, pv, task, q));
+}
+
+static Keyword *event_keyword(Manifest *m, Provider *pv, Memo *mo, QName q)
+{
+    Keyword *k = memo_get(mo, MEMO_KEYWORD, q.local, q.ns, NULL);
+    return k ? k : memo_put(mo, MEMO_KEYWORD, q.local, q.ns, NULL, find_keyword(m, pv, q));
+}
+
+static Layout *event_layout(Provider *pv, Memo *mo, const char *tid)
+{
+    Layout *l = memo_get(mo, MEMO_TEMPLATE, tid, NULL, NULL);
+    return l ? l : memo_put(mo, MEMO_TEMPLATE, tid, NULL, NULL, map_get(&pv->layout_by_tid, tid));
+}
+
+static void resolve_event(Manifest *m, Provider *pv, Memo *mo, Event *ev)
 {
     Arena *a = &m->arena;
     const EventRefs *refs = ev->refs;
@@ -276,11 +355,12 @@ static void resolve_event(Manifest *m, Provider *pv, Event *ev)
         return;
     ev->refs = NULL; /* Manifest.scratch goes once every event is resolved */
     if (refs->channel_ref) {
-        ev->channel = find_channel(pv, refs->channel_ref);
+        ev->channel = event_channel(pv, mo, refs->channel_ref);
         if (!ev->channel) {
             Channel *wm = map_get(&m->wm.channel_by_name, refs->channel_ref);
             if (wm)
-                ev->channel = auto_import(m, pv, wm, loc_in(ev->loc, ev->channel_pos));
+                ev->channel = memo_put(mo, MEMO_CHANNEL, refs->channel_ref, NULL, NULL,
+                                       auto_import(m, pv, wm, loc_in(ev->loc, ev->channel_pos)));
             else
                 unresolved(m, pv, loc_in(ev->loc, ev->channel_pos),
                         "unknown channel '%s' (not a channel, chid or importChannel of provider "
@@ -288,14 +368,14 @@ static void resolve_event(Manifest *m, Provider *pv, Event *ev)
                         refs->channel_ref, pv->name);
         }
     }
-    if (ev->has_level && !(ev->level = find_level(m, pv, refs->level_q)))
+    if (ev->has_level && !(ev->level = event_level(m, pv, mo, refs->level_q)))
         unresolved(m, pv, loc_in(ev->loc, ev->level_pos), "unknown level '%s'",
                 qname_display(a, refs->level_q));
-    if (ev->has_task && !(ev->task = find_task(m, pv, refs->task_q)))
+    if (ev->has_task && !(ev->task = event_task(m, pv, mo, refs->task_q)))
         unresolved(m, pv, loc_in(ev->loc, ev->task_pos), "unknown task '%s'",
                 qname_display(a, refs->task_q));
     /* an opcode of the task a task= meant to name is no second problem */
-    if (ev->has_opcode && !(ev->opcode = find_opcode(m, pv, ev->task, refs->opcode_q)) &&
+    if (ev->has_opcode && !(ev->opcode = event_opcode(m, pv, mo, ev->task, refs->opcode_q)) &&
         !(ev->has_task && !ev->task && in_some_task(pv, refs->opcode_q)))
         unresolved(m, pv, loc_in(ev->loc, ev->opcode_pos), "unknown opcode '%s'%s%s%s",
                 qname_display(a, refs->opcode_q), ev->task ? " (in task '" : "",
@@ -303,7 +383,7 @@ static void resolve_event(Manifest *m, Provider *pv, Event *ev)
     if (refs->keyword_qs.n)
         ev->keywords.v = arena_alloc(a, refs->keyword_qs.n * sizeof *ev->keywords.v);
     for (size_t i = 0; i < refs->keyword_qs.n; i++) {
-        Keyword *k = find_keyword(m, pv, refs->keyword_qs.v[i]);
+        Keyword *k = event_keyword(m, pv, mo, refs->keyword_qs.v[i]);
         if (!k) {
             unresolved(m, pv, loc_in(ev->loc, ev->keywords_pos), "unknown keyword '%s'",
                     qname_display(a, refs->keyword_qs.v[i]));
@@ -313,7 +393,7 @@ static void resolve_event(Manifest *m, Provider *pv, Event *ev)
         ev->keyword_mask |= k->mask;
     }
     if (refs->template_ref) {
-        ev->layout = map_get(&pv->layout_by_tid, refs->template_ref);
+        ev->layout = event_layout(pv, mo, refs->template_ref);
         if (!ev->layout)
             unresolved(m, pv, loc_in(ev->loc, ev->template_pos), "unknown template '%s'",
                     refs->template_ref);
@@ -394,8 +474,10 @@ static void resolve_provider(Manifest *m, Provider *pv)
         Layout *l = pv->layouts.v[j];
         resolve_fields(m, pv, l, l->fields.v, l->fields.n);
     }
+    Memo *mo = xcalloc(1, sizeof *mo);
     for (size_t j = 0; j < pv->events.n; j++)
-        resolve_event(m, pv, pv->events.v[j]);
+        resolve_event(m, pv, mo, pv->events.v[j]);
+    free(mo);
     for (size_t j = 0; j < pv->filters.n; j++) {
         Filter *f = pv->filters.v[j];
         if (f->tid && !(f->layout = map_get(&pv->layout_by_tid, f->tid)))

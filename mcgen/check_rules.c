@@ -254,22 +254,50 @@ static void rule_task_unique(Manifest *m, Provider *pv)
     int_seen_free(&values);
 }
 
+/* The first of v[0..i) with v[i]'s name, and with its value: a task's
+ * opcodes are a few, compared in pairs (a map and a table for each of
+ * thousands of tasks cost more than the comparisons). */
+static void opcode_pairs_seen(Opcode **v, size_t i, const Loc **name_at, const Loc **value_at)
+{
+    const Opcode *o = v[i];
+    *name_at = *value_at = NULL;
+    for (size_t j = 0; j < i; j++) {
+        const Opcode *x = v[j];
+        if (!*name_at && x->n.name.local[0] == o->n.name.local[0] &&
+            strcmp(x->n.name.local, o->n.name.local) == 0 &&
+            strcmp(x->n.name.ns, o->n.name.ns) == 0)
+            *name_at = &x->n.loc;
+        if (!*value_at && x->value == o->value)
+            *value_at = &x->n.loc;
+    }
+}
+
 static void opcode_scope_unique(Provider *pv, Task *task, Opcode **v, size_t n)
 {
+    enum { PAIRS_UP_TO = 16 };
+    bool pairs = n <= PAIRS_UP_TO;
     Map names = {0};
-    map_reserve(&names, n);
     Arena keys = {0};
     IntSeen values = {0};
-    int_seen_reserve(&values, n);
+    if (!pairs) {
+        map_reserve(&names, n);
+        int_seen_reserve(&values, n);
+    }
     const char *scope = task ? "task" : "provider";
     const char *scope_name = task ? task->n.display : pv->name;
     for (size_t i = 0; i < n; i++) {
         Opcode *o = v[i];
-        const Loc *first = seen_at(&names, qkey(&keys, o->n.name), &o->n.loc);
+        const Loc *first, *value_first;
+        if (pairs) {
+            opcode_pairs_seen(v, i, &first, &value_first);
+        } else {
+            first = seen_at(&names, qkey(&keys, o->n.name), &o->n.loc);
+            value_first = int_seen_at(&values, o->value, &o->n.loc);
+        }
         if (first)
             diag_ex(D_DUP_OPCODE, o->n.loc, *first, "first defined",
                     "duplicate opcode name '%s' in %s '%s'", o->n.display, scope, scope_name);
-        if ((first = int_seen_at(&values, o->value, &o->n.loc)))
+        if ((first = value_first))
             diag_ex(D_DUP_OPCODE, o->n.loc, *first, "first defined",
                     "duplicate opcode value %u ('%s') in %s '%s'", o->value, o->n.display, scope,
                     scope_name);

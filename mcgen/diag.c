@@ -393,6 +393,20 @@ static bool cursor_next_line(Cursor *c)
     }
 }
 
+/* Past the next line end, as cursor_next_line, by one memchr in the usual
+ * case: single bytes and no \r left in the chunk, where each \n ends a
+ * line (the index is built and a shown line reached through here). */
+static inline bool cursor_next_line_fast(Cursor *c)
+{
+    const unsigned char *q;
+    if (cache.unit == 1 && c->cr == c->n && c->i < c->n &&
+        (q = memchr(c->p + c->i, '\n', c->n - c->i))) {
+        c->i = (size_t)(q - c->p) + 1;
+        return true;
+    }
+    return cursor_next_line(c);
+}
+
 /* Makes `file` the cached one: opened (or found registered), its
  * byte-order mark read; the first mark only. */
 static bool cache_load(const char *file)
@@ -440,14 +454,7 @@ static bool cache_mark(size_t k)
     Cursor c;
     bool ok = cursor_seek(&c, cache.marks.v[last], 16384);
     for (uint64_t line = (uint64_t)last * LINE_STEP + 1; ok && cache.marks.n <= k;) {
-        const unsigned char *q;
-        if (cache.unit == 1 && c.cr == c.n && c.i < c.n &&
-            (q = memchr(c.p + c.i, '\n', c.n - c.i))) {
-            /* the usual case, no \r left in the chunk: each \n ends a line */
-            c.i = (size_t)(q - c.p) + 1;
-            if (line++ % LINE_STEP == 0)
-                vec_push(&cache.marks, c.at + c.i);
-        } else if (!cursor_next_line(&c)) {
+        if (!cursor_next_line_fast(&c)) {
             cache.whole = true;
             ok = false;
         } else if (line++ % LINE_STEP == 0) {
@@ -467,7 +474,7 @@ static bool source_line(const char *file, uint32_t line, Buf *out)
     bool ok = cursor_seek(&c, cache.marks.v[(line - 1) / LINE_STEP], 4096);
     /* past the lines between the mark and this one */
     for (uint32_t skip = (line - 1) % LINE_STEP; ok && skip > 0; skip--)
-        ok = cursor_next_line(&c);
+        ok = cursor_next_line_fast(&c);
     Buf units = {0};
     for (long u = 0; ok && u >= 0 && u != '\n' && u != '\r';) {
         size_t from = c.i;
@@ -590,14 +597,20 @@ static void report(DiagLevel lvl, DiagCode code, const DiagCodeInfo *info, Loc l
         /* shown as UTF-8: a line in a single-byte encoding (windows-1252,
          * ISO-8859-1) is not, and each byte of it that is not UTF-8
          * becomes U+FFFD, one column as in the file */
-        Buf text = {0};
-        for (size_t i = 0; i < line.len;) {
-            uint32_t c;
-            i += utf8_get(line.s + i, line.len - i, &c);
-            utf8_put(&text, c);
+        size_t ascii = 0; /* the usual line is all ASCII: nothing to redo */
+        while (ascii < line.len && !(line.s[ascii] & 0x80))
+            ascii++;
+        if (ascii < line.len) {
+            Buf text = {0};
+            buf_add(&text, line.s, ascii);
+            for (size_t i = ascii; i < line.len;) {
+                uint32_t c;
+                i += utf8_get(line.s + i, line.len - i, &c);
+                utf8_put(&text, c);
+            }
+            buf_free(&line);
+            line = text;
         }
-        buf_free(&line);
-        line = text;
         /* The caret goes under column `col`, counted in characters; tabs in
          * the prefix are kept so the caret lines up in a terminal. */
         buf_printf(&b, "  %s\n  ", line.s ? line.s : "");
