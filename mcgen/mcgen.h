@@ -62,13 +62,31 @@ typedef struct Loc {
     uint32_t line, col; /* 1-based */
 } Loc;
 
-/* A position in the file of the element that carries it (an attribute's),
- * 8 bytes where a Loc takes 12: an event has six. */
+/* An attribute's position, relative to its element's Loc, in 4 bytes
+ * where a Loc takes 12: an event has six, a field three.  Nearly every
+ * attribute sits on its element's line or a few lines below, so:
+ *   v == 0                 the element's own position (attribute absent);
+ *   bit 31 clear           the element's line, column v;
+ *   bits 31..30 == 10      line + bits 29..24 (1..63), column bits 23..0;
+ *   bits 31..30 == 11      any other: entry bits 29..0 of a side table
+ *                          (pos_far, read_man.c). */
 typedef struct Pos {
-    uint32_t line, col; /* 1-based */
+    uint32_t v;
 } Pos;
-/* `pos` in the file of `in`. */
-static inline Loc loc_in(Loc in, Pos pos) { return (Loc){in.file, pos.line, pos.col}; }
+/* The Loc of a Pos whose entry is in the side table. */
+Loc pos_far(Loc in, uint32_t v);
+/* `pos` of the element at `in` (the Loc `pos` was made against). */
+static inline Loc loc_in(Loc in, Pos pos)
+{
+    uint32_t v = pos.v;
+    if (v == 0)
+        return in;
+    if (!(v >> 31))
+        return (Loc){in.file, in.line, v};
+    if (!(v >> 30 & 1))
+        return (Loc){in.file, in.line + (v >> 24 & 63), v & 0xffffff};
+    return pos_far(in, v);
+}
 
 /* The number of a file name, for Loc.file: the same name has the same
  * number for the whole process (diag_reset keeps them); NULL gives 0. */

@@ -92,10 +92,44 @@ BY_NAME Loc attr_loc(const XmlElem *e, const char *name)
     return a ? a->loc : e->loc;
 }
 
+/* The positions no Pos encodes in place (see Pos): an attribute 64 lines
+ * or more below its element, or past column 2^24 below it.  Hardly any
+ * input has one; the table lives as long as the process, as the models
+ * that point into it may. */
+static struct {
+    struct FarPos { uint32_t line, col; } *v;
+    size_t n, cap;
+} far_pos;
+
+Loc pos_far(Loc in, uint32_t v)
+{
+    const struct FarPos *f = &far_pos.v[v & 0x3fffffff];
+    return (Loc){in.file, f->line, f->col};
+}
+
+static Pos pos_put_far(Loc at)
+{
+    if (far_pos.n >= 0x40000000u)
+        return (Pos){0}; /* not reached: the input would be gigabytes of such tags */
+    vec_push(&far_pos, ((struct FarPos){at.line, at.col}));
+    return (Pos){0xc0000000u | (uint32_t)(far_pos.n - 1)};
+}
+
+/* An attribute's position as a Pos of its element's. */
+BY_NAME Pos pos_of(Loc elem, Loc at)
+{
+    if (at.line == elem.line && at.col < 0x80000000u)
+        return (Pos){at.col};
+    uint32_t down = at.line - elem.line;
+    if (at.line > elem.line && down < 64 && at.col < 0x1000000u)
+        return (Pos){0x80000000u | down << 24 | at.col};
+    return pos_put_far(at);
+}
+
 BY_NAME Pos attr_pos(const XmlElem *e, const char *name)
 {
-    Loc l = attr_loc(e, name);
-    return (Pos){l.line, l.col};
+    const XmlAttr *a = xml_attr_full(e, name);
+    return a ? pos_of(e->loc, a->loc) : (Pos){0};
 }
 
 static void error_c(Parser *p, DiagCode code, Loc loc, const char *fmt, ...) PRINTF_LIKE(4, 5);

@@ -1957,7 +1957,11 @@ typedef struct SFrame {
  * type's check (its patterns, numbers, QName prefix).  A QName's validity
  * depends on the declarations in scope, so an entry holds while they are
  * unchanged (xml_ns_epoch).  Only valid values are remembered: a refused
- * one is checked again, so its diagnostic is the full check's. */
+ * one is checked again, so its diagnostic is the full check's.  A string
+ * restricted by patterns is not remembered: such values are symbols and
+ * message references, each written once, whose one pass through the
+ * pattern's automaton costs what a miss does, and which would push the
+ * repeating values out (on the generated 5 MB manifest, 22,000 of them). */
 enum { VCACHE = 256, VCACHE_TEXT = 40 };
 typedef struct VCacheEntry {
     const SType *type; /* NULL: empty */
@@ -2137,7 +2141,8 @@ static bool value_valid(SchemaCheck *sc, const SType *t, const char *v, size_t n
 {
     if (t->builtin == B_STRING || t->builtin == B_NORMALIZED || t->builtin == B_TOKEN)
         return true; /* any text: nothing to remember */
-    if (n >= VCACHE_TEXT)
+    bool unique = t->patterns.n && t->base && t->base->builtin == B_STRING;
+    if (n >= VCACHE_TEXT || unique)
         return type_valid(&sc->ck, t, v, n);
     const unsigned char *u = (const unsigned char *)v;
     size_t h = (size_t)((uintptr_t)t >> 4) * 31 + n * 7;

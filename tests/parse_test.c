@@ -561,8 +561,8 @@ static void check_events(Manifest *m)
     ck_assert_str_eq(e->rare->attrs.v[2].value, "6");
     ck_assert_uint_eq(e->loc.line, 8);
     ck_assert_uint_eq(e->loc.col, 3);
-    ck_assert_uint_eq(e->level_pos.line, 9);
-    ck_assert_uint_eq(e->level_pos.col, 7);
+    ck_assert_uint_eq(loc_in(e->loc, e->level_pos).line, 9);
+    ck_assert_uint_eq(loc_in(e->loc, e->level_pos).col, 7);
     Event *f = p->events.v[1];
     ck_assert_uint_eq(f->value, 7);
     ck_assert_uint_eq(f->version, 0);
@@ -577,6 +577,45 @@ static void check_events(Manifest *m)
 START_TEST(test_parse_events)
 {
     load_all(events_doc, check_events);
+}
+END_TEST
+
+/* Attribute positions kept relative to the element (Pos): on its line,
+ * lines below it, and farther below than a Pos holds in place. */
+#define NL10 "\n\n\n\n\n\n\n\n\n\n"
+static const char event_pos_doc[] =
+    HEAD PROV_OPEN
+    "<events>\n"
+    "  <event value='1' channel='C'\n"
+    "\n"
+    "      level='win:Informational'" NL10 NL10 NL10 NL10 NL10 NL10 NL10 "\t task='T'/>\n"
+    "</events>\n"
+    "<channels><channel name='C' type='Operational'/></channels>\n"
+    "<tasks><task name='T' value='3'/></tasks>\n"
+    PROV_CLOSE TAIL_NOSTR;
+
+static void check_event_pos(Manifest *m)
+{
+    Event *e = prov0(m)->events.v[0];
+    ck_assert_uint_eq(e->loc.line, 8);
+    ck_assert_uint_eq(e->loc.col, 3);
+    Loc c = loc_in(e->loc, e->channel_pos), l = loc_in(e->loc, e->level_pos),
+        t = loc_in(e->loc, e->task_pos), o = loc_in(e->loc, e->opcode_pos);
+    ck_assert_uint_eq(c.file, e->loc.file);
+    ck_assert_uint_eq(c.line, 8);
+    ck_assert_uint_eq(c.col, 20);
+    ck_assert_uint_eq(l.line, 10);
+    ck_assert_uint_eq(l.col, 7);
+    ck_assert_uint_eq(t.file, e->loc.file);
+    ck_assert_uint_eq(t.line, 80);
+    ck_assert_uint_eq(t.col, 3);
+    ck_assert_uint_eq(o.line, 8); /* no opcode=: the element's */
+    ck_assert_uint_eq(o.col, 3);
+}
+
+START_TEST(test_parse_event_positions)
+{
+    load_all(event_pos_doc, check_event_pos);
 }
 END_TEST
 
@@ -1160,6 +1199,7 @@ Suite *parse_suite(void)
     tcase_add_test(tc, test_parse_maps);
     tcase_add_test(tc, test_parse_templates);
     tcase_add_test(tc, test_parse_events);
+    tcase_add_test(tc, test_parse_event_positions);
     tcase_add_test(tc, test_parse_filters_traits_message_table);
     tcase_add_test(tc, test_parse_localization);
     tcase_add_test(tc, test_parse_counters_skipped_with_note);
