@@ -542,6 +542,16 @@ void **map_ref(Map *m, const char *key)
     return &map_add(m, key, &added)->val;
 }
 
+void map_copy(Map *dst, const Map *src)
+{
+    *dst = *src;
+    if (!src->cap)
+        return;
+    size_t size = src->cap * (sizeof *src->e + 1);
+    dst->e = memcpy(xmalloc(size), src->e, size);
+    dst->tag = (unsigned char *)(dst->e + dst->cap);
+}
+
 void map_free(Map *m)
 {
     free(m->e);

@@ -210,6 +210,8 @@ void **map_ref(Map *m, const char *key);
 /* Room for n keys without growing: a caller that knows the count spares
  * the rehashes (each hashes every key again). */
 void map_reserve(Map *m, size_t n);
+/* dst made a map of src's keys and values (its own table, no rehash). */
+void map_copy(Map *dst, const Map *src);
 void map_free(Map *m);
 uint32_t util_hash(const char *s, size_t n);
 

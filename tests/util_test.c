@@ -105,6 +105,36 @@ START_TEST(test_util_map_ref)
 }
 END_TEST
 
+/* A copied map holds the same keys and values in a table of its own:
+ * what is put in either afterwards is not in the other. */
+START_TEST(test_util_map_copy)
+{
+    Map m = {0}, c = {0};
+    map_copy(&c, &m); /* an empty map copies to an empty one */
+    ck_assert_ptr_null(c.e);
+    ck_assert_ptr_null(map_get(&c, "x"));
+    Arena a = {0};
+    for (int i = 0; i < 100; i++)
+        map_put(&m, arena_printf(&a, "k%d", i), (void *)(intptr_t)(i + 1), false);
+    map_copy(&c, &m);
+    ck_assert_ptr_ne(c.e, m.e);
+    ck_assert_uint_eq(c.n, 100);
+    for (int i = 0; i < 100; i++) {
+        char k[16];
+        snprintf(k, sizeof k, "k%d", i);
+        ck_assert_ptr_eq(map_get(&c, k), (void *)(intptr_t)(i + 1));
+    }
+    map_put(&c, "new", (void *)7, false);
+    map_put(&m, "k5", (void *)9, false);
+    ck_assert_ptr_null(map_get(&m, "new"));
+    ck_assert_ptr_eq(map_get(&c, "k5"), (void *)6);
+    ck_assert_ptr_eq(map_get(&m, "k5"), (void *)9);
+    map_free(&m);
+    map_free(&c);
+    arena_free(&a);
+}
+END_TEST
+
 /* A pointer map reserved for n keys takes them with no rehash (its
  * table stays where it is, 3/4 full at most) and keeps what it held. */
 START_TEST(test_util_ptrmap_reserve)
@@ -630,6 +660,7 @@ Suite *util_suite(void)
     tcase_add_test(tc, test_util_buf_little_endian);
     tcase_add_test(tc, test_util_map_put_get_grow);
     tcase_add_test(tc, test_util_map_ref);
+    tcase_add_test(tc, test_util_map_copy);
     tcase_add_test(tc, test_util_ptrmap_reserve);
     tcase_add_test(tc, test_util_hash_every_byte_counts);
     tcase_add_test(tc, test_util_put_c_string);
