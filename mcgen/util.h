@@ -127,6 +127,10 @@ typedef struct ArenaMark {
 } ArenaMark;
 ArenaMark arena_mark(const Arena *a);
 void arena_release(Arena *a, ArenaMark m);
+/* Up to `budget` bytes of the blocks arenas free are kept for the arenas
+ * made after (0, the default: none; setting it frees what is over it): a
+ * batch of manifests read one after another reuses one set of pages. */
+void arena_pool_keep(size_t budget);
 
 /* ---- string buffer ---------------------------------------------------
  * Invariants: `s` is NULL (len == cap == 0) or points to `cap` bytes of

@@ -233,6 +233,30 @@ START_TEST(test_util_arena_zeroed_aligned)
 }
 END_TEST
 
+
+/* While the pool keeps blocks, an arena made after another was freed
+ * takes that one's block (its pages already touched), the smallest that
+ * suits.  What is handed out is zeroed whatever the block held. */
+START_TEST(test_util_arena_pool)
+{
+    arena_pool_keep((size_t)8 << 20);
+    Arena a = {0}, big = {0};
+    memset(arena_alloc(&a, 100), 0xAB, 100);
+    arena_alloc(&big, (size_t)1 << 20);
+    ArenaBlock *small_block = a.head, *big_block = big.head;
+    arena_free(&big);
+    arena_free(&a);
+    Arena b = {0};
+    unsigned char *p = arena_alloc(&b, 100);
+    ck_assert_ptr_eq(b.head, small_block);
+    for (int i = 0; i < 100; i++)
+        ck_assert_uint_eq(p[i], 0);
+    arena_alloc(&b, (size_t)512 << 10); /* too much for the small block */
+    ck_assert_ptr_eq(b.head, big_block);
+    arena_free(&b);
+    arena_pool_keep(0); /* frees what it kept (LeakSanitizer would see it) */
+}
+END_TEST
 /* What was allocated before a mark stays; what came after is given back,
  * and a loop that marks and releases reuses one block instead of
  * allocating a block each time round (the template engine's loops). */
@@ -666,6 +690,7 @@ Suite *util_suite(void)
     tcase_add_test(tc, test_util_put_c_string);
     tcase_add_test(tc, test_util_arena_zeroed_aligned);
     tcase_add_test(tc, test_util_arena_mark_release);
+    tcase_add_test(tc, test_util_arena_pool);
     tcase_add_test(tc, test_util_parse_uint);
     tcase_add_test(tc, test_util_utf_round_trip);
     tcase_add_test(tc, test_util_utf16le_ascii_runs);
