@@ -200,6 +200,10 @@ static bool check_paths_early(const Options *o)
     return ok;
 }
 
+/* What a batch keeps of one manifest's arenas for the next: the model of
+ * a manifest of a few MB (a larger one's blocks beyond it are freed). */
+#define BATCH_POOL ((size_t)16 << 20)
+
 /* --validate: every input read and checked, all problems reported,
  * nothing written. */
 static int validate(const Options *o)
@@ -212,6 +216,9 @@ static int validate(const Options *o)
         nmc += cli_is_mc(o->inputs.v[i]);
     bool pair = o->inputs.n == 2 && nmc == 1;
     Manifest *kept[2] = {NULL, NULL};
+    /* a batch: each manifest's arena blocks serve the next one */
+    if (o->inputs.n > 1)
+        arena_pool_keep(BATCH_POOL);
     for (size_t i = 0; i < o->inputs.n; i++) {
         Facts f = {0};
         Manifest *m = read_and_check(o->inputs.v[i], o, &f);
@@ -227,6 +234,7 @@ static int validate(const Options *o)
     }
     manifest_free(kept[0]);
     manifest_free(kept[1]);
+    arena_pool_keep(0);
     return verdict();
 }
 

@@ -141,36 +141,6 @@ char *xstrdup(const char *s)
 
 /* ---- arena ---- */
 
-struct ArenaBlock {
-    ArenaBlock *next;
-    size_t cap;
-    max_align_t data[];
-};
-
-/* Blocks start at 64 KiB and double up to 4 MiB.  Blocks of 2 MiB and more
- * are 2 MiB-aligned and, on Linux, marked for transparent huge pages
- * (os_alloc_large; on Windows plain malloc): a
- * large manifest's model then costs a few hundred page faults instead of
- * tens of thousands. */
-#define HUGE_PAGE (2u * 1024 * 1024)
-
-static ArenaBlock *arena_block(size_t cap)
-{
-    size_t size = sizeof(ArenaBlock) + cap;
-    if (size >= HUGE_PAGE) {
-        size = (size + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
-        void *p = injected_failure() ? NULL : os_alloc_large(size);
-        if (!p)
-            util_out_of_memory();
-        memset(p, 0, sizeof(ArenaBlock));
-        ((ArenaBlock *)p)->cap = size - sizeof(ArenaBlock);
-        return p;
-    }
-    ArenaBlock *b = xmalloc(size);
-    b->cap = cap;
-    return b;
-}
-
 /* AddressSanitizer learns which bytes of a block are handed out, so a
  * value used after arena_release is reported, not silently read. */
 #if defined(__has_feature)
@@ -190,6 +160,63 @@ static ArenaBlock *arena_block(size_t cap)
 #define ARENA_UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
+struct ArenaBlock {
+    ArenaBlock *next;
+    size_t cap;
+    max_align_t data[];
+};
+
+/* Blocks start at 64 KiB and double up to 4 MiB.  Blocks of 2 MiB and more
+ * are 2 MiB-aligned and, on Linux, marked for transparent huge pages
+ * (os_alloc_large; on Windows plain malloc): a
+ * large manifest's model then costs a few hundred page faults instead of
+ * tens of thousands. */
+#define HUGE_PAGE (2u * 1024 * 1024)
+
+/* Blocks that arena_free gave back, kept for the next arena while
+ * arena_pool_keep allows it: a batch's next manifest reuses the pages the
+ * last one touched, not fresh ones the kernel must fault in and zero. */
+static ArenaBlock *block_pool;
+static size_t pool_bytes, pool_budget;
+
+/* The smallest kept block with room for `want` bytes, else the largest
+ * with room for n; NULL: none has room for n. */
+static ArenaBlock *pool_take(size_t n, size_t want)
+{
+    ArenaBlock **best = NULL;
+    for (ArenaBlock **p = &block_pool; *p; p = &(*p)->next) {
+        size_t c = (*p)->cap;
+        if (c < n)
+            continue;
+        if (!best || (c >= want ? (*best)->cap < want || c < (*best)->cap
+                                : (*best)->cap < want && c > (*best)->cap))
+            best = p;
+    }
+    if (!best)
+        return NULL;
+    ArenaBlock *b = *best;
+    *best = b->next;
+    pool_bytes -= b->cap;
+    return b; /* poisoned until handed out, as a spare is */
+}
+
+static ArenaBlock *arena_block(size_t cap)
+{
+    size_t size = sizeof(ArenaBlock) + cap;
+    if (size >= HUGE_PAGE) {
+        size = (size + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+        void *p = injected_failure() ? NULL : os_alloc_large(size);
+        if (!p)
+            util_out_of_memory();
+        memset(p, 0, sizeof(ArenaBlock));
+        ((ArenaBlock *)p)->cap = size - sizeof(ArenaBlock);
+        return p;
+    }
+    ArenaBlock *b = xmalloc(size);
+    b->cap = cap;
+    return b;
+}
+
 /* A new head block with room for n bytes; the free middle of the old one
  * is left. */
 static void arena_grow(Arena *a, size_t n)
@@ -203,7 +230,7 @@ static void arena_grow(Arena *a, size_t n)
     if (a->spare && a->spare->cap >= n) {
         b = a->spare;
         a->spare = NULL;
-    } else {
+    } else if (!(b = pool_take(n, cap))) {
         b = arena_block(cap);
     }
     b->next = a->head;
@@ -256,8 +283,27 @@ char *arena_printf(Arena *a, const char *fmt, ...)
 
 static void arena_block_free(ArenaBlock *b)
 {
+    if (pool_bytes + b->cap <= pool_budget) {
+        ARENA_POISON(b->data, b->cap);
+        b->next = block_pool;
+        block_pool = b;
+        pool_bytes += b->cap;
+        return;
+    }
     ARENA_UNPOISON(b->data, b->cap);
     free(b);
+}
+
+void arena_pool_keep(size_t budget)
+{
+    pool_budget = budget;
+    while (block_pool && pool_bytes > budget) {
+        ArenaBlock *b = block_pool;
+        block_pool = b->next;
+        pool_bytes -= b->cap;
+        ARENA_UNPOISON(b->data, b->cap);
+        free(b);
+    }
 }
 
 void arena_free(Arena *a)
@@ -542,6 +588,16 @@ void **map_ref(Map *m, const char *key)
 {
     bool added;
     return &map_add(m, key, &added)->val;
+}
+
+void map_copy(Map *dst, const Map *src)
+{
+    *dst = *src;
+    if (!src->cap)
+        return;
+    size_t size = src->cap * (sizeof *src->e + 1);
+    dst->e = memcpy(xmalloc(size), src->e, size);
+    dst->tag = (unsigned char *)(dst->e + dst->cap);
 }
 
 void map_free(Map *m)

@@ -130,6 +130,10 @@ typedef struct ArenaMark {
 } ArenaMark;
 ArenaMark arena_mark(const Arena *a);
 void arena_release(Arena *a, ArenaMark m);
+/* Up to `budget` bytes of the blocks arenas free are kept for the arenas
+ * made after (0, the default: none; setting it frees what is over it): a
+ * batch of manifests read one after another reuses one set of pages. */
+void arena_pool_keep(size_t budget);
 
 /* ---- string buffer ---------------------------------------------------
  * Invariants: `s` is NULL (len == cap == 0) or points to `cap` bytes of
@@ -213,6 +217,8 @@ void **map_ref(Map *m, const char *key);
 /* Room for n keys without growing: a caller that knows the count spares
  * the rehashes (each hashes every key again). */
 void map_reserve(Map *m, size_t n);
+/* dst made a map of src's keys and values (its own table, no rehash). */
+void map_copy(Map *dst, const Map *src);
 void map_free(Map *m);
 uint32_t util_hash(const char *s, size_t n);
 

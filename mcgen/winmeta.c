@@ -8,7 +8,9 @@
  * build of this file includes that table, and winmeta_load turns its rows
  * into the manifest's model objects (flagged builtin), so every model
  * object a reference can resolve to is an ordinary model object; their
- * strings are the table's, not copies.
+ * strings are the table's, not copies.  The name maps are hashed once per
+ * process and copied into each manifest (a batch loads the table once per
+ * manifest).
  */
 #include "mcgen.h"
 
@@ -211,13 +213,74 @@ static void wm_named(Named *n, const WmRow *r)
     n->builtin = true;
 }
 
+#define WM_ROWS (sizeof winmeta_rows / sizeof winmeta_rows[0])
+
+/* The seven name maps are the same for every manifest but for their
+ * values, so they are hashed once per process: keys the table's strings,
+ * values a row's index plus one.  A manifest's maps are copies of these
+ * with each value pointed at that row's object (a batch of manifests
+ * loads the table once per manifest: this was a third of the fixed cost
+ * of one).  An inType's outTypes are found once too, as row indexes. */
+static struct {
+    bool built;
+    Map by_name[WM_ALLOWED_OUT]; /* by WmKind: every kind's key is its row's name */
+    size_t count[WM_ALLOWED_OUT + 1];
+    uint16_t out_row[WM_ROWS]; /* inType, allowed outType: the outType's row */
+    uint16_t allowed[WM_ROWS]; /* inType: how many allowed outTypes follow it */
+} wm_index;
+
+static void wm_index_build(void)
+{
+    size_t in = 0;
+    for (size_t i = 0; i < WM_ROWS; i++) {
+        const WmRow *r = &winmeta_rows[i];
+        wm_index.count[r->kind]++;
+        if (r->kind == WM_IN_TYPE)
+            in = i;
+        else if (r->kind == WM_ALLOWED_OUT)
+            wm_index.allowed[in]++;
+        if (r->kind != WM_ALLOWED_OUT)
+            map_put(&wm_index.by_name[r->kind], r->name, (void *)(uintptr_t)(i + 1), true);
+        const char *out = r->kind == WM_IN_TYPE ? r->default_out
+                          : r->kind == WM_ALLOWED_OUT ? r->name : NULL;
+        if (out)
+            wm_index.out_row[i] =
+                (uint16_t)((uintptr_t)map_get(&wm_index.by_name[WM_OUT_TYPE], out) - 1);
+    }
+    wm_index.built = true;
+}
+
+/* A copy of the index's map for `kind`, its values made the objects. */
+static void wm_map(Map *dst, WmKind kind, void *const *obj)
+{
+    map_copy(dst, &wm_index.by_name[kind]);
+    for (size_t i = 0; i < dst->cap; i++)
+        if (dst->tag[i])
+            dst->e[i].val = obj[(uintptr_t)dst->e[i].val - 1];
+}
+
+/* room for n items (and one more: never a zero-byte allocation) */
+#define WM_RESERVE(vec, n) \
+    ((vec)->v = xmalloc(((n) + 1) * sizeof *(vec)->v), (vec)->cap = (n) + 1)
+
 bool winmeta_load(Manifest *m)
 {
+    if (!wm_index.built)
+        wm_index_build();
     Winmeta *wm = &m->wm;
     Arena *a = &m->arena;
+    WM_RESERVE(&wm->channels, wm_index.count[WM_CHANNEL]);
+    WM_RESERVE(&wm->levels, wm_index.count[WM_LEVEL]);
+    WM_RESERVE(&wm->tasks, wm_index.count[WM_TASK]);
+    WM_RESERVE(&wm->opcodes, wm_index.count[WM_OPCODE]);
+    WM_RESERVE(&wm->keywords, wm_index.count[WM_KEYWORD]);
+    WM_RESERVE(&wm->out_types, wm_index.count[WM_OUT_TYPE]);
+    WM_RESERVE(&wm->in_types, wm_index.count[WM_IN_TYPE]);
+    void *obj[WM_ROWS];
     InType *in = NULL;
-    for (size_t i = 0; i < sizeof winmeta_rows / sizeof winmeta_rows[0]; i++) {
+    for (size_t i = 0; i < WM_ROWS; i++) {
         const WmRow *r = &winmeta_rows[i];
+        obj[i] = NULL;
         switch (r->kind) {
         case WM_CHANNEL: {
             Channel *c = arena_alloc(a, sizeof *c);
@@ -230,7 +293,7 @@ bool winmeta_load(Manifest *m)
             c->builtin = true;
             c->type = r->type;
             vec_push(&wm->channels, c);
-            map_put(&wm->channel_by_name, c->name, c, true);
+            obj[i] = c;
             break;
         }
         case WM_LEVEL: {
@@ -238,7 +301,7 @@ bool winmeta_load(Manifest *m)
             wm_named(&l->n, r);
             l->value = (uint8_t)r->value;
             vec_push(&wm->levels, l);
-            map_put(&wm->level_by_name, l->n.name.local, l, true);
+            obj[i] = l;
             break;
         }
         case WM_TASK: {
@@ -246,7 +309,7 @@ bool winmeta_load(Manifest *m)
             wm_named(&t->n, r);
             t->value = (uint16_t)r->value;
             vec_push(&wm->tasks, t);
-            map_put(&wm->task_by_name, t->n.name.local, t, true);
+            obj[i] = t;
             break;
         }
         case WM_OPCODE: {
@@ -254,7 +317,7 @@ bool winmeta_load(Manifest *m)
             wm_named(&o->n, r);
             o->value = (uint8_t)r->value;
             vec_push(&wm->opcodes, o);
-            map_put(&wm->opcode_by_name, o->n.name.local, o, true);
+            obj[i] = o;
             break;
         }
         case WM_KEYWORD: {
@@ -262,7 +325,7 @@ bool winmeta_load(Manifest *m)
             wm_named(&k->n, r);
             k->mask = r->value;
             vec_push(&wm->keywords, k);
-            map_put(&wm->keyword_by_name, k->n.name.local, k, true);
+            obj[i] = k;
             break;
         }
         case WM_OUT_TYPE: {
@@ -273,7 +336,7 @@ bool winmeta_load(Manifest *m)
             o->name.local = colon ? colon + 1 : o->display;
             o->value = (uint8_t)r->value;
             vec_push(&wm->out_types, o);
-            map_put(&wm->out_by_name, o->display, o, true);
+            obj[i] = o;
             break;
         }
         case WM_IN_TYPE: {
@@ -285,16 +348,24 @@ bool winmeta_load(Manifest *m)
             in->size = r->size;
             in->mangle = r->mangle;
             in->pointer = r->pointer;
-            in->default_out = map_get(&wm->out_by_name, r->default_out);
+            in->default_out = obj[wm_index.out_row[i]];
+            WM_RESERVE(&in->allowed, wm_index.allowed[i]);
             vec_push(&wm->in_types, in);
-            map_put(&wm->in_by_name, in->name.local, in, true);
+            obj[i] = in;
             break;
         }
         case WM_ALLOWED_OUT:
-            vec_push(&in->allowed, (OutType *)map_get(&wm->out_by_name, r->name));
+            vec_push(&in->allowed, (OutType *)obj[wm_index.out_row[i]]);
             break;
         }
     }
+    wm_map(&wm->channel_by_name, WM_CHANNEL, obj);
+    wm_map(&wm->level_by_name, WM_LEVEL, obj);
+    wm_map(&wm->task_by_name, WM_TASK, obj);
+    wm_map(&wm->opcode_by_name, WM_OPCODE, obj);
+    wm_map(&wm->keyword_by_name, WM_KEYWORD, obj);
+    wm_map(&wm->out_by_name, WM_OUT_TYPE, obj);
+    wm_map(&wm->in_by_name, WM_IN_TYPE, obj);
     return true;
 }
 #endif

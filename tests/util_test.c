@@ -105,6 +105,36 @@ START_TEST(test_util_map_ref)
 }
 END_TEST
 
+/* A copied map holds the same keys and values in a table of its own:
+ * what is put in either afterwards is not in the other. */
+START_TEST(test_util_map_copy)
+{
+    Map m = {0}, c = {0};
+    map_copy(&c, &m); /* an empty map copies to an empty one */
+    ck_assert_ptr_null(c.e);
+    ck_assert_ptr_null(map_get(&c, "x"));
+    Arena a = {0};
+    for (int i = 0; i < 100; i++)
+        map_put(&m, arena_printf(&a, "k%d", i), (void *)(intptr_t)(i + 1), false);
+    map_copy(&c, &m);
+    ck_assert_ptr_ne(c.e, m.e);
+    ck_assert_uint_eq(c.n, 100);
+    for (int i = 0; i < 100; i++) {
+        char k[16];
+        snprintf(k, sizeof k, "k%d", i);
+        ck_assert_ptr_eq(map_get(&c, k), (void *)(intptr_t)(i + 1));
+    }
+    map_put(&c, "new", (void *)7, false);
+    map_put(&m, "k5", (void *)9, false);
+    ck_assert_ptr_null(map_get(&m, "new"));
+    ck_assert_ptr_eq(map_get(&c, "k5"), (void *)6);
+    ck_assert_ptr_eq(map_get(&m, "k5"), (void *)9);
+    map_free(&m);
+    map_free(&c);
+    arena_free(&a);
+}
+END_TEST
+
 /* A pointer map reserved for n keys takes them with no rehash (its
  * table stays where it is, 3/4 full at most) and keeps what it held. */
 START_TEST(test_util_ptrmap_reserve)
@@ -203,6 +233,30 @@ START_TEST(test_util_arena_zeroed_aligned)
 }
 END_TEST
 
+
+/* While the pool keeps blocks, an arena made after another was freed
+ * takes that one's block (its pages already touched), the smallest that
+ * suits.  What is handed out is zeroed whatever the block held. */
+START_TEST(test_util_arena_pool)
+{
+    arena_pool_keep((size_t)8 << 20);
+    Arena a = {0}, big = {0};
+    memset(arena_alloc(&a, 100), 0xAB, 100);
+    arena_alloc(&big, (size_t)1 << 20);
+    ArenaBlock *small_block = a.head, *big_block = big.head;
+    arena_free(&big);
+    arena_free(&a);
+    Arena b = {0};
+    unsigned char *p = arena_alloc(&b, 100);
+    ck_assert_ptr_eq(b.head, small_block);
+    for (int i = 0; i < 100; i++)
+        ck_assert_uint_eq(p[i], 0);
+    arena_alloc(&b, (size_t)512 << 10); /* too much for the small block */
+    ck_assert_ptr_eq(b.head, big_block);
+    arena_free(&b);
+    arena_pool_keep(0); /* frees what it kept (LeakSanitizer would see it) */
+}
+END_TEST
 /* What was allocated before a mark stays; what came after is given back,
  * and a loop that marks and releases reuses one block instead of
  * allocating a block each time round (the template engine's loops). */
@@ -630,11 +684,13 @@ Suite *util_suite(void)
     tcase_add_test(tc, test_util_buf_little_endian);
     tcase_add_test(tc, test_util_map_put_get_grow);
     tcase_add_test(tc, test_util_map_ref);
+    tcase_add_test(tc, test_util_map_copy);
     tcase_add_test(tc, test_util_ptrmap_reserve);
     tcase_add_test(tc, test_util_hash_every_byte_counts);
     tcase_add_test(tc, test_util_put_c_string);
     tcase_add_test(tc, test_util_arena_zeroed_aligned);
     tcase_add_test(tc, test_util_arena_mark_release);
+    tcase_add_test(tc, test_util_arena_pool);
     tcase_add_test(tc, test_util_parse_uint);
     tcase_add_test(tc, test_util_utf_round_trip);
     tcase_add_test(tc, test_util_utf16le_ascii_runs);
