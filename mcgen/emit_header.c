@@ -222,18 +222,32 @@ static void data(Fn *fn, const char *ptr, const char *size)
 
 /* The concatenation of the strings before NULL, in a: the C text of the
  * parameters and descriptors without printf's machinery (5% of a large
- * header's instructions when it was arena_printf). */
+ * header's instructions when it was arena_printf).  Parts are names and
+ * short expressions, so they are copied once into a stack buffer as they
+ * are measured (a strlen and a memcpy call per part cost more); a longer
+ * result (a long field name) is measured first instead. */
 static const char *cat_(Arena *a, const char *const *parts)
 {
-    size_t len[16], n = 0, k = 0;
+    char tmp[256];
+    size_t n = 0, k = 0;
     for (; parts[k]; k++) {
         guard_here(k < 16, "cat of more than 16 parts");
-        n += len[k] = strlen(parts[k]);
+        for (const char *p = parts[k]; *p; p++) {
+            if (n == sizeof tmp)
+                goto long_result;
+            tmp[n++] = *p;
+        }
     }
+    return arena_strndup(a, tmp, n);
+long_result:
+    n = 0;
+    for (k = 0; parts[k]; k++)
+        n += strlen(parts[k]);
     char *s = arena_alloc(a, n + 1), *q = s;
-    for (size_t i = 0; i < k; i++) {
-        memcpy(q, parts[i], len[i]);
-        q += len[i];
+    for (k = 0; parts[k]; k++) {
+        size_t m = strlen(parts[k]);
+        memcpy(q, parts[k], m);
+        q += m;
     }
     *q = '\0';
     return s;
@@ -293,7 +307,10 @@ static void add_field(Fn *fn, const Field *f, uint32_t i, const char *macro_name
     if (!fn->params && !fn->ptext)
         return; /* the function exists: only the macro's names were wanted */
     const char *arg = argn(a, i, "");
-    const char *len = argn(a, i, "_Len_");
+    /* _Arg<i>_Len_: a length parameter's, or an array's byte count */
+    const char *len = takes_len || l == 'w' || l == 'a' || l == 'e' || l == 'k' || l == 'n'
+                          ? argn(a, i, "_Len_")
+                          : NULL;
     const char *cnt = count_expr(a, c);
     if (takes_len)
         param(fn, "_In_", "ULONG", len);
