@@ -81,15 +81,15 @@ static void cp1252_lossy(Buf *out, const char *s, size_t n)
 /* The piece s..n in lines with every line end written as asked (a CR
  * LF in the text is one line end), in one pass that also ORs every byte
  * into *high (a byte with its high bit set: not ASCII).  16 bytes at a
- * time, 32 bytes an iteration, are copied, ORed and searched for LF at
+ * time, 64 bytes an iteration, are copied, ORed and searched for LF at
  * once (a header is tens of megabytes of lines of about 100 bytes:
  * memchr and memcpy per line and a second pass for the ASCII test cost
  * twice the instructions). */
 static void text_lines(Buf *lines, const char *s, size_t n, bool lf, uint64_t *high)
 {
     /* at most twice the piece (every byte a LF made CR LF), room made
-     * once; a block's 32-byte store stays inside it, since a block is
-     * only stored while 32 bytes of the piece are left */
+     * once; a block's 64-byte store stays inside it, since a block is
+     * only stored while 64 bytes of the piece are left */
     lines->len = 0;
     buf_grow(lines, 2 * n);
     char *q = lines->s;
@@ -97,20 +97,26 @@ static void text_lines(Buf *lines, const char *s, size_t n, bool lf, uint64_t *h
     uint64_t h = 0;
 #if defined(__SSE2__)
     __m128i acc = _mm_setzero_si128(), nlv = _mm_set1_epi8('\n');
-    while (end - p >= 32) {
-        __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)p);
-        __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
-        _mm_storeu_si128((__m128i *)(void *)q, v0);
-        _mm_storeu_si128((__m128i *)(void *)(q + 16), v1);
-        acc = _mm_or_si128(acc, _mm_or_si128(v0, v1));
-        unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v0, nlv)) |
-                     (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v1, nlv)) << 16;
+    while (end - p >= 64) {
+        const __m128i *in = (const __m128i *)(const void *)p;
+        __m128i *to = (__m128i *)(void *)q;
+        __m128i v0 = _mm_loadu_si128(in), v1 = _mm_loadu_si128(in + 1);
+        __m128i v2 = _mm_loadu_si128(in + 2), v3 = _mm_loadu_si128(in + 3);
+        _mm_storeu_si128(to, v0);
+        _mm_storeu_si128(to + 1, v1);
+        _mm_storeu_si128(to + 2, v2);
+        _mm_storeu_si128(to + 3, v3);
+        acc = _mm_or_si128(acc, _mm_or_si128(_mm_or_si128(v0, v1), _mm_or_si128(v2, v3)));
+        uint64_t m = (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v0, nlv)) |
+                     (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v1, nlv)) << 16 |
+                     (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v2, nlv)) << 32 |
+                     (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v3, nlv)) << 48;
         if (!m) {
-            p += 32;
-            q += 32;
+            p += 64;
+            q += 64;
             continue;
         }
-        int j = __builtin_ctz(m);
+        int j = __builtin_ctzll(m);
         const char *nl = p + j;
         q += j;
         if (nl > line && nl[-1] == '\r')
