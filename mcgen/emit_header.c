@@ -1327,23 +1327,37 @@ static void hw_logging(HeaderW *w, const TValue *hp, const char *write_prefix, b
     Str sps = str_of(ps), sident = str_of(ident), wp = str_of(write_prefix);
     Names names = {0};
     Buf a1b = {0};
+    /* the macro's parameter names come from the template's fields alone:
+     * worked out once per template (events share templates), kept in
+     * `once` beside the per-event arena marks */
+    PtrMap by_layout = {0};
+    Arena once = {0};
     for (size_t i = 0; i < g->pv->events.n; i++) {
         const Event *e = g->pv->events.v[i];
         if (e->not_logged)
             continue;
         ArenaMark mk = arena_mark(w->a);
-        event_args(w->a, e, &names);
-        a1b.len = 0;
-        for (size_t k = 0; k < names.n; k++) {
-            buf_add(&a1b, ", ", 2);
-            buf_adds(&a1b, names.v[k]);
+        Str a1 = LIT(""); /* ", " before each name */
+        const Str *known = e->layout ? ptrmap_get(&by_layout, e->layout) : NULL;
+        if (known) {
+            a1 = *known;
+        } else if (e->layout) {
+            event_args(w->a, e, &names);
+            a1b.len = 0;
+            for (size_t k = 0; k < names.n; k++) {
+                buf_add(&a1b, ", ", 2);
+                buf_adds(&a1b, names.v[k]);
+            }
+            Str *keep = arena_alloc(&once, sizeof *keep);
+            *keep = (Str){arena_strndup(&once, a1b.len ? a1b.s : "", a1b.len), a1b.len};
+            ptrmap_put(&by_layout, e->layout, keep);
+            a1 = *keep;
         }
         char tmp[16];
         Str bit = str_of(digits(tmp + sizeof tmp, (unsigned)g->bit[i]));
         Str es = str_of(facts_name(g->f, e)), mn = str_of(macro_name(es.s, g->strip));
         Str fn = str_of(g->fname[i]);
-        Str a1 = {a1b.len ? a1b.s : "", a1b.len}; /* ", " before each name */
-        Str args = {a1b.len ? a1b.s + 2 : "", a1b.len ? a1b.len - 2 : 0};
+        Str args = {a1.n ? a1.s + 2 : "", a1.n ? a1.n - 2 : 0};
         hw_cat(w, LIT("\n/* "), es, LIT(" */\n#define EventEnabled"), mn, LIT("() MCGEN_EVENT_BIT_SET("),
                sident, LIT("EnableBits, "), bit, LIT(")\n"));
         hw_cat(w, LIT("#define EventEnabled"), mn,
@@ -1365,6 +1379,8 @@ static void hw_logging(HeaderW *w, const TValue *hp, const char *write_prefix, b
     }
     vec_free(&names);
     buf_free(&a1b);
+    ptrmap_free(&by_layout);
+    arena_free(&once);
     hw_s(w, "\n#endif /* MCGEN_DISABLE_PROVIDER_CODE_GENERATION */\n");
 }
 
