@@ -906,6 +906,7 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
     Map seen = {0};
     FnList all = {0};
     Buf name = {0}; /* function_for's */
+    PtrMap fn_of = {0}; /* a template's function name, by its Layout */
     for (size_t i = 0; i < m->providers.n; i++) {
         const Provider *pv = m->providers.v[i];
         TValue *pd = tv_dict(a);
@@ -944,11 +945,16 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
                 vec_push(&lvs, level);
             }
             g->bit[j] = bit;
-            g->fname[j] = NULL;
-            /* notLogged events get no macros, so no function either */
-            if (!e->not_logged) {
+            /* notLogged events get no macros, so no function either; a
+             * template's function, and its checks, are made for its first
+             * event (events share templates) */
+            const char *known = !e->not_logged && e->layout ? ptrmap_get(&fn_of, e->layout) : NULL;
+            g->fname[j] = known;
+            if (!e->not_logged && !known) {
                 g->fname[j] = function_for(a, &seen, &all, e->layout, prefix,
                                            o->mode != HEADER_DESCRIPTORS, &name);
+                if (e->layout)
+                    ptrmap_put(&fn_of, e->layout, (void *)g->fname[j]);
                 /* _ForContext(pContext, [Activity,] args): MSVC takes 127 */
                 size_t nargs = 0;
                 for (size_t k = 0; e->layout && k < e->layout->fields.n; k++) {
@@ -998,6 +1004,7 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
     tv_add(a, root, "manifest", tv_str(a, base ? base + 1 : m->file ? m->file : ""));
     vec_free(&all);
     map_free(&seen);
+    ptrmap_free(&fn_of);
     buf_free(&name);
     return root;
 }
