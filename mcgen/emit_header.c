@@ -906,7 +906,6 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
     Map seen = {0};
     FnList all = {0};
     Buf name = {0}; /* function_for's */
-    PtrMap fn_of = {0}; /* a template's function name, by its Layout */
     for (size_t i = 0; i < m->providers.n; i++) {
         const Provider *pv = m->providers.v[i];
         TValue *pd = tv_dict(a);
@@ -929,6 +928,8 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
         while (mask < 2 * pv->events.n)
             mask = 2 * mask + 1;
         uint32_t *slots = xcalloc(mask + 1, sizeof *slots);
+        PtrMap fn_of = {0}; /* a template's function name, by its Layout (a
+                             * provider's own: templates are a provider's) */
         for (size_t j = 0; j < pv->events.n; j++) {
             const Event *e = pv->events.v[j];
             uint8_t level = e->level ? e->level->value : 0;
@@ -984,6 +985,7 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
         vec_free(&kws);
         vec_free(&lvs);
         free(slots);
+        ptrmap_free(&fn_of);
     }
     /* one function per name, sorted by name in byte order, as mc */
     sort_stable(all.v, all.n, sizeof *all.v, by_name);
@@ -1004,7 +1006,6 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
     tv_add(a, root, "manifest", tv_str(a, base ? base + 1 : m->file ? m->file : ""));
     vec_free(&all);
     map_free(&seen);
-    ptrmap_free(&fn_of);
     buf_free(&name);
     return root;
 }
