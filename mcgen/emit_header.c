@@ -289,7 +289,8 @@ static const char *count_expr(Arena *a, Qty c)
 }
 
 /* Adds field number i (top level) of a template: its parameters, its
- * payload descriptors and its macro arguments. */
+ * payload descriptors and its macro arguments (named after macro_name,
+ * which only a Fn with args needs). */
 static void add_field(Fn *fn, const Field *f, uint32_t i, const char *macro_name)
 {
     Arena *a = fn->a;
@@ -461,7 +462,7 @@ static TValue *function_values(const void *ctx, size_t i, Arena *a)
     Fn fn = {a, tv_list(a), tv_list(a), tv_list(a), NULL, NULL, NULL, NULL, 1};
     for (size_t k = 0; l && k < l->fields.n; k++) {
         const Field *f = l->fields.v[k];
-        add_field(&fn, f, (uint32_t)k, header_ident_of(a, f->name ? f->name : ""));
+        add_field(&fn, f, (uint32_t)k, NULL); /* no macro names: fn.args NULL */
     }
     TValue *d = tv_dict(a);
     tv_add(a, d, "name", tv_strref(a, e->name));
@@ -1406,7 +1407,7 @@ static void hw_functions(HeaderW *w, const TValue *fns, bool activity)
         Fn fn = {w->a, NULL, NULL, NULL, &ptext, &dtext, &ltext, NULL, 1};
         for (size_t k = 0; l && k < l->fields.n; k++) {
             const Field *f = l->fields.v[k];
-            add_field(&fn, f, (uint32_t)k, header_ident_of(w->a, f->name ? f->name : ""));
+            add_field(&fn, f, (uint32_t)k, NULL); /* no macro names: fn.args NULL */
         }
         if (l) {
             hw_s(w, "\n/* The payload of template ");
