@@ -163,6 +163,33 @@ static bool members_fixed(const Field *f)
     return true;
 }
 
+/* A string and its length: the pieces of an event's macros are known
+ * once per event (or when compiled, LIT), not measured per use. */
+typedef struct Str {
+    const char *s;
+    size_t n;
+} Str;
+#define LIT(lit) ((Str){"" lit, sizeof lit - 1})
+static Str str_of(const char *s) { return (Str){s, strlen(s)}; }
+
+/* The k strings one after another at the end of b, room made once. */
+static void put_parts(Buf *b, const Str *parts, size_t k)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < k; i++)
+        n += parts[i].n;
+    buf_grow(b, n);
+    char *q = b->s + b->len;
+    for (size_t i = 0; i < k; i++) {
+        memcpy(q, parts[i].s, parts[i].n);
+        q += parts[i].n;
+    }
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+#define PUT(b, ...) \
+    put_parts((b), (const Str[]){__VA_ARGS__}, sizeof((const Str[]){__VA_ARGS__}) / sizeof(Str))
+
 typedef VEC(const char *) Names;
 
 /* What add_field makes: the function's pieces as template values
@@ -288,6 +315,44 @@ static const char *count_expr(Arena *a, Qty c)
     return "1";
 }
 
+/* The C text of the common fields, a scalar or a NUL-terminated string,
+ * one of each per element: written straight into the function's text
+ * from pieces of known length (add_field's general path joins each
+ * expression in the arena first).  false: not such a field. */
+static bool add_plain_text(Fn *fn, char l, Qty c, Qty n, bool takes_len, uint32_t i)
+{
+    if (c.k != Q_NONE || n.k != Q_NONE || takes_len)
+        return false;
+    char tmp[16], itmp[16];
+    Str arg = str_of(digits(tmp + sizeof tmp, i)), idx;
+    Str open = LIT("    EventDataDescCreate(&EventData[");
+    if (l == 'z' || l == 's') {
+        /* NULL is logged as "NULL" */
+        bool z = l == 'z';
+        PUT(fn->ptext, LIT(",\n    _In_opt_ "), z ? LIT("PCWSTR") : LIT("PCSTR"), LIT(" _Arg"), arg);
+        idx = str_of(digits(itmp + sizeof itmp, (unsigned)fn->next++));
+        Str lit = z ? LIT("L\"NULL\"") : LIT("\"NULL\"");
+        PUT(fn->dtext, open, idx, LIT("], (_Arg"), arg, LIT(" != NULL) ? (const void*)_Arg"), arg,
+            LIT(" : (const void*)"), lit, LIT(", (_Arg"), arg, LIT(" != NULL) ? (ULONG)(("),
+            z ? LIT("wcslen") : LIT("strlen"), LIT("(_Arg"), arg, LIT(") + 1) * sizeof("),
+            z ? LIT("WCHAR") : LIT("char"), LIT(")) : (ULONG)sizeof("), lit, LIT("));\n"));
+        return true;
+    }
+    if (is_sized_string(l) || l == 'w' || l == 'a' || l == 'e' || l == 'k' || l == 'n')
+        return false;
+    const char *t = scalar_ctype(l);
+    if (!t)
+        return false;
+    Str st = str_of(t);
+    bool by_ptr = l == 'j' || l == 'm' || l == 'y'; /* passed by address */
+    PUT(fn->ptext, LIT(",\n    "), l == 'p' ? LIT("_In_opt_") : LIT("_In_"), LIT(" const "), st,
+        by_ptr ? LIT("*") : LIT(""), LIT(" _Arg"), arg);
+    idx = str_of(digits(itmp + sizeof itmp, (unsigned)fn->next++));
+    PUT(fn->dtext, open, idx, by_ptr ? LIT("], _Arg") : LIT("], &_Arg"), arg, LIT(", sizeof("), st,
+        LIT("));\n"));
+    return true;
+}
+
 /* Adds field number i (top level) of a template: its parameters, its
  * payload descriptors and its macro arguments (named after macro_name,
  * which only a Fn with args needs). */
@@ -307,6 +372,10 @@ static void add_field(Fn *fn, const Field *f, uint32_t i, const char *macro_name
     }
     if (!fn->params && !fn->ptext)
         return; /* the function exists: only the macro's names were wanted */
+    if (fn->ptext && add_plain_text(fn, l, c, n, takes_len, i)) {
+        guard_here(fn->next - first == (int)pieces, "descriptors miscounted for MCG8020");
+        return;
+    }
     const char *arg = argn(a, i, "");
     /* _Arg<i>_Len_: a length parameter's, or an array's byte count */
     const char *len = takes_len || l == 'w' || l == 'a' || l == 'e' || l == 'k' || l == 'n'
@@ -1041,32 +1110,7 @@ static void hw_flush(HeaderW *w, size_t at_least)
 /* Inline, so that a literal's length is known when compiled. */
 static inline void hw_s(HeaderW *w, const char *s) { buf_add(&w->b, s, strlen(s)); }
 
-/* A string and its length: the pieces of an event's macros are known
- * once per event (or when compiled, LIT), not measured per use. */
-typedef struct Str {
-    const char *s;
-    size_t n;
-} Str;
-#define LIT(lit) ((Str){"" lit, sizeof lit - 1})
-static Str str_of(const char *s) { return (Str){s, strlen(s)}; }
-
-/* The k strings one after another, room made once. */
-static void hw_put(HeaderW *w, const Str *parts, size_t k)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < k; i++)
-        n += parts[i].n;
-    buf_grow(&w->b, n);
-    char *q = w->b.s + w->b.len;
-    for (size_t i = 0; i < k; i++) {
-        memcpy(q, parts[i].s, parts[i].n);
-        q += parts[i].n;
-    }
-    w->b.len += n;
-    w->b.s[w->b.len] = '\0';
-}
-#define hw_cat(w, ...) \
-    hw_put((w), (const Str[]){__VA_ARGS__}, sizeof((const Str[]){__VA_ARGS__}) / sizeof(Str))
+#define hw_cat(w, ...) PUT(&(w)->b, __VA_ARGS__)
 
 /* v in hex as the hex filter writes it: 0x, at least width digits. */
 static void hw_hex(HeaderW *w, uint64_t v, int width)
