@@ -78,6 +78,79 @@ static void cp1252_lossy(Buf *out, const char *s, size_t n)
     }
 }
 
+/* The piece s..n in lines with every line end written as asked (a CR
+ * LF in the text is one line end), in one pass that also ORs every byte
+ * into *high (a byte with its high bit set: not ASCII).  16 bytes at a
+ * time, 64 bytes an iteration, are copied, ORed and searched for LF at
+ * once (a header is tens of megabytes of lines of about 100 bytes:
+ * memchr and memcpy per line and a second pass for the ASCII test cost
+ * twice the instructions). */
+static void text_lines(Buf *lines, const char *s, size_t n, bool lf, uint64_t *high)
+{
+    /* at most twice the piece (every byte a LF made CR LF), room made
+     * once; a block's 64-byte store stays inside it, since a block is
+     * only stored while 64 bytes of the piece are left */
+    lines->len = 0;
+    buf_grow(lines, 2 * n);
+    char *q = lines->s;
+    const char *p = s, *line = s, *end = s + n;
+    uint64_t h = 0;
+#if defined(__SSE2__)
+    __m128i acc = _mm_setzero_si128(), nlv = _mm_set1_epi8('\n');
+    while (end - p >= 64) {
+        const __m128i *in = (const __m128i *)(const void *)p;
+        __m128i *to = (__m128i *)(void *)q;
+        __m128i v0 = _mm_loadu_si128(in), v1 = _mm_loadu_si128(in + 1);
+        __m128i v2 = _mm_loadu_si128(in + 2), v3 = _mm_loadu_si128(in + 3);
+        _mm_storeu_si128(to, v0);
+        _mm_storeu_si128(to + 1, v1);
+        _mm_storeu_si128(to + 2, v2);
+        _mm_storeu_si128(to + 3, v3);
+        acc = _mm_or_si128(acc, _mm_or_si128(_mm_or_si128(v0, v1), _mm_or_si128(v2, v3)));
+        uint64_t m = (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v0, nlv)) |
+                     (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v1, nlv)) << 16 |
+                     (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v2, nlv)) << 32 |
+                     (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v3, nlv)) << 48;
+        if (!m) {
+            p += 64;
+            q += 64;
+            continue;
+        }
+        int j = __builtin_ctzll(m);
+        const char *nl = p + j;
+        q += j;
+        if (nl > line && nl[-1] == '\r')
+            q--; /* CR LF in the text: one line end */
+        if (!lf)
+            *q++ = '\r';
+        *q++ = '\n';
+        p = line = nl + 1;
+    }
+    if (_mm_movemask_epi8(acc))
+        h = 0x80;
+#endif
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *stop = nl ? nl : end;
+        size_t k = (size_t)(stop - p);
+        for (size_t i = 0; i < k; i++)
+            h |= (unsigned char)p[i];
+        memcpy(q, p, k);
+        q += k;
+        if (!nl)
+            break;
+        if (nl > line && nl[-1] == '\r')
+            q--;
+        if (!lf)
+            *q++ = '\r';
+        *q++ = '\n';
+        p = line = nl + 1;
+    }
+    lines->len = (size_t)(q - lines->s);
+    lines->s[lines->len] = '\0';
+    *high = h;
+}
+
 /* One piece (a TmplSink's write). */
 static void text_put(void *ctx, const char *s, size_t n)
 {
@@ -86,64 +159,16 @@ static void text_put(void *ctx, const char *s, size_t n)
         return;
     text_bom(t);
     Buf *lines = &t->lines, *bytes = &t->bytes;
-    lines->len = bytes->len = 0;
-    /* each line copied whole, its end written as asked: at most twice
-     * the piece (every byte a LF made CR LF), room made once */
-    buf_grow(lines, 2 * n);
-    char *q = lines->s;
-    const char *p = s, *end = s + n;
-    bool lf = t->o->lf;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *stop = nl ? nl : end;
-        size_t k = (size_t)(stop - p);
-        if (nl && k && stop[-1] == '\r')
-            k--; /* CRLF in the text: one line end */
-        memcpy(q, p, k);
-        q += k;
-        if (nl && !lf)
-            *q++ = '\r';
-        if (nl)
-            *q++ = '\n';
-        p = nl ? nl + 1 : end;
-    }
-    lines->len = (size_t)(q - lines->s);
-    lines->s[lines->len] = '\0';
+    bytes->len = 0;
+    uint64_t high;
+    text_lines(lines, s, n, t->o->lf, &high);
     const Buf *put = bytes;
     if (t->enc == ENC_UTF8) {
         put = lines;
     } else if (t->enc == ENC_UTF16) {
         utf8_to_utf16le(bytes, lines->s, lines->len);
     } else {
-        /* ASCII, 32 bytes at a time in four words (independent ORs: a
-         * header is tens of megabytes): no byte with its high bit set */
-        uint64_t high = 0;
-        size_t i = 0;
-#if defined(__SSE2__)
-        /* 64 bytes an iteration in four vectors (a fifth of the word
-         * loop's instructions), their high bits read once at the end */
-        __m128i acc = _mm_setzero_si128();
-        for (; i + 64 <= lines->len; i += 64) {
-            const __m128i *v = (const __m128i *)(const void *)(lines->s + i);
-            acc = _mm_or_si128(acc, _mm_or_si128(_mm_or_si128(_mm_loadu_si128(v), _mm_loadu_si128(v + 1)),
-                                                 _mm_or_si128(_mm_loadu_si128(v + 2), _mm_loadu_si128(v + 3))));
-        }
-        if (_mm_movemask_epi8(acc))
-            high = 0x80;
-#endif
-        for (; i + 32 <= lines->len; i += 32) {
-            uint64_t w[4];
-            memcpy(w, lines->s + i, 32);
-            high |= (w[0] | w[1]) | (w[2] | w[3]);
-        }
-        for (; i + 8 <= lines->len; i += 8) {
-            uint64_t w;
-            memcpy(&w, lines->s + i, 8);
-            high |= w;
-        }
-        for (; i < lines->len; i++)
-            high |= (unsigned char)lines->s[i];
-        bool ascii = !(high & 0x8080808080808080u);
+        bool ascii = !(high & 0x80);
         if (ascii) {
             put = lines; /* ASCII is its own Windows-1252 */
         } else if (t->lossy) {

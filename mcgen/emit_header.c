@@ -163,6 +163,33 @@ static bool members_fixed(const Field *f)
     return true;
 }
 
+/* A string and its length: the pieces of an event's macros are known
+ * once per event (or when compiled, LIT), not measured per use. */
+typedef struct Str {
+    const char *s;
+    size_t n;
+} Str;
+#define LIT(lit) ((Str){"" lit, sizeof lit - 1})
+static Str str_of(const char *s) { return (Str){s, strlen(s)}; }
+
+/* The k strings one after another at the end of b, room made once. */
+static void put_parts(Buf *b, const Str *parts, size_t k)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < k; i++)
+        n += parts[i].n;
+    buf_grow(b, n);
+    char *q = b->s + b->len;
+    for (size_t i = 0; i < k; i++) {
+        memcpy(q, parts[i].s, parts[i].n);
+        q += parts[i].n;
+    }
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+#define PUT(b, ...) \
+    put_parts((b), (const Str[]){__VA_ARGS__}, sizeof((const Str[]){__VA_ARGS__}) / sizeof(Str))
+
 typedef VEC(const char *) Names;
 
 /* What add_field makes: the function's pieces as template values
@@ -222,18 +249,32 @@ static void data(Fn *fn, const char *ptr, const char *size)
 
 /* The concatenation of the strings before NULL, in a: the C text of the
  * parameters and descriptors without printf's machinery (5% of a large
- * header's instructions when it was arena_printf). */
+ * header's instructions when it was arena_printf).  Parts are names and
+ * short expressions, so they are copied once into a stack buffer as they
+ * are measured (a strlen and a memcpy call per part cost more); a longer
+ * result (a long field name) is measured first instead. */
 static const char *cat_(Arena *a, const char *const *parts)
 {
-    size_t len[16], n = 0, k = 0;
+    char tmp[256];
+    size_t n = 0, k = 0;
     for (; parts[k]; k++) {
         guard_here(k < 16, "cat of more than 16 parts");
-        n += len[k] = strlen(parts[k]);
+        for (const char *p = parts[k]; *p; p++) {
+            if (n == sizeof tmp)
+                goto long_result;
+            tmp[n++] = *p;
+        }
     }
+    return arena_strndup(a, tmp, n);
+long_result:
+    n = 0;
+    for (k = 0; parts[k]; k++)
+        n += strlen(parts[k]);
     char *s = arena_alloc(a, n + 1), *q = s;
-    for (size_t i = 0; i < k; i++) {
-        memcpy(q, parts[i], len[i]);
-        q += len[i];
+    for (k = 0; parts[k]; k++) {
+        size_t m = strlen(parts[k]);
+        memcpy(q, parts[k], m);
+        q += m;
     }
     *q = '\0';
     return s;
@@ -274,8 +315,47 @@ static const char *count_expr(Arena *a, Qty c)
     return "1";
 }
 
+/* The C text of the common fields, a scalar or a NUL-terminated string,
+ * one of each per element: written straight into the function's text
+ * from pieces of known length (add_field's general path joins each
+ * expression in the arena first).  false: not such a field. */
+static bool add_plain_text(Fn *fn, char l, Qty c, Qty n, bool takes_len, uint32_t i)
+{
+    if (c.k != Q_NONE || n.k != Q_NONE || takes_len)
+        return false;
+    char tmp[16], itmp[16];
+    Str arg = str_of(digits(tmp + sizeof tmp, i)), idx;
+    Str open = LIT("    EventDataDescCreate(&EventData[");
+    if (l == 'z' || l == 's') {
+        /* NULL is logged as "NULL" */
+        bool z = l == 'z';
+        PUT(fn->ptext, LIT(",\n    _In_opt_ "), z ? LIT("PCWSTR") : LIT("PCSTR"), LIT(" _Arg"), arg);
+        idx = str_of(digits(itmp + sizeof itmp, (unsigned)fn->next++));
+        Str lit = z ? LIT("L\"NULL\"") : LIT("\"NULL\"");
+        PUT(fn->dtext, open, idx, LIT("], (_Arg"), arg, LIT(" != NULL) ? (const void*)_Arg"), arg,
+            LIT(" : (const void*)"), lit, LIT(", (_Arg"), arg, LIT(" != NULL) ? (ULONG)(("),
+            z ? LIT("wcslen") : LIT("strlen"), LIT("(_Arg"), arg, LIT(") + 1) * sizeof("),
+            z ? LIT("WCHAR") : LIT("char"), LIT(")) : (ULONG)sizeof("), lit, LIT("));\n"));
+        return true;
+    }
+    if (is_sized_string(l) || l == 'w' || l == 'a' || l == 'e' || l == 'k' || l == 'n')
+        return false;
+    const char *t = scalar_ctype(l);
+    if (!t)
+        return false;
+    Str st = str_of(t);
+    bool by_ptr = l == 'j' || l == 'm' || l == 'y'; /* passed by address */
+    PUT(fn->ptext, LIT(",\n    "), l == 'p' ? LIT("_In_opt_") : LIT("_In_"), LIT(" const "), st,
+        by_ptr ? LIT("*") : LIT(""), LIT(" _Arg"), arg);
+    idx = str_of(digits(itmp + sizeof itmp, (unsigned)fn->next++));
+    PUT(fn->dtext, open, idx, by_ptr ? LIT("], _Arg") : LIT("], &_Arg"), arg, LIT(", sizeof("), st,
+        LIT("));\n"));
+    return true;
+}
+
 /* Adds field number i (top level) of a template: its parameters, its
- * payload descriptors and its macro arguments. */
+ * payload descriptors and its macro arguments (named after macro_name,
+ * which only a Fn with args needs). */
 static void add_field(Fn *fn, const Field *f, uint32_t i, const char *macro_name)
 {
     Arena *a = fn->a;
@@ -292,8 +372,15 @@ static void add_field(Fn *fn, const Field *f, uint32_t i, const char *macro_name
     }
     if (!fn->params && !fn->ptext)
         return; /* the function exists: only the macro's names were wanted */
+    if (fn->ptext && add_plain_text(fn, l, c, n, takes_len, i)) {
+        guard_here(fn->next - first == (int)pieces, "descriptors miscounted for MCG8020");
+        return;
+    }
     const char *arg = argn(a, i, "");
-    const char *len = argn(a, i, "_Len_");
+    /* _Arg<i>_Len_: a length parameter's, or an array's byte count */
+    const char *len = takes_len || l == 'w' || l == 'a' || l == 'e' || l == 'k' || l == 'n'
+                          ? argn(a, i, "_Len_")
+                          : NULL;
     const char *cnt = count_expr(a, c);
     if (takes_len)
         param(fn, "_In_", "ULONG", len);
@@ -444,7 +531,7 @@ static TValue *function_values(const void *ctx, size_t i, Arena *a)
     Fn fn = {a, tv_list(a), tv_list(a), tv_list(a), NULL, NULL, NULL, NULL, 1};
     for (size_t k = 0; l && k < l->fields.n; k++) {
         const Field *f = l->fields.v[k];
-        add_field(&fn, f, (uint32_t)k, header_ident_of(a, f->name ? f->name : ""));
+        add_field(&fn, f, (uint32_t)k, NULL); /* no macro names: fn.args NULL */
     }
     TValue *d = tv_dict(a);
     tv_add(a, d, "name", tv_strref(a, e->name));
@@ -911,6 +998,8 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
         while (mask < 2 * pv->events.n)
             mask = 2 * mask + 1;
         uint32_t *slots = xcalloc(mask + 1, sizeof *slots);
+        PtrMap fn_of = {0}; /* a template's function name, by its Layout (a
+                             * provider's own: templates are a provider's) */
         for (size_t j = 0; j < pv->events.n; j++) {
             const Event *e = pv->events.v[j];
             uint8_t level = e->level ? e->level->value : 0;
@@ -927,11 +1016,16 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
                 vec_push(&lvs, level);
             }
             g->bit[j] = bit;
-            g->fname[j] = NULL;
-            /* notLogged events get no macros, so no function either */
-            if (!e->not_logged) {
+            /* notLogged events get no macros, so no function either; a
+             * template's function, and its checks, are made for its first
+             * event (events share templates) */
+            const char *known = !e->not_logged && e->layout ? ptrmap_get(&fn_of, e->layout) : NULL;
+            g->fname[j] = known;
+            if (!e->not_logged && !known) {
                 g->fname[j] = function_for(a, &seen, &all, e->layout, prefix,
                                            o->mode != HEADER_DESCRIPTORS, &name);
+                if (e->layout)
+                    ptrmap_put(&fn_of, e->layout, (void *)g->fname[j]);
                 /* _ForContext(pContext, [Activity,] args): MSVC takes 127 */
                 size_t nargs = 0;
                 for (size_t k = 0; e->layout && k < e->layout->fields.n; k++) {
@@ -961,6 +1055,7 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
         vec_free(&kws);
         vec_free(&lvs);
         free(slots);
+        ptrmap_free(&fn_of);
     }
     /* one function per name, sorted by name in byte order, as mc */
     sort_stable(all.v, all.n, sizeof *all.v, by_name);
@@ -1015,32 +1110,7 @@ static void hw_flush(HeaderW *w, size_t at_least)
 /* Inline, so that a literal's length is known when compiled. */
 static inline void hw_s(HeaderW *w, const char *s) { buf_add(&w->b, s, strlen(s)); }
 
-/* A string and its length: the pieces of an event's macros are known
- * once per event (or when compiled, LIT), not measured per use. */
-typedef struct Str {
-    const char *s;
-    size_t n;
-} Str;
-#define LIT(lit) ((Str){"" lit, sizeof lit - 1})
-static Str str_of(const char *s) { return (Str){s, strlen(s)}; }
-
-/* The k strings one after another, room made once. */
-static void hw_put(HeaderW *w, const Str *parts, size_t k)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < k; i++)
-        n += parts[i].n;
-    buf_grow(&w->b, n);
-    char *q = w->b.s + w->b.len;
-    for (size_t i = 0; i < k; i++) {
-        memcpy(q, parts[i].s, parts[i].n);
-        q += parts[i].n;
-    }
-    w->b.len += n;
-    w->b.s[w->b.len] = '\0';
-}
-#define hw_cat(w, ...) \
-    hw_put((w), (const Str[]){__VA_ARGS__}, sizeof((const Str[]){__VA_ARGS__}) / sizeof(Str))
+#define hw_cat(w, ...) PUT(&(w)->b, __VA_ARGS__)
 
 /* v in hex as the hex filter writes it: 0x, at least width digits. */
 static void hw_hex(HeaderW *w, uint64_t v, int width)
@@ -1310,23 +1380,37 @@ static void hw_logging(HeaderW *w, const TValue *hp, const char *write_prefix, b
     Str sps = str_of(ps), sident = str_of(ident), wp = str_of(write_prefix);
     Names names = {0};
     Buf a1b = {0};
+    /* the macro's parameter names come from the template's fields alone:
+     * worked out once per template (events share templates), kept in
+     * `once` beside the per-event arena marks */
+    PtrMap by_layout = {0};
+    Arena once = {0};
     for (size_t i = 0; i < g->pv->events.n; i++) {
         const Event *e = g->pv->events.v[i];
         if (e->not_logged)
             continue;
         ArenaMark mk = arena_mark(w->a);
-        event_args(w->a, e, &names);
-        a1b.len = 0;
-        for (size_t k = 0; k < names.n; k++) {
-            buf_add(&a1b, ", ", 2);
-            buf_adds(&a1b, names.v[k]);
+        Str a1 = LIT(""); /* ", " before each name */
+        const Str *known = e->layout ? ptrmap_get(&by_layout, e->layout) : NULL;
+        if (known) {
+            a1 = *known;
+        } else if (e->layout) {
+            event_args(w->a, e, &names);
+            a1b.len = 0;
+            for (size_t k = 0; k < names.n; k++) {
+                buf_add(&a1b, ", ", 2);
+                buf_adds(&a1b, names.v[k]);
+            }
+            Str *keep = arena_alloc(&once, sizeof *keep);
+            *keep = (Str){arena_strndup(&once, a1b.len ? a1b.s : "", a1b.len), a1b.len};
+            ptrmap_put(&by_layout, e->layout, keep);
+            a1 = *keep;
         }
         char tmp[16];
         Str bit = str_of(digits(tmp + sizeof tmp, (unsigned)g->bit[i]));
         Str es = str_of(facts_name(g->f, e)), mn = str_of(macro_name(es.s, g->strip));
         Str fn = str_of(g->fname[i]);
-        Str a1 = {a1b.len ? a1b.s : "", a1b.len}; /* ", " before each name */
-        Str args = {a1b.len ? a1b.s + 2 : "", a1b.len ? a1b.len - 2 : 0};
+        Str args = {a1.n ? a1.s + 2 : "", a1.n ? a1.n - 2 : 0};
         hw_cat(w, LIT("\n/* "), es, LIT(" */\n#define EventEnabled"), mn, LIT("() MCGEN_EVENT_BIT_SET("),
                sident, LIT("EnableBits, "), bit, LIT(")\n"));
         hw_cat(w, LIT("#define EventEnabled"), mn,
@@ -1348,6 +1432,8 @@ static void hw_logging(HeaderW *w, const TValue *hp, const char *write_prefix, b
     }
     vec_free(&names);
     buf_free(&a1b);
+    ptrmap_free(&by_layout);
+    arena_free(&once);
     hw_s(w, "\n#endif /* MCGEN_DISABLE_PROVIDER_CODE_GENERATION */\n");
 }
 
@@ -1365,7 +1451,7 @@ static void hw_functions(HeaderW *w, const TValue *fns, bool activity)
         Fn fn = {w->a, NULL, NULL, NULL, &ptext, &dtext, &ltext, NULL, 1};
         for (size_t k = 0; l && k < l->fields.n; k++) {
             const Field *f = l->fields.v[k];
-            add_field(&fn, f, (uint32_t)k, header_ident_of(w->a, f->name ? f->name : ""));
+            add_field(&fn, f, (uint32_t)k, NULL); /* no macro names: fn.args NULL */
         }
         if (l) {
             hw_s(w, "\n/* The payload of template ");

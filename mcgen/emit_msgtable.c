@@ -213,7 +213,7 @@ static void write_table(const Collect *c, const MsgTableOptions *opt, Sink *k)
     for (size_t i = 0; i < c->v.n; i++)
         if (i == 0 || c->v.v[i].id != c->v.v[i - 1].id + 1)
             nblocks++;
-    Buf head = {0}, entries = {0}, text = {0}, crlf = {0};
+    Buf head = {0}, entries = {0}, crlf = {0};
     buf_u32le(&head, (uint32_t)nblocks);
     size_t first_entry = 4 + 12 * nblocks;
     size_t put = 0; /* bytes of entries handed on */
@@ -226,7 +226,6 @@ static void write_table(const Collect *c, const MsgTableOptions *opt, Sink *k)
         guard_here(first_entry + put + entries.len <= UINT32_MAX, "message table of 4 GiB or more");
         buf_u32le(&head, (uint32_t)(first_entry + put + entries.len));
         for (; i < j; i++) {
-            buf_reset(&text);
             const Entry *e = &c->v.v[i];
             const char *s = e->text;
             const char *lf = e->manifest ? strchr(s, '\n') : NULL;
@@ -239,27 +238,34 @@ static void write_table(const Collect *c, const MsgTableOptions *opt, Sink *k)
             } else {
                 n = strlen(s);
             }
+            /* the entry converted straight into `entries` after room for
+             * its length and flags, which are known once it is */
+            size_t at = entries.len;
+            buf_add(&entries, "\0\0\0\0", 4);
             if (!opt->ansi) {
-                utf8_to_utf16le(&text, s, n);
-                buf_add(&text, "\r\0\n\0", opt->no_crlf ? 0 : 4);
-                buf_add(&text, "\0\0", 2);
+                utf8_to_utf16le(&entries, s, n);
+                if (opt->no_crlf)
+                    buf_add(&entries, "\0\0", 2);
+                else
+                    buf_add(&entries, "\r\0\n\0\0\0", 6);
             } else {
                 /* check_ansi_tables and check_mc have refused every text
                  * Windows-1252 cannot hold (MCG5018); winmeta's texts are
                  * ASCII */
-                if (utf8_to_cp1252(&text, s, n) != SIZE_MAX)
+                if (utf8_to_cp1252(&entries, s, n) != SIZE_MAX)
                     unreachable_here();
-                buf_add(&text, "\r\n", opt->no_crlf ? 0 : 2);
-                buf_u8(&text, 0);
+                if (opt->no_crlf)
+                    buf_add(&entries, "\0", 1);
+                else
+                    buf_add(&entries, "\r\n\0", 3);
             }
-            size_t len = 4 + text.len;
+            size_t len = entries.len - at;
             size_t pad = (4 - len % 4) % 4;
             guard_here(len + pad <= 0xFFFF, "message-table entry over 65,535 bytes (MCG5019)");
-            buf_u16le(&entries, (uint16_t)(len + pad));
-            buf_u16le(&entries, opt->ansi ? 0 : 1);
-            buf_add(&entries, text.s, text.len);
-            for (size_t p = 0; p < pad; p++)
-                buf_u8(&entries, 0);
+            buf_add(&entries, "\0\0\0", pad);
+            unsigned char *h = (unsigned char *)entries.s + at;
+            h[0] = (unsigned char)(len + pad), h[1] = (unsigned char)((len + pad) >> 8);
+            h[2] = opt->ansi ? 0 : 1, h[3] = 0;
             if (entries.len >= 64 * 1024) {
                 if (!put) { /* the block table's place */
                     Buf zeros = {0};
@@ -284,7 +290,6 @@ static void write_table(const Collect *c, const MsgTableOptions *opt, Sink *k)
         out_patch(k->out, 0, head.s, head.len);
     buf_free(&head);
     buf_free(&entries);
-    buf_free(&text);
     buf_free(&crlf);
 }
 

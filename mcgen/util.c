@@ -773,6 +773,10 @@ void utf16_to_utf8(Buf *out, const unsigned char *p, size_t nbytes, bool big_end
     }
 }
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 void utf8_to_utf16le(Buf *out, const char *s, size_t n)
 {
     /* at most 2 bytes out per byte in (4 for a 4-byte sequence); written
@@ -783,6 +787,19 @@ void utf8_to_utf16le(Buf *out, const char *s, size_t n)
     unsigned char *q = (unsigned char *)out->s + out->len;
     size_t i = 0;
     while (i < n) {
+#if defined(__SSE2__)
+        /* 16 ASCII bytes: each widened with a zero byte, two stores */
+        if (n - i >= 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+            if (!_mm_movemask_epi8(v)) {
+                __m128i z = _mm_setzero_si128();
+                _mm_storeu_si128((__m128i *)(void *)q, _mm_unpacklo_epi8(v, z));
+                _mm_storeu_si128((__m128i *)(void *)(q + 16), _mm_unpackhi_epi8(v, z));
+                q += 32, i += 16;
+                continue;
+            }
+        }
+#endif
         uint64_t w;
         if (n - i >= 8 && (memcpy(&w, s + i, 8), !(w & 0x8080808080808080u))) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
