@@ -30,7 +30,9 @@
  * one position per leaf (an element particle, or a character class),
  * with first/last/follow sets as bitmasks (at most 64 positions; bounded
  * repetitions are expanded).  A content model is run one child element at
- * a time; a pattern runs over the value's characters through a DFA built
+ * a time (the step a child element took is remembered by its parent's
+ * type and state and its names, so the next sibling like it costs a
+ * compare); a pattern runs over the value's characters through a DFA built
  * lazily from the automaton, so a hot pattern costs one table lookup per
  * character.  Patterns see ASCII exactly; every non-ASCII character is one
  * symbol that matches `.`, negated classes and \w (the schema's patterns
@@ -1970,12 +1972,29 @@ typedef struct VCacheEntry {
     char text[VCACHE_TEXT];
 } VCacheEntry;
 
+/* A child element matched in a content model (not xs:all), by its
+ * parent's type and Glushkov state and its own names: most elements
+ * follow the sibling before them the way it followed its own (an <event>
+ * after an <event>), and a hit is a few compares, not the candidates'
+ * walk with a strcmp each.  The names are the reader's interned pointers,
+ * the same text the same pointer for the whole parse (a SchemaCheck
+ * lives for one file), so they are compared as pointers. */
+enum { LCACHE = 64 };
+typedef struct LCacheEntry {
+    const CType *type; /* NULL: empty */
+    const char *ns, *local;
+    uint64_t state, hit;
+    bool at_start;
+    const Particle *leaf;
+} LCacheEntry;
+
 struct SchemaCheck {
     const Schema *s;
     VEC(SFrame) stack;
     Check ck;
     int errors;
     VCacheEntry vcache[VCACHE];
+    LCacheEntry lcache[LCACHE];
     /* the target namespace as the reader interned it (the same text is
      * the same pointer for the whole parse), once seen: compared as a
      * pointer, not by its 50 characters */
@@ -2085,6 +2104,15 @@ static const Particle *child_leaf(SchemaCheck *sc, SFrame *pf, const XmlElem *e)
             if (!(pf->state >> i & 1))
                 cand |= 1ull << i;
     } else {
+        size_t h = ((uintptr_t)c >> 4) * 31 + ((uintptr_t)e->local >> 3) * 7 +
+                   (size_t)pf->state * 3 + pf->at_start;
+        LCacheEntry *m = &sc->lcache[(h ^ h >> 9) % LCACHE];
+        if (m->type == c && m->local == e->local && m->ns == e->ns && m->state == pf->state &&
+            m->at_start == pf->at_start) {
+            pf->state = m->hit;
+            pf->at_start = false;
+            return m->leaf;
+        }
         cand = gl_next(&c->g, pf->state, pf->at_start);
         uint64_t hit = 0, rest = cand;
         const Particle *leaf = NULL;
@@ -2099,6 +2127,7 @@ static const Particle *child_leaf(SchemaCheck *sc, SFrame *pf, const XmlElem *e)
             }
         }
         if (hit) {
+            *m = (LCacheEntry){c, e->ns, e->local, pf->state, hit, pf->at_start, leaf};
             pf->state = hit;
             pf->at_start = false;
             return leaf;
