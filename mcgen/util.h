@@ -214,6 +214,11 @@ void *map_put(Map *m, const char *key, void *val, bool keep_old);
  * a lookup and an insert in one probe (the pointer lasts until the next
  * insert). */
 void **map_ref(Map *m, const char *key);
+/* The entry of the n bytes at key, which key[n] need not end: map_ref's
+ * one probe for a key not yet NUL-ended.  When it is new (*added) its key
+ * is `key` itself and its value NULL: the caller sets the key to a
+ * lasting NUL-ended copy before the next insert. */
+MapEntry *map_ref_n(Map *m, const char *key, size_t n, bool *added);
 /* Room for n keys without growing: a caller that knows the count spares
  * the rehashes (each hashes every key again). */
 void map_reserve(Map *m, size_t n);

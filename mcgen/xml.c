@@ -934,7 +934,6 @@ struct XmlReader {
     VEC(XmlAttr) attrs;
     VEC(const char *) argv; /* a replayed start tag's names and values */
     Buf text;
-    Buf scratch; /* intern_span */
     Encoding enc;
     bool failed; /* a diagnostic was given or a handler stopped the parse */
     bool cr_free; /* the document holds no '\r' (Producer.cr_free) */
@@ -958,23 +957,17 @@ static inline size_t cheap_hash(const char *s, size_t n)
 }
 
 /* Interns the `n` bytes at s, which s[n] may not end: through the cache,
- * then the map (s[n] not '\0': a copy in r->scratch is looked up). */
+ * then one probe of the map, which adds a copy when the text is new. */
 static const char *intern_n(XmlReader *r, const char *s, size_t n)
 {
     ICacheEntry *c = &r->icache[cheap_hash(s, n) % ICACHE];
     if (c->s && c->len == n && memcmp(c->s, s, n) == 0)
         return c->s;
-    if (s[n]) {
-        buf_reset(&r->scratch);
-        buf_add(&r->scratch, s, n);
-        s = r->scratch.s;
-    }
-    const char *v = map_get(&r->interned, s);
-    if (!v) {
-        char *copy = arena_strndup(r->arena, s, n);
-        map_put(&r->interned, copy, copy, false);
-        v = copy;
-    }
+    bool added;
+    MapEntry *e = map_ref_n(&r->interned, s, n, &added);
+    if (added)
+        e->key = e->val = arena_strndup(r->arena, s, n);
+    const char *v = e->val;
     c->s = v;
     c->len = n;
     return v;
@@ -1445,7 +1438,6 @@ static void reader_free(XmlReader *r)
     vec_free(&r->attrs);
     vec_free(&r->argv);
     buf_free(&r->text);
-    buf_free(&r->scratch);
 }
 
 /* A start tag: expat's name and its (name, value) pairs, NULL-ended, and

@@ -105,6 +105,53 @@ START_TEST(test_util_map_ref)
 }
 END_TEST
 
+/* map_ref_n: a key given as bytes that no NUL ends (here the parts of
+ * one text) is found under the same text however it was put; a key that
+ * is a prefix of a stored one, or has one as its prefix, is a key of its
+ * own. */
+START_TEST(test_util_map_ref_n)
+{
+    Map m = {0};
+    const char *text = "abcabcd";
+    bool added;
+    MapEntry *e = map_ref_n(&m, text, 3, &added); /* "abc" */
+    ck_assert(added);
+    ck_assert_ptr_null(e->val);
+    e->key = "abc", e->val = (void *)1;
+    e = map_ref_n(&m, text + 3, 3, &added); /* "abc" again, followed by 'd' */
+    ck_assert(!added);
+    ck_assert_ptr_eq(e->val, (void *)1);
+    e = map_ref_n(&m, text, 2, &added); /* "ab" */
+    ck_assert(added);
+    e->key = "ab", e->val = (void *)2;
+    e = map_ref_n(&m, text + 3, 4, &added); /* "abcd" */
+    ck_assert(added);
+    e->key = "abcd", e->val = (void *)3;
+    e = map_ref_n(&m, text, 0, &added); /* "" */
+    ck_assert(added);
+    e->key = "", e->val = (void *)4;
+    ck_assert_ptr_eq(map_get(&m, "abc"), (void *)1);
+    ck_assert_ptr_eq(map_get(&m, "ab"), (void *)2);
+    ck_assert_ptr_eq(map_get(&m, "abcd"), (void *)3);
+    ck_assert_ptr_eq(map_get(&m, ""), (void *)4);
+    ck_assert_ptr_eq(map_ref_n(&m, "abcdef", 4, &added)->val, (void *)3);
+    ck_assert(!added);
+    Arena a = {0}; /* through the rehashes, and found by map_get */
+    for (int i = 0; i < 2000; i++) {
+        const char *k = arena_printf(&a, "k%dz", i);
+        e = map_ref_n(&m, k, strlen(k) - 1, &added);
+        ck_assert(added);
+        e->key = arena_strndup(&a, k, strlen(k) - 1), e->val = (void *)(intptr_t)(i + 10);
+    }
+    ck_assert_uint_eq(m.n, 2004);
+    ck_assert_ptr_eq(map_get(&m, "k1999"), (void *)2009);
+    ck_assert_ptr_eq(map_ref_n(&m, "k7x", 2, &added)->val, (void *)17);
+    ck_assert(!added);
+    map_free(&m);
+    arena_free(&a);
+}
+END_TEST
+
 /* A copied map holds the same keys and values in a table of its own:
  * what is put in either afterwards is not in the other. */
 START_TEST(test_util_map_copy)
@@ -683,6 +730,7 @@ Suite *util_suite(void)
     tcase_add_test(tc, test_util_buf_invariants);
     tcase_add_test(tc, test_util_buf_little_endian);
     tcase_add_test(tc, test_util_map_put_get_grow);
+    tcase_add_test(tc, test_util_map_ref_n);
     tcase_add_test(tc, test_util_map_ref);
     tcase_add_test(tc, test_util_map_copy);
     tcase_add_test(tc, test_util_ptrmap_reserve);
