@@ -1419,12 +1419,11 @@ static const char *get_str(const unsigned char **p)
     return s;
 }
 
-/* Pushes an element whose attributes are the last ones in r->attrs and
- * hands it to the handler. */
-static void open_element(XmlReader *r, const Frame *f)
+/* Pushes the element made in the stack's next place, whose attributes
+ * are the last ones in r->attrs, and hands it to the handler. */
+static void open_element(XmlReader *r)
 {
-    vec_push(&r->stack, *f);
-    Frame *top = &r->stack.v[r->stack.n - 1];
+    Frame *top = &r->stack.v[r->stack.n++];
     top->elem.attrs = attrs_from(r, top->attr_start);
     r->h->start(r->h->ctx, r, &top->elem);
 }
@@ -1447,32 +1446,32 @@ static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *
                          const char **atts, const unsigned char *raw, size_t rawlen,
                          int nl_hint, bool ascii)
 {
-    Frame f = {0};
-    f.elem.loc.file = r->file_id;
-    f.elem.loc.line = line;
-    f.elem.loc.col = col;
-    f.local_len = split_name(r, name, &f.elem.ns, &f.elem.local);
-    f.text_start = r->text.len;
-    f.attr_start = r->attrs.n;
+    /* the frame is made in its place on the stack, not copied there */
+    if (r->stack.n == r->stack.cap)
+        vec_grow_((void **)&r->stack.v, &r->stack.cap, sizeof *r->stack.v);
+    Frame *f = &r->stack.v[r->stack.n];
+    memset(f->elem.by_slot, 0, sizeof f->elem.by_slot);
+    f->elem.loc = (Loc){r->file_id, line, col};
+    f->local_len = split_name(r, name, &f->elem.ns, &f->elem.local);
+    f->text_start = r->text.len;
+    f->attr_start = r->attrs.n;
     size_t n = 0;
-    while (atts[2 * n])
-        n++;
-    while (r->attrs.cap - r->attrs.n < n)
-        vec_grow_((void **)&r->attrs.v, &r->attrs.cap, sizeof *r->attrs.v);
-    XmlAttr *a = attrs_from(r, r->attrs.n);
-    for (size_t k = 0; k < n; k++) {
-        split_attr(r, atts[2 * k], &a[k]);
-        a[k].value = atts[2 * k + 1];
-        a[k].value_len = strlen(a[k].value);
-        if (a[k].ns[0] || !a[k].local_len)
+    for (; atts[2 * n]; n++) {
+        if (r->attrs.n + n == r->attrs.cap)
+            vec_grow_((void **)&r->attrs.v, &r->attrs.cap, sizeof *r->attrs.v);
+        XmlAttr *a = &r->attrs.v[r->attrs.n + n];
+        split_attr(r, atts[2 * n], a);
+        a->value = atts[2 * n + 1];
+        a->value_len = strlen(a->value);
+        if (a->ns[0] || !a->local_len)
             continue;
-        uint8_t *s = &f.elem.by_slot[xml_attr_slot(a[k].local, a[k].local_len)];
-        *s = *s || k + 1 >= XML_SLOT_SHARED ? XML_SLOT_SHARED : (uint8_t)(k + 1);
+        uint8_t *s = &f->elem.by_slot[xml_attr_slot(a->local, a->local_len)];
+        *s = *s || n + 1 >= XML_SLOT_SHARED ? XML_SLOT_SHARED : (uint8_t)(n + 1);
     }
     r->attrs.n += n;
-    locate_attrs(r, &f, n, raw, rawlen, nl_hint, ascii);
-    f.elem.nattrs = n;
-    open_element(r, &f);
+    locate_attrs(r, f, n, raw, rawlen, nl_hint, ascii);
+    f->elem.nattrs = n;
+    open_element(r);
 }
 
 static void replay_start(XmlReader *r, const unsigned char *p)
