@@ -592,21 +592,25 @@ void **map_ref(Map *m, const char *key)
 
 MapEntry *map_ref_n(Map *m, const char *key, size_t n, bool *added)
 {
-    if ((m->n + 1) * 8 > m->cap * 7)
-        map_rehash(m, m->cap ? m->cap * 2 : 16);
     uint32_t h = hash_bytes(key, n);
     const unsigned char t = map_tag(h);
     size_t mask = m->cap - 1, i = h & mask;
-    /* a stored key is NUL-ended, so strncmp stops inside it */
-    for (; m->tag[i]; i = (i + 1) & mask)
-        if (m->tag[i] == t && strncmp(m->e[i].key, key, n) == 0 && !m->e[i].key[n])
-            break;
-    *added = !m->tag[i];
-    if (*added) {
-        m->e[i] = (MapEntry){key, NULL};
-        m->tag[i] = t;
-        m->n++;
+    /* found: the table as it is (it grows only for a key added).  A
+     * stored key is NUL-ended, so strncmp stops inside it. */
+    for (; m->cap && m->tag[i]; i = (i + 1) & mask)
+        if (m->tag[i] == t && strncmp(m->e[i].key, key, n) == 0 && !m->e[i].key[n]) {
+            *added = false;
+            return &m->e[i];
+        }
+    if ((m->n + 1) * 8 > m->cap * 7) {
+        map_rehash(m, m->cap ? m->cap * 2 : 16);
+        for (mask = m->cap - 1, i = h & mask; m->tag[i]; i = (i + 1) & mask)
+            ;
     }
+    *added = true;
+    m->e[i] = (MapEntry){key, NULL};
+    m->tag[i] = t;
+    m->n++;
     return &m->e[i];
 }
 
