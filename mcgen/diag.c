@@ -247,7 +247,9 @@ void diag_reset(void)
  * read at most once to its last diagnostic, and not at all past it), and
  * each line shown a read of at most LINE_STEP lines from the mark before
  * it.  Lines are found by memchr for the bytes of \n and \r (a candidate
- * in UTF-16 is checked for being a whole code unit), not unit by unit.
+ * in UTF-16 is checked for being a whole code unit), not unit by unit, and
+ * in the usual case (single bytes, no \r) counted 64 bytes at a time
+ * (chunk_skip_lines).
  * Neither a file on disk nor a registered source is copied: the bytes are
  * read where they are (through the open file, or in the registered
  * buffer), and a UTF-16 line (after a byte-order mark) is decoded only
