@@ -17,8 +17,9 @@
  * The names as written live only until here: an event's in
  * Manifest.scratch (Event.refs), freed once all are resolved.  A field's
  * inType= and outType=, which name built-in types only, the reader
- * resolves as it reads them (resolve_field_types, below), keeping the
- * names only where one did not resolve, for the report here.
+ * resolves as it reads them (resolve_field_types, below: each pair of
+ * interned local name and namespace looked up once a manifest), keeping
+ * the names only where one did not resolve, for the report here.
  */
 #include "mcgen.h"
 
@@ -212,26 +213,70 @@ static void resolve_quantity(Manifest *m, Provider *pv, Layout *l, Field *f, con
     q->ref = ref;
 }
 
+/* What resolve_field_types found for a (local name, namespace) pair: a
+ * manifest has thousands of <data> and a handful of types.  The local
+ * names are interned by the reader (one pointer a name for the whole
+ * parse), the namespaces are not (a declaration's URI may go with its
+ * element), so a namespace is keyed by what it is. */
+enum { NS_OTHER, NS_IS_WIN, NS_IS_XS, TYPE_MEMO_SLOTS = 64 };
+typedef struct TypeSlot {
+    const char *local; /* NULL: empty */
+    int ns;
+    const void *type;
+} TypeSlot;
+typedef struct TypeMemo {
+    TypeSlot in[TYPE_MEMO_SLOTS], out[TYPE_MEMO_SLOTS];
+} TypeMemo;
+
+static int ns_kind(const char *ns)
+{
+    return strcmp(ns, NS_WIN) == 0 ? NS_IS_WIN : strcmp(ns, NS_XS) == 0 ? NS_IS_XS : NS_OTHER;
+}
+
+static TypeSlot *type_slot(TypeSlot *v, const char *local, int ns)
+{
+    uintptr_t x = (uintptr_t)local;
+    return &v[((x >> 3) ^ (x >> 11) ^ (uintptr_t)ns) & (TYPE_MEMO_SLOTS - 1)];
+}
+
+static OutType *out_type_of(Manifest *m, QName out_q, int ns)
+{
+    OutType *t = NULL;
+    char key[512];
+    const char *pfx = ns == NS_IS_XS ? "xs:" : ns == NS_IS_WIN ? "win:" : NULL;
+    size_t pl = pfx ? strlen(pfx) : 0, ll = strlen(out_q.local);
+    if (pfx && pl + ll < sizeof key) {
+        memcpy(key, pfx, pl);
+        memcpy(key + pl, out_q.local, ll + 1);
+        t = map_get(&m->wm.out_by_name, key);
+    }
+    /* mc accepts an outType by its local name in either namespace
+     * (etk-wpf-etw, compiled by mc, writes xs:HexInt64) */
+    for (size_t k = 0; !t && k < m->wm.out_types.n; k++)
+        if (strcmp(m->wm.out_types.v[k]->name.local, out_q.local) == 0)
+            t = m->wm.out_types.v[k];
+    return t;
+}
+
 void resolve_field_types(Manifest *m, Field *f, QName in_q, QName out_q)
 {
-    if (in_q.local && strcmp(in_q.ns, NS_WIN) == 0)
-        f->in_type = map_get(&m->wm.in_by_name, in_q.local);
+    if (!m->type_memo)
+        m->type_memo = arena_alloc(&m->scratch, sizeof *m->type_memo);
+    TypeMemo *mo = m->type_memo;
+    if (in_q.local) {
+        int ns = ns_kind(in_q.ns);
+        TypeSlot *s = type_slot(mo->in, in_q.local, ns);
+        if (s->local != in_q.local || s->ns != ns)
+            *s = (TypeSlot){in_q.local, ns,
+                            ns == NS_IS_WIN ? map_get(&m->wm.in_by_name, in_q.local) : NULL};
+        f->in_type = (InType *)s->type;
+    }
     if (f->has_out) {
-        char key[512];
-        const char *pfx = strcmp(out_q.ns, NS_XS) == 0    ? "xs:"
-                          : strcmp(out_q.ns, NS_WIN) == 0 ? "win:"
-                                                          : NULL;
-        size_t pl = pfx ? strlen(pfx) : 0, ll = strlen(out_q.local);
-        if (pfx && pl + ll < sizeof key) {
-            memcpy(key, pfx, pl);
-            memcpy(key + pl, out_q.local, ll + 1);
-            f->out_type = map_get(&m->wm.out_by_name, key);
-        }
-        /* mc accepts an outType by its local name in either namespace
-         * (etk-wpf-etw, compiled by mc, writes xs:HexInt64) */
-        for (size_t k = 0; !f->out_type && k < m->wm.out_types.n; k++)
-            if (strcmp(m->wm.out_types.v[k]->name.local, out_q.local) == 0)
-                f->out_type = m->wm.out_types.v[k];
+        int ns = ns_kind(out_q.ns);
+        TypeSlot *s = type_slot(mo->out, out_q.local, ns);
+        if (s->local != out_q.local || s->ns != ns)
+            *s = (TypeSlot){out_q.local, ns, out_type_of(m, out_q, ns)};
+        f->out_type = (OutType *)s->type;
     }
     if ((in_q.local && !f->in_type) || (f->has_out && !f->out_type)) {
         QName *w = arena_alloc(&m->scratch, 2 * sizeof *w);
@@ -495,6 +540,7 @@ void check_resolve(Manifest *m)
     /* the references as written (Event.refs) are all resolved: their
      * block goes back before the rules and the emitters allocate theirs */
     arena_free(&m->scratch);
+    m->type_memo = NULL;
     ptrmap_free(&m->types_written);
     manifest_each_msgref(m, check_msg_cb, NULL);
 }

@@ -42,6 +42,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* The names behind Loc.file, never freed (a model may outlive a
  * diag_reset).  Any thread may ask, so a spin lock guards them; a run
@@ -244,7 +247,9 @@ void diag_reset(void)
  * read at most once to its last diagnostic, and not at all past it), and
  * each line shown a read of at most LINE_STEP lines from the mark before
  * it.  Lines are found by memchr for the bytes of \n and \r (a candidate
- * in UTF-16 is checked for being a whole code unit), not unit by unit.
+ * in UTF-16 is checked for being a whole code unit), not unit by unit, and
+ * in the usual case (single bytes, no \r) counted 64 bytes at a time
+ * (chunk_skip_lines).
  * Neither a file on disk nor a registered source is copied: the bytes are
  * read where they are (through the open file, or in the registered
  * buffer), and a UTF-16 line (after a byte-order mark) is decoded only
@@ -442,6 +447,45 @@ static bool cache_load(const char *file)
     return true;
 }
 
+/* Moves c->i past up to `want` '\n' bytes of the chunk; returns how many
+ * it passed (fewer: the chunk ended, c->i is at its end).  For the usual
+ * case only (single bytes, no \r left in the chunk), where each \n ends a
+ * line: the index counts 64 lines a mark, 64 bytes a test, not a memchr
+ * a line. */
+static size_t chunk_skip_lines(Cursor *c, size_t want)
+{
+    const unsigned char *p = c->p;
+    size_t i = c->i, n = c->n, left = want;
+#if defined(__SSE2__)
+    const __m128i nl = _mm_set1_epi8('\n');
+    for (; n - i >= 64; i += 64) {
+        const __m128i *in = (const __m128i *)(const void *)(p + i);
+        __m128i e0 = _mm_cmpeq_epi8(_mm_loadu_si128(in), nl);
+        __m128i e1 = _mm_cmpeq_epi8(_mm_loadu_si128(in + 1), nl);
+        __m128i e2 = _mm_cmpeq_epi8(_mm_loadu_si128(in + 2), nl);
+        __m128i e3 = _mm_cmpeq_epi8(_mm_loadu_si128(in + 3), nl);
+        if (!_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(e0, e1), _mm_or_si128(e2, e3))))
+            continue; /* a line is about 2 blocks: most have no line end */
+        uint64_t m = (uint64_t)(unsigned)_mm_movemask_epi8(e0) |
+                     (uint64_t)(unsigned)_mm_movemask_epi8(e1) << 16 |
+                     (uint64_t)(unsigned)_mm_movemask_epi8(e2) << 32 |
+                     (uint64_t)(unsigned)_mm_movemask_epi8(e3) << 48;
+        for (; m; m &= m - 1)
+            if (--left == 0) {
+                c->i = i + (size_t)__builtin_ctzll(m) + 1;
+                return want;
+            }
+    }
+#endif
+    for (; i < n; i++)
+        if (p[i] == '\n' && --left == 0) {
+            c->i = i + 1;
+            return want;
+        }
+    c->i = n;
+    return want - left;
+}
+
 /* Finds the marks up to marks.v[k], reading on from the last one found;
  * false when the text has fewer lines. */
 static bool cache_mark(size_t k)
@@ -452,8 +496,17 @@ static bool cache_mark(size_t k)
         return false;
     size_t last = cache.marks.n - 1;
     Cursor c;
-    bool ok = cursor_seek(&c, cache.marks.v[last], 16384);
+    bool ok = cursor_seek(&c, cache.marks.v[last], 65536);
     for (uint64_t line = (uint64_t)last * LINE_STEP + 1; ok && cache.marks.n <= k;) {
+        if (cache.unit == 1 && c.cr == c.n && c.i < c.n) {
+            /* the lines to the next mark, counted a block at a time */
+            size_t want = LINE_STEP - (size_t)((line - 1) % LINE_STEP);
+            size_t got = chunk_skip_lines(&c, want);
+            line += got;
+            if (got == want)
+                vec_push(&cache.marks, c.at + c.i);
+            continue;
+        }
         if (!cursor_next_line_fast(&c)) {
             cache.whole = true;
             ok = false;
@@ -473,8 +526,11 @@ static bool source_line(const char *file, uint32_t line, Buf *out)
     Cursor c;
     bool ok = cursor_seek(&c, cache.marks.v[(line - 1) / LINE_STEP], 4096);
     /* past the lines between the mark and this one */
-    for (uint32_t skip = (line - 1) % LINE_STEP; ok && skip > 0; skip--)
-        ok = cursor_next_line_fast(&c);
+    for (uint32_t skip = (line - 1) % LINE_STEP; ok && skip > 0;)
+        if (cache.unit == 1 && c.cr == c.n && c.i < c.n)
+            skip -= (uint32_t)chunk_skip_lines(&c, skip);
+        else if ((ok = cursor_next_line_fast(&c)))
+            skip--;
     Buf units = {0};
     for (long u = 0; ok && u >= 0 && u != '\n' && u != '\r';) {
         size_t from = c.i;

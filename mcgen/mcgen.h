@@ -752,6 +752,7 @@ typedef struct Manifest {
     PtrMap types_written; /* Field -> QName[2], its inType= and outType= as
                            * written, for a field where either did not
                            * resolve (in scratch) */
+    struct TypeMemo *type_memo; /* resolve_field_types' (check_resolve.c), in scratch */
     Winmeta wm;
     VEC(Provider *) providers;
     VEC(MessageEntry *) message_table;
