@@ -65,6 +65,8 @@ typedef struct Parser {
     /* the fields of the open <template> and <struct>s, outermost first:
      * each gets its own at its end tag, an array sized exactly */
     VEC(Field *) fields;
+    /* the QNames events name, one copy each (intern_qname) */
+    struct { const QName **v; size_t n, cap; } qnames;
 } Parser;
 
 /* ---- helpers ---- */
@@ -85,6 +87,41 @@ static const char *dup(Parser *p, const char *s) { return s ? arena_strdup(A(p),
 /* A value that many elements repeat (a field's name and map=, an event's
  * channel= and template=): one copy, interned by the XML reader. */
 static const char *shared(XmlReader *r, const char *s) { return s ? xml_intern(r, s) : NULL; }
+
+/* An event's level=, task=, opcode= or keyword: one QName in the arena
+ * per name for the whole document, found by its parts' pointers (the
+ * reader interns both), so that an event holds 8 bytes per reference and
+ * check_resolve.c's memo keys stay the parts' pointers. */
+static const QName *intern_qname(Parser *p, QName q)
+{
+    if (p->qnames.n * 2 >= p->qnames.cap) {
+        size_t cap = p->qnames.cap ? p->qnames.cap * 2 : 64;
+        const QName **v = xcalloc(cap, sizeof *v);
+        for (size_t i = 0; i < p->qnames.cap; i++) {
+            const QName *e = p->qnames.v[i];
+            if (!e)
+                continue;
+            uint64_t h = ((uint64_t)(uintptr_t)e->local ^ (uint64_t)(uintptr_t)e->ns * 31) *
+                         0x9e3779b97f4a7c15ull;
+            size_t j = (size_t)(h >> 32) & (cap - 1);
+            while (v[j])
+                j = (j + 1) & (cap - 1);
+            v[j] = e;
+        }
+        free(p->qnames.v);
+        p->qnames.v = v, p->qnames.cap = cap;
+    }
+    uint64_t h = ((uint64_t)(uintptr_t)q.local ^ (uint64_t)(uintptr_t)q.ns * 31) *
+                 0x9e3779b97f4a7c15ull;
+    size_t j = (size_t)(h >> 32) & (p->qnames.cap - 1);
+    for (const QName *e; (e = p->qnames.v[j]); j = (j + 1) & (p->qnames.cap - 1))
+        if (e->local == q.local && e->ns == q.ns)
+            return e;
+    QName *e = arena_alloc(A(p), sizeof *e);
+    *e = q;
+    p->qnames.n++;
+    return p->qnames.v[j] = e;
+}
 
 BY_NAME Loc attr_loc(const XmlElem *e, const char *name)
 {
@@ -293,6 +330,14 @@ BY_NAME bool qname_attr(Parser *p, XmlReader *r, const XmlElem *e, const char *n
     if (!a)
         return false;
     return qname_value(p, r, e, name, a->value, a->value_len, a->loc, q);
+}
+
+/* qname_attr of an event's reference: its interned QName, NULL when
+ * absent or invalid. */
+BY_NAME const QName *event_qname(Parser *p, XmlReader *r, const XmlElem *e, const char *name)
+{
+    QName q;
+    return qname_attr(p, r, e, name, &q) ? intern_qname(p, q) : NULL;
 }
 
 static bool guid_attr(Parser *p, const XmlElem *e, const char *name, Guid *g)
@@ -802,15 +847,15 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
             parse_event_attributes(p, rare, rare->attributes);
         ev->rare = rare;
     }
-    EventRefs *refs = ev->refs = arena_alloc(&p->m->scratch, sizeof *refs);
-    refs->channel_ref = shared(r, xml_attr(e, "channel"));
+    ev->refs_written = true;
+    ev->channel_ref = shared(r, xml_attr(e, "channel"));
     ev->channel_pos = attr_pos(e, "channel");
     ev->level_pos = attr_pos(e, "level");
-    ev->has_level = qname_attr(p, r, e, "level", &refs->level_q);
+    ev->has_level = (ev->level_q = event_qname(p, r, e, "level")) != NULL;
     ev->task_pos = attr_pos(e, "task");
-    ev->has_task = qname_attr(p, r, e, "task", &refs->task_q);
+    ev->has_task = (ev->task_q = event_qname(p, r, e, "task")) != NULL;
     ev->opcode_pos = attr_pos(e, "opcode");
-    ev->has_opcode = qname_attr(p, r, e, "opcode", &refs->opcode_q);
+    ev->has_opcode = (ev->opcode_q = event_qname(p, r, e, "opcode")) != NULL;
     const char *keywords = xml_attr(e, "keywords");
     ev->keywords_pos = attr_pos(e, "keywords");
     if (keywords) {
@@ -821,7 +866,8 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
             most += after_space && !space;
             after_space = space;
         }
-        refs->keyword_qs.v = arena_alloc(&p->m->scratch, most * sizeof *refs->keyword_qs.v);
+        /* the array the resolved keywords take in place (Keyword *) */
+        ev->keyword_qs.v = most ? arena_alloc(A(p), most * sizeof *ev->keyword_qs.v) : NULL;
         const char *s = keywords;
         while (*s) {
             while (*s && list_space(*s))
@@ -838,7 +884,7 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
             QName q;
             if (qname_value(p, r, e, "keywords", p->word.s, p->word.len,
                             loc_in(ev->loc, ev->keywords_pos), &q))
-                refs->keyword_qs.v[refs->keyword_qs.n++] = q;
+                ev->keyword_qs.v[ev->keyword_qs.n++] = intern_qname(p, q);
         }
     }
     const char *tref = xml_attr(e, "template");
@@ -847,7 +893,7 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
         const char *t = trim_span(tref, &n);
         buf_reset(&p->word);
         buf_add(&p->word, t, n);
-        refs->template_ref = shared(r, p->word.s);
+        ev->template_ref = shared(r, p->word.s);
         ev->has_template = true;
     }
     ev->template_pos = attr_pos(e, "template");
@@ -1347,6 +1393,7 @@ static Manifest *load(Manifest *m, bool (*run)(Manifest *, const XmlHandler *, v
     vec_free(&p.stack);
     buf_free(&p.word);
     vec_free(&p.fields);
+    free(p.qnames.v);
     schema_check_free(p.sc);
     if (!ok || !p.saw_root || p.failed) {
         manifest_free(m);
