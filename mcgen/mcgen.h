@@ -482,26 +482,33 @@ extern const Quantity quantity_none;
 /* One <data> or <struct> of a payload layout (a manifest <template>).
  * A large manifest has tens of thousands, the biggest part of the model:
  * members are ordered so that none pads, count= and length=, which
- * most fields lack, are behind pointers, and inType= and outType=, which
+ * most fields lack, are behind pointers, inType= and outType=, which
  * name built-in types only, are resolved as they are read
  * (resolve_field_types), so the names as written are kept only for the
- * few that do not resolve. */
+ * few that do not resolve, and what only a <data> has written shares its
+ * bytes with what only a <struct> has (members): read only after
+ * is_struct says which it is. */
 struct Field {
     const char *name;
-    InType *in_type;   /* data */
+    InType *in_type;   /* data; NULL for a struct */
     OutType *out_type; /* data: written, or NULL for the inType default */
-    ValueMap *map;     /* data, optional */
-    const char *map_name;
+    ValueMap *map;     /* data, optional; NULL for a struct */
+    union {
+        struct { Field **v; size_t n; } members; /* struct; in the arena */
+        struct {
+            const char *map_name; /* data: map= as written */
+            Pos in_pos, out_pos;  /* data: of inType=, outType= (the element's when absent) */
+        };
+    };
     /* never NULL: &quantity_none when absent; check_resolve.c writes the
      * ref of a QTY_FIELD one (in the arena, never quantity_none) */
     const Quantity *count, *length;
-    struct { Field **v; size_t n; } members; /* struct; in the arena */
     Field *parent;        /* enclosing struct or NULL */
     uint32_t index;       /* position among its siblings */
     bool is_struct;
     bool has_out;
     Loc loc;
-    Pos in_pos, out_pos, map_pos; /* of inType=, outType=, map= (the element's when absent) */
+    Pos map_pos; /* data: of map= (the element's when absent) */
 };
 
 /* Generic XML kept verbatim (the <UserData> of a template). */
