@@ -468,14 +468,17 @@ static void push(Parser *p, Kind k, void *obj)
 }
 
 /* The name= attribute exactly as written (trimmed), prefix included:
- * the binary outputs store names that way. */
-static const char *written_name(Parser *p, const XmlElem *e)
+ * the binary outputs store names that way.  Mostly it is unprefixed,
+ * the same text as the QName's local name (`local`): that copy is kept. */
+static const char *written_name(Parser *p, const XmlElem *e, const char *local)
 {
     const char *v = xml_attr(e, "name");
     if (!v)
         return "";
     size_t n;
     const char *t = trim_span(v, &n);
+    if (strncmp(local, t, n) == 0 && local[n] == '\0')
+        return local;
     return arena_strndup(A(p), t, n);
 }
 
@@ -487,7 +490,7 @@ static void named(Parser *p, XmlReader *r, const XmlElem *e, Named *n)
     if (!n->name.local)
         n->name.local = "", n->name.ns = "";
     n->display = qname_display(A(p), n->name);
-    n->written = written_name(p, e);
+    n->written = written_name(p, e, n->name.local);
     n->symbol = dup(p, xml_attr(e, "symbol"));
     msg_attr(p, e, "message", &n->msg);
 }
@@ -914,7 +917,7 @@ static void read_filter(Parser *p, XmlReader *r, const XmlElem *e)
     if (!f->name.local)
         f->name.local = "", f->name.ns = "";
     f->display = qname_display(A(p), f->name);
-    f->written = written_name(p, e);
+    f->written = written_name(p, e, f->name.local);
     uint64_t v;
     if (need_num(p, e, "value", 255, &v))
         f->value = (uint8_t)v;
