@@ -67,6 +67,9 @@ typedef struct Parser {
     VEC(Field *) fields;
     /* the QNames events name, one copy each (intern_qname) */
     struct { const QName **v; size_t n, cap; } qnames;
+    /* the ids $(string.X) names, one copy each, which the <string> of
+     * that id takes too (msg_attr, read_string) */
+    Map msg_ids;
 } Parser;
 
 /* ---- helpers ---- */
@@ -365,7 +368,11 @@ static void msg_attr(Parser *p, const XmlElem *e, const char *name, MsgRef *out)
     const char *v = trim_span(a->value, &n);
     out->loc = a->loc;
     if (n > 10 && memcmp(v, "$(string.", 9) == 0 && v[n - 1] == ')') {
-        out->id = arena_strndup(A(p), v + 9, n - 10);
+        /* one probe: ids are rarely written twice, and then the
+         * second copy is left unused */
+        const char *id = arena_strndup(A(p), v + 9, n - 10);
+        const char *had = map_put(&p->msg_ids, id, (void *)id, true);
+        out->id = had ? had : id;
         return;
     }
     error_c(p, D_SCHEMA_VALUE, a->loc,
@@ -975,7 +982,12 @@ static void read_string(Parser *p, const XmlElem *e)
 {
     String *s = arena_alloc(A(p), sizeof *s);
     s->loc = e->loc;
-    s->id = dup(p, need(p, e, "id"));
+    const char *id = need(p, e, "id");
+    /* the id a reference above wrote: that copy (ids are a fifth of the
+     * text a large manifest's model holds) */
+    s->id = id ? map_get(&p->msg_ids, id) : NULL;
+    if (!s->id)
+        s->id = dup(p, id);
     s->value = dup(p, need(p, e, "value"));
     s->string_type = dup(p, xml_attr(e, "stringType"));
     if (!s->id || !s->value || !p->culture)
@@ -1397,6 +1409,7 @@ static Manifest *load(Manifest *m, bool (*run)(Manifest *, const XmlHandler *, v
     buf_free(&p.word);
     vec_free(&p.fields);
     free(p.qnames.v);
+    map_free(&p.msg_ids);
     schema_check_free(p.sc);
     if (!ok || !p.saw_root || p.failed) {
         manifest_free(m);
