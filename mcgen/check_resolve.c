@@ -14,8 +14,8 @@
  * looked up once per provider and then found by their interned pointers
  * (Memo, below).
  *
- * The names as written live only until here: an event's in
- * Manifest.scratch (Event.refs), freed once all are resolved.  A field's
+ * The names as written live only until here: an event's in the members
+ * they resolve to (Event's unions), replaced here.  A field's
  * inType= and outType=, which name built-in types only, the reader
  * resolves as it reads them (resolve_field_types, below: each pair of
  * interned local name and namespace looked up once a manifest), keeping
@@ -395,53 +395,62 @@ static Layout *event_layout(Provider *pv, Memo *mo, const char *tid)
 static void resolve_event(Manifest *m, Provider *pv, Memo *mo, Event *ev)
 {
     Arena *a = &m->arena;
-    const EventRefs *refs = ev->refs;
-    if (!refs)
+    if (!ev->refs_written)
         return;
-    ev->refs = NULL; /* Manifest.scratch goes once every event is resolved */
-    if (refs->channel_ref) {
-        ev->channel = event_channel(pv, mo, refs->channel_ref);
+    ev->refs_written = false;
+    /* each reference as written, taken before its member gets what it names */
+    const char *channel_ref = ev->channel_ref, *template_ref = ev->template_ref;
+    const QName *level_q = ev->level_q, *task_q = ev->task_q, *opcode_q = ev->opcode_q;
+    ev->channel = NULL, ev->level = NULL, ev->task = NULL, ev->opcode = NULL, ev->layout = NULL;
+    if (channel_ref) {
+        ev->channel = event_channel(pv, mo, channel_ref);
         if (!ev->channel) {
-            Channel *wm = map_get(&m->wm.channel_by_name, refs->channel_ref);
+            Channel *wm = map_get(&m->wm.channel_by_name, channel_ref);
             if (wm)
-                ev->channel = memo_put(mo, MEMO_CHANNEL, refs->channel_ref, NULL, NULL,
+                ev->channel = memo_put(mo, MEMO_CHANNEL, channel_ref, NULL, NULL,
                                        auto_import(m, pv, wm, loc_in(ev->loc, ev->channel_pos)));
             else
                 unresolved(m, pv, loc_in(ev->loc, ev->channel_pos),
                         "unknown channel '%s' (not a channel, chid or importChannel of provider "
                         "'%s', nor a built-in channel)",
-                        refs->channel_ref, pv->name);
+                        channel_ref, pv->name);
         }
     }
-    if (ev->has_level && !(ev->level = event_level(m, pv, mo, refs->level_q)))
+    if (ev->has_level && !(ev->level = event_level(m, pv, mo, *level_q)))
         unresolved(m, pv, loc_in(ev->loc, ev->level_pos), "unknown level '%s'",
-                qname_display(a, refs->level_q));
-    if (ev->has_task && !(ev->task = event_task(m, pv, mo, refs->task_q)))
+                qname_display(a, *level_q));
+    if (ev->has_task && !(ev->task = event_task(m, pv, mo, *task_q)))
         unresolved(m, pv, loc_in(ev->loc, ev->task_pos), "unknown task '%s'",
-                qname_display(a, refs->task_q));
+                qname_display(a, *task_q));
     /* an opcode of the task a task= meant to name is no second problem */
-    if (ev->has_opcode && !(ev->opcode = event_opcode(m, pv, mo, ev->task, refs->opcode_q)) &&
-        !(ev->has_task && !ev->task && in_some_task(pv, refs->opcode_q)))
+    if (ev->has_opcode && !(ev->opcode = event_opcode(m, pv, mo, ev->task, *opcode_q)) &&
+        !(ev->has_task && !ev->task && in_some_task(pv, *opcode_q)))
         unresolved(m, pv, loc_in(ev->loc, ev->opcode_pos), "unknown opcode '%s'%s%s%s",
-                qname_display(a, refs->opcode_q), ev->task ? " (in task '" : "",
+                qname_display(a, *opcode_q), ev->task ? " (in task '" : "",
                 ev->task ? qname_display(a, ev->task->n.name) : "", ev->task ? "')" : "");
-    if (refs->keyword_qs.n)
-        ev->keywords.v = arena_alloc(a, refs->keyword_qs.n * sizeof *ev->keywords.v);
-    for (size_t i = 0; i < refs->keyword_qs.n; i++) {
-        Keyword *k = event_keyword(m, pv, mo, refs->keyword_qs.v[i]);
+    /* the keywords take the words' array in place: the i-th word is read
+     * before the n-th keyword (n <= i) is written over it */
+    size_t words = ev->keyword_qs.n;
+    const QName **qs = ev->keyword_qs.v;
+    ev->keywords.n = 0;
+    for (size_t i = 0; i < words; i++) {
+        const QName *q = qs[i];
+        Keyword *k = event_keyword(m, pv, mo, *q);
         if (!k) {
             unresolved(m, pv, loc_in(ev->loc, ev->keywords_pos), "unknown keyword '%s'",
-                    qname_display(a, refs->keyword_qs.v[i]));
+                    qname_display(a, *q));
             continue;
         }
         ev->keywords.v[ev->keywords.n++] = k;
         ev->keyword_mask |= k->mask;
     }
-    if (refs->template_ref) {
-        ev->layout = event_layout(pv, mo, refs->template_ref);
+    if (!ev->keywords.n)
+        ev->keywords.v = NULL;
+    if (template_ref) {
+        ev->layout = event_layout(pv, mo, template_ref);
         if (!ev->layout)
             unresolved(m, pv, loc_in(ev->loc, ev->template_pos), "unknown template '%s'",
-                    refs->template_ref);
+                    template_ref);
     }
 }
 
@@ -537,7 +546,7 @@ void check_resolve(Manifest *m)
     /* what needs every provider: imports across providers */
     for (size_t i = 0; i < m->providers.n; i++)
         link_foreign_imports(m, m->providers.v[i]);
-    /* the references as written (Event.refs) are all resolved: their
+    /* the types as written (types_written) are all reported: their
      * block goes back before the rules and the emitters allocate theirs */
     arena_free(&m->scratch);
     m->type_memo = NULL;

@@ -482,26 +482,33 @@ extern const Quantity quantity_none;
 /* One <data> or <struct> of a payload layout (a manifest <template>).
  * A large manifest has tens of thousands, the biggest part of the model:
  * members are ordered so that none pads, count= and length=, which
- * most fields lack, are behind pointers, and inType= and outType=, which
+ * most fields lack, are behind pointers, inType= and outType=, which
  * name built-in types only, are resolved as they are read
  * (resolve_field_types), so the names as written are kept only for the
- * few that do not resolve. */
+ * few that do not resolve, and what only a <data> has written shares its
+ * bytes with what only a <struct> has (members): read only after
+ * is_struct says which it is. */
 struct Field {
     const char *name;
-    InType *in_type;   /* data */
+    InType *in_type;   /* data; NULL for a struct */
     OutType *out_type; /* data: written, or NULL for the inType default */
-    ValueMap *map;     /* data, optional */
-    const char *map_name;
+    ValueMap *map;     /* data, optional; NULL for a struct */
+    union {
+        struct { Field **v; size_t n; } members; /* struct; in the arena */
+        struct {
+            const char *map_name; /* data: map= as written */
+            Pos in_pos, out_pos;  /* data: of inType=, outType= (the element's when absent) */
+        };
+    };
     /* never NULL: &quantity_none when absent; check_resolve.c writes the
      * ref of a QTY_FIELD one (in the arena, never quantity_none) */
     const Quantity *count, *length;
-    struct { Field **v; size_t n; } members; /* struct; in the arena */
     Field *parent;        /* enclosing struct or NULL */
     uint32_t index;       /* position among its siblings */
     bool is_struct;
     bool has_out;
     Loc loc;
-    Pos in_pos, out_pos, map_pos; /* of inType=, outType=, map= (the element's when absent) */
+    Pos map_pos; /* data: of map= (the element's when absent) */
 };
 
 /* Generic XML kept verbatim (the <UserData> of a template). */
@@ -535,22 +542,15 @@ typedef struct EventRare {
 /* An event's EventRare when it has neither name= nor attributes=. */
 extern const EventRare event_rare_none;
 
-/* What an <event> names, as written: QNames resolved through the
- * namespaces in scope, names as text.  Only check_resolve.c reads them, so
- * they live in Manifest.scratch, which it frees once every reference is
- * resolved: 80 bytes an event (and the keyword list) that the model does
- * not carry through the rest of the check and the emitters. */
-typedef struct EventRefs {
-    QName level_q, task_q, opcode_q;
-    struct { QName *v; size_t n; } keyword_qs; /* in Manifest.scratch */
-    const char *channel_ref, *template_ref;
-} EventRefs;
-
 /* One <event>.  After the fields, the most numerous node of a large
  * manifest: no member pads, its lists are arrays in the arena, sized
- * exactly (no heap block per event), what few events have is behind
- * one pointer, and the references as written are in a side block that
- * resolution drops. */
+ * exactly (no heap block per event), and what few events have is behind
+ * one pointer.  The references as written share the members they resolve
+ * to (anonymous unions): read_man.c stores what an event names (QNames
+ * interned once per document, names as text) and sets refs_written;
+ * check_resolve.c, the only reader of them, replaces each with what it
+ * names (NULL when it names nothing) and clears the flag.  A model not
+ * read from XML has refs_written false and its references resolved. */
 typedef struct Event {
     uint16_t value;
     uint8_t version;
@@ -558,21 +558,23 @@ typedef struct Event {
     bool has_level, has_task, has_opcode; /* level=, task=, opcode= written */
     const char *symbol;
     const EventRare *rare; /* never NULL: &event_rare_none when neither */
-    Channel *channel;
-    Level *level;
-    Task *task;
-    Opcode *opcode;
-    struct { Keyword **v; size_t n; } keywords; /* in the arena */
+    union { Channel *channel; const char *channel_ref; };
+    union { Level *level; const QName *level_q; };
+    union { Task *task; const QName *task_q; };
+    union { Opcode *opcode; const QName *opcode_q; };
+    /* keyword_qs: the words of keywords= (arena), resolved in place */
+    union {
+        struct { Keyword **v; size_t n; } keywords; /* in the arena */
+        struct { const QName **v; size_t n; } keyword_qs;
+    };
     uint64_t keyword_mask; /* OR of keywords */
-    Layout *layout;
+    union { Layout *layout; const char *template_ref; };
     MsgRef msg;
-    /* references as written: NULL once resolved (check_resolve.c), and in
-     * a model not read from XML */
-    EventRefs *refs;
     Loc loc;
     /* of channel=, level=, ... (the element's when absent) */
     Pos channel_pos, level_pos, task_pos, opcode_pos, keywords_pos, template_pos;
     bool has_template; /* template= written (resolved or not) */
+    bool refs_written; /* the unions hold references as written */
 } Event;
 
 typedef struct Filter {
@@ -747,8 +749,8 @@ typedef struct StringMsgId {
 typedef struct Manifest {
     const char *file;
     Arena arena;
-    Arena scratch; /* what lives only until resolution (Event.refs,
-                    * types_written): check_resolve.c frees it */
+    Arena scratch; /* what lives only until resolution (types_written):
+                    * check_resolve.c frees it */
     PtrMap types_written; /* Field -> QName[2], its inType= and outType= as
                            * written, for a field where either did not
                            * resolve (in scratch) */

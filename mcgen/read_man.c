@@ -65,6 +65,11 @@ typedef struct Parser {
     /* the fields of the open <template> and <struct>s, outermost first:
      * each gets its own at its end tag, an array sized exactly */
     VEC(Field *) fields;
+    /* the QNames events name, one copy each (intern_qname) */
+    struct { const QName **v; size_t n, cap; } qnames;
+    /* the ids $(string.X) names, one copy each, which the <string> of
+     * that id takes too (msg_attr, read_string) */
+    Map msg_ids;
 } Parser;
 
 /* ---- helpers ---- */
@@ -85,6 +90,41 @@ static const char *dup(Parser *p, const char *s) { return s ? arena_strdup(A(p),
 /* A value that many elements repeat (a field's name and map=, an event's
  * channel= and template=): one copy, interned by the XML reader. */
 static const char *shared(XmlReader *r, const char *s) { return s ? xml_intern(r, s) : NULL; }
+
+/* An event's level=, task=, opcode= or keyword: one QName in the arena
+ * per name for the whole document, found by its parts' pointers (the
+ * reader interns both), so that an event holds 8 bytes per reference and
+ * check_resolve.c's memo keys stay the parts' pointers. */
+static const QName *intern_qname(Parser *p, QName q)
+{
+    if (p->qnames.n * 2 >= p->qnames.cap) {
+        size_t cap = p->qnames.cap ? p->qnames.cap * 2 : 64;
+        const QName **v = xcalloc(cap, sizeof *v);
+        for (size_t i = 0; i < p->qnames.cap; i++) {
+            const QName *e = p->qnames.v[i];
+            if (!e)
+                continue;
+            uint64_t h = ((uint64_t)(uintptr_t)e->local ^ (uint64_t)(uintptr_t)e->ns * 31) *
+                         0x9e3779b97f4a7c15ull;
+            size_t j = (size_t)(h >> 32) & (cap - 1);
+            while (v[j])
+                j = (j + 1) & (cap - 1);
+            v[j] = e;
+        }
+        free(p->qnames.v);
+        p->qnames.v = v, p->qnames.cap = cap;
+    }
+    uint64_t h = ((uint64_t)(uintptr_t)q.local ^ (uint64_t)(uintptr_t)q.ns * 31) *
+                 0x9e3779b97f4a7c15ull;
+    size_t j = (size_t)(h >> 32) & (p->qnames.cap - 1);
+    for (const QName *e; (e = p->qnames.v[j]); j = (j + 1) & (p->qnames.cap - 1))
+        if (e->local == q.local && e->ns == q.ns)
+            return e;
+    QName *e = arena_alloc(A(p), sizeof *e);
+    *e = q;
+    p->qnames.n++;
+    return p->qnames.v[j] = e;
+}
 
 BY_NAME Loc attr_loc(const XmlElem *e, const char *name)
 {
@@ -295,6 +335,14 @@ BY_NAME bool qname_attr(Parser *p, XmlReader *r, const XmlElem *e, const char *n
     return qname_value(p, r, e, name, a->value, a->value_len, a->loc, q);
 }
 
+/* qname_attr of an event's reference: its interned QName, NULL when
+ * absent or invalid. */
+BY_NAME const QName *event_qname(Parser *p, XmlReader *r, const XmlElem *e, const char *name)
+{
+    QName q;
+    return qname_attr(p, r, e, name, &q) ? intern_qname(p, q) : NULL;
+}
+
 static bool guid_attr(Parser *p, const XmlElem *e, const char *name, Guid *g)
 {
     const char *v = xml_attr(e, name);
@@ -320,7 +368,11 @@ static void msg_attr(Parser *p, const XmlElem *e, const char *name, MsgRef *out)
     const char *v = trim_span(a->value, &n);
     out->loc = a->loc;
     if (n > 10 && memcmp(v, "$(string.", 9) == 0 && v[n - 1] == ')') {
-        out->id = arena_strndup(A(p), v + 9, n - 10);
+        /* one probe: ids are rarely written twice, and then the
+         * second copy is left unused */
+        const char *id = arena_strndup(A(p), v + 9, n - 10);
+        const char *had = map_put(&p->msg_ids, id, (void *)id, true);
+        out->id = had ? had : id;
         return;
     }
     error_c(p, D_SCHEMA_VALUE, a->loc,
@@ -423,14 +475,17 @@ static void push(Parser *p, Kind k, void *obj)
 }
 
 /* The name= attribute exactly as written (trimmed), prefix included:
- * the binary outputs store names that way. */
-static const char *written_name(Parser *p, const XmlElem *e)
+ * the binary outputs store names that way.  Mostly it is unprefixed,
+ * the same text as the QName's local name (`local`): that copy is kept. */
+static const char *written_name(Parser *p, const XmlElem *e, const char *local)
 {
     const char *v = xml_attr(e, "name");
     if (!v)
         return "";
     size_t n;
     const char *t = trim_span(v, &n);
+    if (strncmp(local, t, n) == 0 && local[n] == '\0')
+        return local;
     return arena_strndup(A(p), t, n);
 }
 
@@ -442,7 +497,7 @@ static void named(Parser *p, XmlReader *r, const XmlElem *e, Named *n)
     if (!n->name.local)
         n->name.local = "", n->name.ns = "";
     n->display = qname_display(A(p), n->name);
-    n->written = written_name(p, e);
+    n->written = written_name(p, e, n->name.local);
     n->symbol = dup(p, xml_attr(e, "symbol"));
     msg_attr(p, e, "message", &n->msg);
 }
@@ -802,15 +857,15 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
             parse_event_attributes(p, rare, rare->attributes);
         ev->rare = rare;
     }
-    EventRefs *refs = ev->refs = arena_alloc(&p->m->scratch, sizeof *refs);
-    refs->channel_ref = shared(r, xml_attr(e, "channel"));
+    ev->refs_written = true;
+    ev->channel_ref = shared(r, xml_attr(e, "channel"));
     ev->channel_pos = attr_pos(e, "channel");
     ev->level_pos = attr_pos(e, "level");
-    ev->has_level = qname_attr(p, r, e, "level", &refs->level_q);
+    ev->has_level = (ev->level_q = event_qname(p, r, e, "level")) != NULL;
     ev->task_pos = attr_pos(e, "task");
-    ev->has_task = qname_attr(p, r, e, "task", &refs->task_q);
+    ev->has_task = (ev->task_q = event_qname(p, r, e, "task")) != NULL;
     ev->opcode_pos = attr_pos(e, "opcode");
-    ev->has_opcode = qname_attr(p, r, e, "opcode", &refs->opcode_q);
+    ev->has_opcode = (ev->opcode_q = event_qname(p, r, e, "opcode")) != NULL;
     const char *keywords = xml_attr(e, "keywords");
     ev->keywords_pos = attr_pos(e, "keywords");
     if (keywords) {
@@ -821,7 +876,8 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
             most += after_space && !space;
             after_space = space;
         }
-        refs->keyword_qs.v = arena_alloc(&p->m->scratch, most * sizeof *refs->keyword_qs.v);
+        /* the array the resolved keywords take in place (Keyword *) */
+        ev->keyword_qs.v = most ? arena_alloc(A(p), most * sizeof *ev->keyword_qs.v) : NULL;
         const char *s = keywords;
         while (*s) {
             while (*s && list_space(*s))
@@ -838,7 +894,7 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
             QName q;
             if (qname_value(p, r, e, "keywords", p->word.s, p->word.len,
                             loc_in(ev->loc, ev->keywords_pos), &q))
-                refs->keyword_qs.v[refs->keyword_qs.n++] = q;
+                ev->keyword_qs.v[ev->keyword_qs.n++] = intern_qname(p, q);
         }
     }
     const char *tref = xml_attr(e, "template");
@@ -847,7 +903,7 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
         const char *t = trim_span(tref, &n);
         buf_reset(&p->word);
         buf_add(&p->word, t, n);
-        refs->template_ref = shared(r, p->word.s);
+        ev->template_ref = shared(r, p->word.s);
         ev->has_template = true;
     }
     ev->template_pos = attr_pos(e, "template");
@@ -868,7 +924,7 @@ static void read_filter(Parser *p, XmlReader *r, const XmlElem *e)
     if (!f->name.local)
         f->name.local = "", f->name.ns = "";
     f->display = qname_display(A(p), f->name);
-    f->written = written_name(p, e);
+    f->written = written_name(p, e, f->name.local);
     uint64_t v;
     if (need_num(p, e, "value", 255, &v))
         f->value = (uint8_t)v;
@@ -926,7 +982,12 @@ static void read_string(Parser *p, const XmlElem *e)
 {
     String *s = arena_alloc(A(p), sizeof *s);
     s->loc = e->loc;
-    s->id = dup(p, need(p, e, "id"));
+    const char *id = need(p, e, "id");
+    /* the id a reference above wrote: that copy (ids are a fifth of the
+     * text a large manifest's model holds) */
+    s->id = id ? map_get(&p->msg_ids, id) : NULL;
+    if (!s->id)
+        s->id = dup(p, id);
     s->value = dup(p, need(p, e, "value"));
     s->string_type = dup(p, xml_attr(e, "stringType"));
     if (!s->id || !s->value || !p->culture)
@@ -1347,6 +1408,8 @@ static Manifest *load(Manifest *m, bool (*run)(Manifest *, const XmlHandler *, v
     vec_free(&p.stack);
     buf_free(&p.word);
     vec_free(&p.fields);
+    free(p.qnames.v);
+    map_free(&p.msg_ids);
     schema_check_free(p.sc);
     if (!ok || !p.saw_root || p.failed) {
         manifest_free(m);

@@ -114,6 +114,20 @@ static int page_block(const void *p)
     return -1;
 }
 
+/* Whether [p, p + n) lies in one of expat's page blocks: only there may
+ * a file be mapped over it (os_map_file maps whole pages, and a block
+ * from malloc shares its last page with other blocks). */
+static bool in_page_block(const void *p, size_t n)
+{
+    for (int i = 0; p && i < PAGE_BLOCKS; i++) {
+        const char *b = page_blocks[i].p;
+        if (b && (const char *)p >= b && n <= page_blocks[i].n &&
+            (size_t)((const char *)p - b) <= page_blocks[i].n - n)
+            return true;
+    }
+    return false;
+}
+
 static void expat_free(void *p)
 {
     int i = page_block(p);
@@ -816,7 +830,8 @@ static bool read_whole(Producer *pr, size_t size)
         return false;
     }
     size_t n = size;
-    if (os_map_file(buf, pr->f, size, pr->file) && os_seek(pr->f, (int64_t)size, SEEK_SET)) {
+    if (in_page_block(buf, size) && os_map_file(buf, pr->f, size, pr->file) &&
+        os_seek(pr->f, (int64_t)size, SEEK_SET)) {
         pr->map = buf;
     } else {
         /* the bytes read fill it: huge pages where they cover whole ones */
