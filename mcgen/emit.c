@@ -214,16 +214,18 @@ static void text_put(void *ctx, const char *s, size_t n)
 }
 
 /* One piece with its line ends written as asked by its maker (the
- * built-in header writer's): no pass over it for them. */
-static void text_put_lines(void *ctx, const char *s, size_t n)
+ * built-in header writer's): no pass over it for them; `ascii`: its maker
+ * knows it to be ASCII, so no pass for the code page either. */
+static void text_put_made(TextOut *t, const char *s, size_t n, bool ascii)
 {
-    TextOut *t = ctx;
     if (!t->ok || !n)
         return;
     text_bom(t);
     Buf piece = {(char *)s, n, n}; /* read only */
-    text_code(t, &piece, t->enc == ENC_ANSI && text_ascii(s, n));
+    text_code(t, &piece, ascii || (t->enc == ENC_ANSI && text_ascii(s, n)));
 }
+static void text_put_lines(void *ctx, const char *s, size_t n) { text_put_made(ctx, s, n, false); }
+static void text_put_ascii(void *ctx, const char *s, size_t n) { text_put_made(ctx, s, n, true); }
 
 /* false when a piece could not be written (after its diagnostic). */
 static bool text_end(TextOut *t)
@@ -262,8 +264,8 @@ static bool header_file(const EmitCtx *c, size_t part, const char *path, Out *ou
     if (part == 0) { /* rendered straight into the file: the largest output */
         TextOut t;
         text_begin(&t, c, path, false, false, out);
-        TmplSink sink = {&t, text_put}, lines = {&t, text_put_lines};
-        bool ok = header_build(c->m, c->facts, c->o, c->tf, &sink, &lines);
+        TmplSink sink = {&t, text_put}, lines[2] = {{&t, text_put_lines}, {&t, text_put_ascii}};
+        bool ok = header_build(c->m, c->facts, c->o, c->tf, &sink, lines);
         return text_end(&t) && ok;
     }
     Buf text = {0};

@@ -1106,12 +1106,16 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
  * written as if its line ends were LF, and each append with a line end
  * in it (hw_lf: literals, printf'd text, the runtime's template) turns
  * them into the asked one as the sink's pass did (a CR LF in the text is
- * one line end).  The per-event lines, most of the text, put the line
- * end itself between their pieces (hw_put, w->nl), which is the same as
- * long as the names in them hold no CR or LF: an event whose do (a
- * name is any XML string when it is not a C identifier) goes through
- * hw_lf instead.  With a sink that makes line ends (lines == NULL) the
- * text is written with LF and left alone. */
+ * one line end).  The per-event and per-function lines, most of the
+ * text, have the line end in their literals (NL: one literal for each
+ * line end) and are put together from identifiers (an event's name is
+ * one, or the header's name for it; a -p prefix too), which hold no CR
+ * or LF; a provider's names are looked at once, and if one did they go
+ * through hw_lf instead.  With a sink that makes line ends (lines == NULL) the
+ * text is written with LF and left alone.  hw_lf also notes a byte that
+ * is not ASCII: a piece without one goes to the sink that needs no test
+ * for the ANSI code page (everything else written is identifiers,
+ * numbers and literals). */
 
 typedef struct HeaderW {
     Buf b;
@@ -1119,14 +1123,18 @@ typedef struct HeaderW {
     Arena *a;
     bool final; /* b's line ends are the output's (out takes them as they are) */
     bool crlf;  /* and they are CR LF */
+    bool high;  /* b may hold a byte that is not ASCII (from hw_lf) */
+    const TmplSink *ascii; /* when final, the sink for b when it is ASCII */
     Buf tmp;    /* text on its way into b through hw_lf */
 } HeaderW;
 
 static void hw_flush(HeaderW *w, size_t at_least)
 {
     if (w->b.len && w->b.len >= at_least) {
-        w->out->write(w->out->ctx, w->b.s, w->b.len);
+        const TmplSink *to = w->final && !w->high ? w->ascii : w->out;
+        to->write(to->ctx, w->b.s, w->b.len);
         w->b.len = 0;
+        w->high = false;
     }
 }
 
@@ -1137,6 +1145,15 @@ static void hw_lf(HeaderW *w, const char *s, size_t n)
         buf_add(&w->b, s, n);
         return;
     }
+    uint64_t h = 0, x;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&x, s + i, 8);
+        h |= x;
+    }
+    for (; i < n; i++)
+        h |= (unsigned char)s[i];
+    w->high |= (h & 0x8080808080808080u) != 0;
     const char *end = s + n, *nl;
     while ((nl = s < end ? memchr(s, '\n', (size_t)(end - s)) : NULL)) {
         buf_add(&w->b, s, (size_t)(nl - s));
@@ -1149,8 +1166,15 @@ static void hw_lf(HeaderW *w, const char *s, size_t n)
     buf_add(&w->b, s, (size_t)(end - s));
 }
 
-/* Inline, so that a literal's length, and whether it has a line end,
- * are known when compiled. */
+/* A string from the manifest (any bytes). */
+static void hw_str(HeaderW *w, const char *s) { hw_lf(w, s, strlen(s)); }
+
+/* A string made here of ASCII with no line end (an identifier). */
+static void hw_ascii(HeaderW *w, const char *s) { buf_add(&w->b, s, strlen(s)); }
+
+/* A literal: inline, so that its length, and whether it has a line end,
+ * are known when compiled.  Not for a string from the manifest (hw_str):
+ * what is not ASCII must go through hw_lf. */
 static inline void hw_s(HeaderW *w, const char *s)
 {
     if (strchr(s, '\n'))
@@ -1239,14 +1263,14 @@ static void hw_defines(HeaderW *w, const TValue *list, const char *title)
         /* symbol and value are its first keys (define) */
         const char *sym = d->items[0]->s;
         hw_s(w, "#define ");
-        hw_s(w, sym);
+        hw_str(w, sym);
         buf_addc(&w->b, ' ');
         hw_hex(w, (uint64_t)d->items[1]->i, 0);
         hw_nl(w);
         const TValue *k = d->n > 2 ? tv_get(d, "keyword") : NULL;
         if (k && k->kind != TV_NONE) { /* a channel's */
             hw_s(w, "#define ");
-            hw_s(w, sym);
+            hw_str(w, sym);
             hw_s(w, "_KEYWORD ");
             hw_hex(w, (uint64_t)k->i, 0);
             hw_nl(w);
@@ -1254,9 +1278,9 @@ static void hw_defines(HeaderW *w, const TValue *list, const char *title)
         const TValue *g = d->n > 2 ? tv_get(d, "guid_symbol") : NULL;
         if (g && g->kind != TV_NONE) { /* a task's */
             hw_s(w, "MCGEN_CONST_DATA GUID ");
-            hw_s(w, g->s);
+            hw_str(w, g->s);
             hw_s(w, " = ");
-            hw_s(w, hv_s(d, "guid_init"));
+            hw_ascii(w, hv_s(d, "guid_init"));
             hw_s(w, ";\n");
         }
         arena_release(w->a, mk);
@@ -1535,7 +1559,7 @@ static void hw_functions(HeaderW *w, const TValue *fns, bool activity)
         bool crlf = w->crlf;
         if (l) { /* a tid is any string: hw_lf */
             hw_s(w, "\n/* The payload of template ");
-            hw_s(w, l->tid);
+            hw_str(w, l->tid);
             hw_s(w, " (and of any other with the same field types). */\n");
         } else {
             hw_put(&w->b, NL(crlf, "", "/* Events without payload. */"), NL(crlf, "", ""));
@@ -1566,7 +1590,8 @@ static void hw_functions(HeaderW *w, const TValue *fns, bool activity)
 static bool header_write(const TValue *vars, TemplateFinder *tf, const TmplSink *out,
                          const TmplSink *lines, bool lf, Arena *a)
 {
-    HeaderW w = {{0}, lines ? lines : out, a, lines != NULL, lines && !lf, {0}};
+    HeaderW w = {{0}, lines ? lines : out, a, lines != NULL, lines && !lf, false,
+                 lines ? lines + 1 : NULL, {0}};
     bool logging = tv_get(vars, "logging")->b, activity = tv_get(vars, "activity")->b;
     hw_printf(&w,
                "/*\n"
@@ -1642,7 +1667,7 @@ static bool header_write(const TValue *vars, TemplateFinder *tf, const TmplSink 
     for (size_t i = 0; i < msgs->n; i++) {
         ArenaMark mk = arena_mark(a);
         hw_s(&w, "#define MSG_");
-        hw_s(&w, header_ident_of(a, mv[i].name));
+        hw_ascii(&w, header_ident_of(a, mv[i].name));
         buf_addc(&w.b, ' ');
         hw_hex(&w, mv[i].id, 8);
         hw_s(&w, "L\n");
