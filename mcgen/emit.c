@@ -151,24 +151,37 @@ static void text_lines(Buf *lines, const char *s, size_t n, bool lf, uint64_t *h
     *high = h;
 }
 
-/* One piece (a TmplSink's write). */
-static void text_put(void *ctx, const char *s, size_t n)
+/* Whether the n bytes at s are all ASCII (64 at a time). */
+static bool text_ascii(const char *s, size_t n)
 {
-    TextOut *t = ctx;
-    if (!t->ok || !n)
-        return;
-    text_bom(t);
-    Buf *lines = &t->lines, *bytes = &t->bytes;
+    size_t i = 0;
+    unsigned char h = 0;
+#if defined(__SSE2__)
+    __m128i acc = _mm_setzero_si128();
+    for (; i + 64 <= n; i += 64) {
+        const __m128i *in = (const __m128i *)(const void *)(s + i);
+        acc = _mm_or_si128(acc, _mm_or_si128(_mm_or_si128(_mm_loadu_si128(in), _mm_loadu_si128(in + 1)),
+                                             _mm_or_si128(_mm_loadu_si128(in + 2), _mm_loadu_si128(in + 3))));
+    }
+    if (_mm_movemask_epi8(acc))
+        return false;
+#endif
+    for (; i < n; i++)
+        h |= (unsigned char)s[i];
+    return !(h & 0x80);
+}
+
+/* A piece whose line ends are as asked already, into the code page. */
+static void text_code(TextOut *t, const Buf *lines, bool ascii)
+{
+    Buf *bytes = &t->bytes;
     bytes->len = 0;
-    uint64_t high;
-    text_lines(lines, s, n, t->o->lf, &high);
     const Buf *put = bytes;
     if (t->enc == ENC_UTF8) {
         put = lines;
     } else if (t->enc == ENC_UTF16) {
         utf8_to_utf16le(bytes, lines->s, lines->len);
     } else {
-        bool ascii = !(high & 0x80);
         if (ascii) {
             put = lines; /* ASCII is its own Windows-1252 */
         } else if (t->lossy) {
@@ -187,6 +200,32 @@ static void text_put(void *ctx, const char *s, size_t n)
     }
     out_put(t->out, put->s, put->len);
 }
+
+/* One piece (a TmplSink's write). */
+static void text_put(void *ctx, const char *s, size_t n)
+{
+    TextOut *t = ctx;
+    if (!t->ok || !n)
+        return;
+    text_bom(t);
+    uint64_t high;
+    text_lines(&t->lines, s, n, t->o->lf, &high);
+    text_code(t, &t->lines, !(high & 0x80));
+}
+
+/* One piece with its line ends written as asked by its maker (the
+ * built-in header writer's): no pass over it for them; `ascii`: its maker
+ * knows it to be ASCII, so no pass for the code page either. */
+static void text_put_made(TextOut *t, const char *s, size_t n, bool ascii)
+{
+    if (!t->ok || !n)
+        return;
+    text_bom(t);
+    Buf piece = {(char *)s, n, n}; /* read only */
+    text_code(t, &piece, ascii || (t->enc == ENC_ANSI && text_ascii(s, n)));
+}
+static void text_put_lines(void *ctx, const char *s, size_t n) { text_put_made(ctx, s, n, false); }
+static void text_put_ascii(void *ctx, const char *s, size_t n) { text_put_made(ctx, s, n, true); }
 
 /* false when a piece could not be written (after its diagnostic). */
 static bool text_end(TextOut *t)
@@ -225,8 +264,8 @@ static bool header_file(const EmitCtx *c, size_t part, const char *path, Out *ou
     if (part == 0) { /* rendered straight into the file: the largest output */
         TextOut t;
         text_begin(&t, c, path, false, false, out);
-        TmplSink sink = {&t, text_put};
-        bool ok = header_build(c->m, c->facts, c->o, c->tf, &sink);
+        TmplSink sink = {&t, text_put}, lines[2] = {{&t, text_put_lines}, {&t, text_put_ascii}};
+        bool ok = header_build(c->m, c->facts, c->o, c->tf, &sink, lines);
         return text_end(&t) && ok;
     }
     Buf text = {0};

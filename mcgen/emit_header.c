@@ -26,6 +26,7 @@
 #include "tmpl.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +171,8 @@ typedef struct Str {
     size_t n;
 } Str;
 #define LIT(lit) ((Str){"" lit, sizeof lit - 1})
+/* a, a line end (CR LF when crlf), b: a literal either way. */
+#define NL(crlf, a, b) ((crlf) ? LIT(a "\r\n" b) : LIT(a "\n" b))
 static Str str_of(const char *s) { return (Str){s, strlen(s)}; }
 
 /* The k strings one after another at the end of b, room made once. */
@@ -205,12 +208,14 @@ typedef struct Fn {
     Buf *ltext;     /* a line per local declaration */
     Names *args;    /* the EventWrite macro's parameter names */
     int next;       /* next EventData index */
+    bool crlf;      /* the text's line ends are CR LF */
 } Fn;
 
 static void param(Fn *fn, const char *sal, const char *type, const char *name)
 {
     if (fn->ptext) {
-        buf_add(fn->ptext, ",\n    ", 6);
+        Str sep = NL(fn->crlf, ",", "    ");
+        buf_add(fn->ptext, sep.s, sep.n);
         buf_adds(fn->ptext, sal);
         buf_addc(fn->ptext, ' ');
         buf_adds(fn->ptext, type);
@@ -237,7 +242,8 @@ static void data(Fn *fn, const char *ptr, const char *size)
         buf_adds(fn->dtext, ptr);
         buf_add(fn->dtext, ", ", 2);
         buf_adds(fn->dtext, size);
-        buf_add(fn->dtext, ");\n", 3);
+        Str end = NL(fn->crlf, ");", "");
+        buf_add(fn->dtext, end.s, end.n);
         return;
     }
     TValue *d = tv_dict(fn->a);
@@ -329,13 +335,13 @@ static bool add_plain_text(Fn *fn, char l, Qty c, Qty n, bool takes_len, uint32_
     if (l == 'z' || l == 's') {
         /* NULL is logged as "NULL" */
         bool z = l == 'z';
-        PUT(fn->ptext, LIT(",\n    _In_opt_ "), z ? LIT("PCWSTR") : LIT("PCSTR"), LIT(" _Arg"), arg);
+        PUT(fn->ptext, NL(fn->crlf, ",", "    _In_opt_ "), z ? LIT("PCWSTR") : LIT("PCSTR"), LIT(" _Arg"), arg);
         idx = str_of(digits(itmp + sizeof itmp, (unsigned)fn->next++));
         Str lit = z ? LIT("L\"NULL\"") : LIT("\"NULL\"");
         PUT(fn->dtext, open, idx, LIT("], (_Arg"), arg, LIT(" != NULL) ? (const void*)_Arg"), arg,
             LIT(" : (const void*)"), lit, LIT(", (_Arg"), arg, LIT(" != NULL) ? (ULONG)(("),
             z ? LIT("wcslen") : LIT("strlen"), LIT("(_Arg"), arg, LIT(") + 1) * sizeof("),
-            z ? LIT("WCHAR") : LIT("char"), LIT(")) : (ULONG)sizeof("), lit, LIT("));\n"));
+            z ? LIT("WCHAR") : LIT("char"), LIT(")) : (ULONG)sizeof("), lit, NL(fn->crlf, "));", ""));
         return true;
     }
     if (is_sized_string(l) || l == 'w' || l == 'a' || l == 'e' || l == 'k' || l == 'n')
@@ -345,11 +351,11 @@ static bool add_plain_text(Fn *fn, char l, Qty c, Qty n, bool takes_len, uint32_
         return false;
     Str st = str_of(t);
     bool by_ptr = l == 'j' || l == 'm' || l == 'y'; /* passed by address */
-    PUT(fn->ptext, LIT(",\n    "), l == 'p' ? LIT("_In_opt_") : LIT("_In_"), LIT(" const "), st,
+    PUT(fn->ptext, NL(fn->crlf, ",", "    "), l == 'p' ? LIT("_In_opt_") : LIT("_In_"), LIT(" const "), st,
         by_ptr ? LIT("*") : LIT(""), LIT(" _Arg"), arg);
     idx = str_of(digits(itmp + sizeof itmp, (unsigned)fn->next++));
     PUT(fn->dtext, open, idx, by_ptr ? LIT("], _Arg") : LIT("], &_Arg"), arg, LIT(", sizeof("), st,
-        LIT("));\n"));
+        NL(fn->crlf, "));", ""));
     return true;
 }
 
@@ -424,7 +430,8 @@ static void add_field(Fn *fn, const Field *f, uint32_t i, const char *macro_name
             if (fn->ltext) {
                 buf_add(fn->ltext, "    ", 4);
                 buf_adds(fn->ltext, decl);
-                buf_addc(fn->ltext, '\n');
+                Str end = NL(fn->crlf, "", "");
+                buf_add(fn->ltext, end.s, end.n);
             } else {
                 tv_push(a, fn->locals, tv_strref(a, decl));
             }
@@ -528,7 +535,7 @@ static TValue *function_values(const void *ctx, size_t i, Arena *a)
 {
     const FnEntry *e = (const FnEntry *)ctx + i;
     const Layout *l = e->layout;
-    Fn fn = {a, tv_list(a), tv_list(a), tv_list(a), NULL, NULL, NULL, NULL, 1};
+    Fn fn = {a, tv_list(a), tv_list(a), tv_list(a), NULL, NULL, NULL, NULL, 1, false};
     for (size_t k = 0; l && k < l->fields.n; k++) {
         const Field *f = l->fields.v[k];
         add_field(&fn, f, (uint32_t)k, NULL); /* no macro names: fn.args NULL */
@@ -572,7 +579,7 @@ static void unique_args(Arena *a, Names *args)
 static void event_args(Arena *a, const Event *e, Names *args)
 {
     const Layout *l = e->layout;
-    Fn fn = {a, NULL, NULL, NULL, NULL, NULL, NULL, args, 1};
+    Fn fn = {a, NULL, NULL, NULL, NULL, NULL, NULL, args, 1, false};
     args->n = 0;
     for (size_t k = 0; l && k < l->fields.n; k++) {
         const Field *fd = l->fields.v[k];
@@ -1091,39 +1098,138 @@ TValue *header_values(const Manifest *m, const Facts *f, const Options *o, Arena
  * do; the per-event and per-function text is written straight from the
  * generated lists' contexts.  The text collects in a buffer handed to
  * the sink at an item's end once it passes 64 KiB, so each piece ends
- * with a line end. */
+ * with a line end.
+ *
+ * The writer makes the output's line ends itself (CR LF unless
+ * --line-endings=lf), so the text needs no pass for them on its way out
+ * (one was 89 instructions a line of a 19 MB header).  The text is
+ * written as if its line ends were LF, and each append with a line end
+ * in it (hw_lf: literals, printf'd text, the runtime's template) turns
+ * them into the asked one as the sink's pass did (a CR LF in the text is
+ * one line end).  The per-event and per-function lines, most of the
+ * text, have the line end in their literals (NL: one literal for each
+ * line end) and are put together from identifiers (an event's name is
+ * one, or the header's name for it; a -p prefix too), which hold no CR
+ * or LF; a provider's names are looked at once, and if one did they go
+ * through hw_lf instead.  With a sink that makes line ends (lines == NULL) the
+ * text is written with LF and left alone.  hw_lf also notes a byte that
+ * is not ASCII: a piece without one goes to the sink that needs no test
+ * for the ANSI code page (everything else written is identifiers,
+ * numbers and literals). */
 
 typedef struct HeaderW {
     Buf b;
     const TmplSink *out;
     Arena *a;
+    bool final; /* b's line ends are the output's (out takes them as they are) */
+    bool crlf;  /* and they are CR LF */
+    bool high;  /* b may hold a byte that is not ASCII (from hw_lf) */
+    const TmplSink *ascii; /* when final, the sink for b when it is ASCII */
+    Buf tmp;    /* text on its way into b through hw_lf */
 } HeaderW;
 
 static void hw_flush(HeaderW *w, size_t at_least)
 {
     if (w->b.len && w->b.len >= at_least) {
-        w->out->write(w->out->ctx, w->b.s, w->b.len);
+        const TmplSink *to = w->final && !w->high ? w->ascii : w->out;
+        to->write(to->ctx, w->b.s, w->b.len);
         w->b.len = 0;
+        w->high = false;
     }
 }
 
-/* Inline, so that a literal's length is known when compiled. */
-static inline void hw_s(HeaderW *w, const char *s) { buf_add(&w->b, s, strlen(s)); }
-
-#define hw_cat(w, ...) PUT(&(w)->b, __VA_ARGS__)
-
-/* v in hex as the hex filter writes it: 0x, at least width digits. */
-static void hw_hex(HeaderW *w, uint64_t v, int width)
+/* s..n, whose line ends are LF (or CR LF), with the asked line ends. */
+static void hw_lf(HeaderW *w, const char *s, size_t n)
 {
-    char tmp[24], *p = tmp + sizeof tmp;
+    if (!w->final) {
+        buf_add(&w->b, s, n);
+        return;
+    }
+    uint64_t h = 0, x;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&x, s + i, 8);
+        h |= x;
+    }
+    for (; i < n; i++)
+        h |= (unsigned char)s[i];
+    w->high |= (h & 0x8080808080808080u) != 0;
+    const char *end = s + n, *nl;
+    while ((nl = s < end ? memchr(s, '\n', (size_t)(end - s)) : NULL)) {
+        buf_add(&w->b, s, (size_t)(nl - s));
+        if (w->b.len && w->b.s[w->b.len - 1] == '\r')
+            w->b.len--; /* a CR LF in the text: one line end */
+        Str e = NL(w->crlf, "", "");
+        buf_add(&w->b, e.s, e.n);
+        s = nl + 1;
+    }
+    buf_add(&w->b, s, (size_t)(end - s));
+}
+
+/* A string from the manifest (any bytes). */
+static void hw_str(HeaderW *w, const char *s) { hw_lf(w, s, strlen(s)); }
+
+/* A string made here of ASCII with no line end (an identifier). */
+static void hw_ascii(HeaderW *w, const char *s) { buf_add(&w->b, s, strlen(s)); }
+
+/* A literal: inline, so that its length, and whether it has a line end,
+ * are known when compiled.  Not for a string from the manifest (hw_str):
+ * what is not ASCII must go through hw_lf. */
+static inline void hw_s(HeaderW *w, const char *s)
+{
+    if (strchr(s, '\n'))
+        hw_lf(w, s, strlen(s));
+    else
+        buf_add(&w->b, s, strlen(s));
+}
+
+/* A line end. */
+static void hw_nl(HeaderW *w) { hw_lf(w, "\n", 1); }
+
+static void hw_printf(HeaderW *w, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static void hw_printf(HeaderW *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    w->tmp.len = 0;
+    buf_vprintf(&w->tmp, fmt, ap);
+    va_end(ap);
+    hw_lf(w, w->tmp.s, w->tmp.len);
+}
+
+/* Pieces with no line end in them but w->nl's. */
+#define hw_put(b, ...) PUT((b), __VA_ARGS__)
+
+/* Whether a name can go into hw_put: it holds no CR or LF. */
+static bool plain(Str s)
+{
+    for (size_t i = 0; i < s.n; i++)
+        if (s.s[i] == '\n' || s.s[i] == '\r')
+            return false;
+    return true;
+}
+
+/* v in hex as the hex filter writes it: 0x, at least width digits, at
+ * the end of tmp. */
+static Str hex_in(char tmp[24], uint64_t v, int width)
+{
+    char *end = tmp + 24, *p = end;
     do
         *--p = "0123456789ABCDEF"[v & 15];
     while (v >>= 4);
-    while (tmp + sizeof tmp - p < width)
+    while (end - p < width)
         *--p = '0';
     *--p = 'x';
     *--p = '0';
-    buf_add(&w->b, p, (size_t)(tmp + sizeof tmp - p));
+    return (Str){p, (size_t)(end - p)};
+}
+static Str hex_of(char tmp[24], uint64_t v) { return hex_in(tmp, v, 0); }
+
+static void hw_hex(HeaderW *w, uint64_t v, int width)
+{
+    char tmp[24];
+    Str h = hex_in(tmp, v, width);
+    buf_add(&w->b, h.s, h.n);
 }
 
 /* v in decimal, as a template prints an integer. */
@@ -1150,31 +1256,31 @@ static void hw_defines(HeaderW *w, const TValue *list, const char *title)
 {
     if (!list->n)
         return;
-    buf_printf(&w->b, "\n/* %s */\n", title);
+    hw_printf(w, "\n/* %s */\n", title);
     for (size_t i = 0; i < list->n; i++) {
         ArenaMark mk = arena_mark(w->a);
         const TValue *d = tv_item(list, i, w->a);
         /* symbol and value are its first keys (define) */
         const char *sym = d->items[0]->s;
         hw_s(w, "#define ");
-        hw_s(w, sym);
+        hw_str(w, sym);
         buf_addc(&w->b, ' ');
         hw_hex(w, (uint64_t)d->items[1]->i, 0);
-        buf_addc(&w->b, '\n');
+        hw_nl(w);
         const TValue *k = d->n > 2 ? tv_get(d, "keyword") : NULL;
         if (k && k->kind != TV_NONE) { /* a channel's */
             hw_s(w, "#define ");
-            hw_s(w, sym);
+            hw_str(w, sym);
             hw_s(w, "_KEYWORD ");
             hw_hex(w, (uint64_t)k->i, 0);
-            buf_addc(&w->b, '\n');
+            hw_nl(w);
         }
         const TValue *g = d->n > 2 ? tv_get(d, "guid_symbol") : NULL;
         if (g && g->kind != TV_NONE) { /* a task's */
             hw_s(w, "MCGEN_CONST_DATA GUID ");
-            hw_s(w, g->s);
+            hw_str(w, g->s);
             hw_s(w, " = ");
-            hw_s(w, hv_s(d, "guid_init"));
+            hw_ascii(w, hv_s(d, "guid_init"));
             hw_s(w, ";\n");
         }
         arena_release(w->a, mk);
@@ -1186,21 +1292,21 @@ static void hw_defines(HeaderW *w, const TValue *list, const char *title)
 static void hw_provider(HeaderW *w, const TValue *hp)
 {
     const char *sym = hv_s(hp, "symbol");
-    buf_printf(&w->b, "\n/* ---- provider \"%s\": ", hv_s(hp, "name"));
+    hw_printf(w, "\n/* ---- provider \"%s\": ", hv_s(hp, "name"));
     hw_dec(w, hv_i(hp, "event_count"));
-    buf_printf(&w->b, " events ---- */\n\n/* provider GUID %s */\nMCGEN_CONST_DATA GUID %s = %s;\n",
+    hw_printf(w, " events ---- */\n\n/* provider GUID %s */\nMCGEN_CONST_DATA GUID %s = %s;\n",
                hv_s(hp, "guid"), sym, hv_s(hp, "guid_init"));
     if (tv_get(hp, "control_guid")->b)
-        buf_printf(&w->b, "/* control GUID %s */\nMCGEN_CONST_DATA GUID %s_ControlGuid = %s;\n",
+        hw_printf(w, "/* control GUID %s */\nMCGEN_CONST_DATA GUID %s_ControlGuid = %s;\n",
                    hv_s(hp, "control_guid_text"), sym, hv_s(hp, "control_guid_init"));
-    buf_printf(&w->b, "\n/* The provider traits ETW receives with every event. */\n#ifndef %s_Traits\n", sym);
+    hw_printf(w, "\n/* The provider traits ETW receives with every event. */\n#ifndef %s_Traits\n", sym);
     const TValue *tr = tv_get(hp, "traits");
     if (tr->kind == TV_NONE) {
-        buf_printf(&w->b, "#define %s_Traits NULL\n", sym);
+        hw_printf(w, "#define %s_Traits NULL\n", sym);
     } else {
-        buf_printf(&w->b, "#define %s_Traits ( \\\n", sym);
+        hw_printf(w, "#define %s_Traits ( \\\n", sym);
         for (size_t i = 0; i < tr->n; i++)
-            buf_printf(&w->b, "    %s /* %s */ \\\n", hv_s(tr->items[i], "literal"),
+            hw_printf(w, "    %s /* %s */ \\\n", hv_s(tr->items[i], "literal"),
                        hv_s(tr->items[i], "comment"));
         hw_s(w, "    )\n");
     }
@@ -1217,28 +1323,17 @@ static void hw_provider(HeaderW *w, const TValue *hp)
         const Event *e = g->pv->events.v[i];
         if (e->not_logged)
             continue;
-        const char *es = facts_name(g->f, e);
-        hw_s(w, "MCGEN_CONST_DATA EVENT_DESCRIPTOR ");
-        hw_s(w, es);
-        hw_s(w, " = {");
-        hw_hex(w, (uint64_t)e->value, 0);
-        hw_s(w, ", ");
-        hw_hex(w, (uint64_t)e->version, 0);
-        hw_s(w, ", ");
-        hw_hex(w, (uint64_t)event_descriptor_channel(e, g->pv), 0);
-        hw_s(w, ", ");
-        hw_hex(w, e->level ? e->level->value : 0, 0);
-        hw_s(w, ", ");
-        hw_hex(w, e->opcode ? e->opcode->value : 0, 0);
-        hw_s(w, ", ");
-        hw_hex(w, e->task ? e->task->value : 0, 0);
-        hw_s(w, ", ");
-        hw_hex(w, event_descriptor_keyword(e), 0);
-        hw_s(w, "};\n#define ");
-        hw_s(w, es);
-        hw_s(w, "_value ");
-        hw_hex(w, (uint64_t)e->value, 0);
-        buf_addc(&w->b, '\n');
+        Str es = str_of(facts_name(g->f, e)); /* an identifier: no line end */
+        char t0[24], t1[24], t2[24], t3[24], t4[24], t5[24], t6[24];
+        Str value = hex_of(t0, (uint64_t)e->value);
+        hw_put(&w->b, LIT("MCGEN_CONST_DATA EVENT_DESCRIPTOR "), es, LIT(" = {"), value, LIT(", "),
+               hex_of(t1, (uint64_t)e->version), LIT(", "),
+               hex_of(t2, (uint64_t)event_descriptor_channel(e, g->pv)), LIT(", "),
+               hex_of(t3, e->level ? e->level->value : 0), LIT(", "),
+               hex_of(t4, e->opcode ? e->opcode->value : 0), LIT(", "),
+               hex_of(t5, e->task ? e->task->value : 0), LIT(", "),
+               hex_of(t6, event_descriptor_keyword(e)), NL(w->crlf, "};", "#define "), es,
+               LIT("_value "), value, NL(w->crlf, "", ""));
         hw_flush(w, 65536);
     }
     const TValue *maps = tv_get(hp, "maps");
@@ -1247,13 +1342,13 @@ static void hw_provider(HeaderW *w, const TValue *hp)
     for (size_t i = 0; i < maps->n; i++) {
         const char *ms = hv_s(maps->items[i], "symbol");
         const TValue *items = tv_get(maps->items[i], "items");
-        buf_printf(&w->b, "#ifndef _%s_def\n#define _%s_def\ntypedef enum _%s {\n", ms, ms, ms);
+        hw_printf(w, "#ifndef _%s_def\n#define _%s_def\ntypedef enum _%s {\n", ms, ms, ms);
         for (size_t j = 0; j < items->n; j++) {
-            buf_printf(&w->b, "    %s = ", hv_s(items->items[j], "symbol"));
+            hw_printf(w, "    %s = ", hv_s(items->items[j], "symbol"));
             hw_dec(w, hv_i(items->items[j], "value"));
             hw_s(w, j + 1 < items->n ? ",\n" : "\n");
         }
-        buf_printf(&w->b, "} %s;\n#endif\n", ms);
+        hw_printf(w, "} %s;\n#endif\n", ms);
         hw_flush(w, 65536);
     }
 }
@@ -1272,46 +1367,46 @@ static void hw_logging(HeaderW *w, const TValue *hp, const char *write_prefix, b
     hw_s(w, "#if !defined(MCGEN_DISABLE_PROVIDER_CODE_GENERATION)\n\n"
             "/* Enable bits: one per distinct (level, keyword) pair of the events. */\n");
     if (count > 0) {
-        buf_printf(&w->b, "__declspec(selectany) DECLSPEC_CACHEALIGN ULONG %sEnableBits[%lld] = {0};\n",
+        hw_printf(w, "__declspec(selectany) DECLSPEC_CACHEALIGN ULONG %sEnableBits[%lld] = {0};\n",
                    ident, (long long)words);
-        buf_printf(&w->b, "MCGEN_CONST_DATA ULONGLONG %sKeywords[%lld] = {", ident, (long long)count);
+        hw_printf(w, "MCGEN_CONST_DATA ULONGLONG %sKeywords[%lld] = {", ident, (long long)count);
         const EnablePairs *pairs = tv_get(hp, "enable_keywords")->macro;
         for (int64_t i = 0; i < count; i++) {
             hw_hex(w, pairs->keyword[i], 0);
             if (i + 1 < count)
                 hw_s(w, ", ");
         }
-        buf_printf(&w->b, "};\nMCGEN_CONST_DATA unsigned char %sLevels[%lld] = {", ident, (long long)count);
+        hw_printf(w, "};\nMCGEN_CONST_DATA unsigned char %sLevels[%lld] = {", ident, (long long)count);
         for (int64_t i = 0; i < count; i++) {
             hw_dec(w, pairs->level[i]);
             if (i + 1 < count)
                 hw_s(w, ", ");
         }
-        buf_printf(&w->b,
+        hw_printf(w,
                    "};\n\n/* The provider's trace context; its RegistrationHandle is the REGHANDLE. */\n"
                    "__declspec(selectany) MCGEN_TRACE_CONTEXT %s_Context = {0, (ULONG_PTR)%s_Traits, "
                    "0, 0, 0, 0, 0, 0, %lld, %sEnableBits, %sKeywords, %sLevels};\n",
                    ps, ps, (long long)count, ident, ident, ident);
     } else {
-        buf_printf(&w->b,
+        hw_printf(w,
                    "\n/* The provider's trace context; its RegistrationHandle is the REGHANDLE. */\n"
                    "__declspec(selectany) MCGEN_TRACE_CONTEXT %s_Context = {0, (ULONG_PTR)%s_Traits, "
                    "0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL};\n",
                    ps, ps);
     }
-    buf_printf(&w->b, "#define %s (%s_Context.RegistrationHandle)\n\n", handle, ps);
+    hw_printf(w, "#define %s (%s_Context.RegistrationHandle)\n\n", handle, ps);
     if (activity)
-        buf_printf(&w->b, "/* 1: the EventWrite macros take an activity id (-km), first. */\n"
+        hw_printf(w, "/* 1: the EventWrite macros take an activity id (-km), first. */\n"
                           "#define %s_EventWriteActivity 1\n", ps);
     else
-        buf_printf(&w->b, "/* 0: the EventWrite macros take no activity id. */\n"
+        hw_printf(w, "/* 0: the EventWrite macros take no activity id. */\n"
                           "#define %s_EventWriteActivity 0\n", ps);
-    buf_printf(&w->b,
+    hw_printf(w,
                "\n/* Registration: call EventRegister%s() when the module starts and\n"
                " * EventUnregister%s() before it unloads.  A failed registration\n"
                " * leaves the write macros harmless no-ops. */\n", reg, reg);
     if (cg || !hv_none(hp, "traits"))
-        buf_printf(&w->b,
+        hw_printf(w,
                    "#ifndef EventRegister%s\n"
                    "#define EventRegister%s() McGenEventRegisterContext(&%s, McGenControlCallbackV2, &%s_Context, &%s_Context)\n"
                    "#endif\n"
@@ -1320,7 +1415,7 @@ static void hw_logging(HeaderW *w, const TValue *hp, const char *write_prefix, b
                    "#endif\n",
                    reg, reg, reg_guid, ps, ps, reg, reg, ps, ps);
     else
-        buf_printf(&w->b,
+        hw_printf(w,
                    "#ifndef EventRegister%s\n"
                    "#define EventRegister%s() McGenEventRegister(&%s, McGenControlCallbackV2, &%s_Context, &%s)\n"
                    "#endif\n"
@@ -1328,7 +1423,7 @@ static void hw_logging(HeaderW *w, const TValue *hp, const char *write_prefix, b
                    "#define EventRegisterByGuid%s(Guid) McGenEventRegister(&(Guid), McGenControlCallbackV2, &%s_Context, &%s)\n"
                    "#endif\n",
                    reg, reg, ps, ps, handle, reg, reg, ps, handle);
-    buf_printf(&w->b,
+    hw_printf(w,
                "#ifndef EventUnregister%s\n"
                "#define EventUnregister%s() McGenEventUnregister(&%s)\n"
                "#endif\n"
@@ -1342,7 +1437,7 @@ static void hw_logging(HeaderW *w, const TValue *hp, const char *write_prefix, b
                "} McGenContext_%s;\n"
                "\n",
                reg, reg, handle, ident, (long long)words, ident);
-    buf_printf(&w->b,
+    hw_printf(w,
                "#define EventRegister%s_ForContext(pContext) _mcgen_RegisterForContext_%s(&%s, pContext)\n"
                "#define EventRegisterByGuid%s_ForContext(Guid, pContext) _mcgen_RegisterForContext_%s(&(Guid), pContext)\n"
                "#define EventUnregister%s_ForContext(pContext) McGenEventUnregister(&(pContext)->Context.RegistrationHandle)\n"
@@ -1355,13 +1450,13 @@ static void hw_logging(HeaderW *w, const TValue *hp, const char *write_prefix, b
                "    pContext->Context.Logger = (ULONG_PTR)%s_Traits;\n",
                reg, ident, reg_guid, reg, ident, reg, handle, ident, ident, ps);
     if (count > 0)
-        buf_printf(&w->b,
+        hw_printf(w,
                    "    pContext->Context.EnableBitsCount = %lld;\n"
                    "    pContext->Context.EnableBitMask = pContext->EnableBits;\n"
                    "    pContext->Context.EnableKeyWords = %sKeywords;\n"
                    "    pContext->Context.EnableLevel = %sLevels;\n",
                    (long long)count, ident, ident);
-    buf_printf(&w->b,
+    hw_printf(w,
                "    return McGenEventRegister(pProviderId, McGenControlCallbackV2, &pContext->Context,\n"
                "                              &pContext->Context.RegistrationHandle);\n"
                "}\n"
@@ -1378,6 +1473,7 @@ static void hw_logging(HeaderW *w, const TValue *hp, const char *write_prefix, b
     const EventsGen *g = tv_get(hp, "events")->macro;
     Str act = activity ? LIT(", Activity") : LIT(""), nullact = activity ? LIT(", NULL") : LIT("");
     Str sps = str_of(ps), sident = str_of(ident), wp = str_of(write_prefix);
+    bool names_plain = plain(sps) && plain(sident) && plain(wp);
     Names names = {0};
     Buf a1b = {0};
     /* the macro's parameter names come from the template's fields alone:
@@ -1411,22 +1507,29 @@ static void hw_logging(HeaderW *w, const TValue *hp, const char *write_prefix, b
         Str es = str_of(facts_name(g->f, e)), mn = str_of(macro_name(es.s, g->strip));
         Str fn = str_of(g->fname[i]);
         Str args = {a1.n ? a1.s + 2 : "", a1.n ? a1.n - 2 : 0};
-        hw_cat(w, LIT("\n/* "), es, LIT(" */\n#define EventEnabled"), mn, LIT("() MCGEN_EVENT_BIT_SET("),
-               sident, LIT("EnableBits, "), bit, LIT(")\n"));
-        hw_cat(w, LIT("#define EventEnabled"), mn,
+        /* the names are identifiers (and -p's prefix was looked at):
+         * no line end in them, unless the prefix has one */
+        Buf *b = names_plain ? &w->b : &w->tmp;
+        bool crlf = names_plain && w->crlf;
+        w->tmp.len = 0;
+        hw_put(b, NL(crlf, "", "/* "), es, NL(crlf, " */", "#define EventEnabled"), mn, LIT("() MCGEN_EVENT_BIT_SET("),
+               sident, LIT("EnableBits, "), bit, NL(crlf, ")", ""));
+        hw_put(b, LIT("#define EventEnabled"), mn,
                LIT("_ForContext(pContext) MCGEN_EVENT_BIT_SET(_mcgen_CheckContextType_"), sident,
-               LIT("(pContext)->EnableBits, "), bit, LIT(")\n"));
-        hw_cat(w, LIT("#define "), wp, mn, LIT("("), activity ? LIT("Activity") : args, activity ? a1 : LIT(""),
-               LIT(") \\\n        (MCGEN_EVENT_ENABLED("), mn, LIT(") \\\n        ? "), fn, LIT("(&"), sps,
-               LIT("_Context, &"), es, act, a1, LIT(") : 0)\n"));
-        hw_cat(w, LIT("#define "), wp, mn, LIT("_AssumeEnabled("), args, LIT(") \\\n        "), fn, LIT("(&"),
-               sps, LIT("_Context, &"), es, nullact, a1, LIT(")\n"));
-        hw_cat(w, LIT("#define "), wp, mn, LIT("_ForContext(pContext"), act, a1,
-               LIT(") \\\n        (MCGEN_EVENT_ENABLED_FORCONTEXT(pContext, "), mn, LIT(") \\\n        ? "), fn,
-               LIT("(&(pContext)->Context, &"), es, act, a1, LIT(") : 0)\n"));
-        hw_cat(w, LIT("#define "), wp, mn, LIT("_ForContextAssumeEnabled(pContext"), a1,
-               LIT(") \\\n        "), fn, LIT("(&_mcgen_CheckContextType_"), sident, LIT("(pContext)->Context, &"),
-               es, nullact, a1, LIT(")\n"));
+               LIT("(pContext)->EnableBits, "), bit, NL(crlf, ")", ""));
+        hw_put(b, LIT("#define "), wp, mn, LIT("("), activity ? LIT("Activity") : args, activity ? a1 : LIT(""),
+               NL(crlf, ") \\", "        (MCGEN_EVENT_ENABLED("), mn, NL(crlf, ") \\", "        ? "), fn, LIT("(&"), sps,
+               LIT("_Context, &"), es, act, a1, NL(crlf, ") : 0)", ""));
+        hw_put(b, LIT("#define "), wp, mn, LIT("_AssumeEnabled("), args, NL(crlf, ") \\", "        "), fn, LIT("(&"),
+               sps, LIT("_Context, &"), es, nullact, a1, NL(crlf, ")", ""));
+        hw_put(b, LIT("#define "), wp, mn, LIT("_ForContext(pContext"), act, a1,
+               NL(crlf, ") \\", "        (MCGEN_EVENT_ENABLED_FORCONTEXT(pContext, "), mn, NL(crlf, ") \\", "        ? "), fn,
+               LIT("(&(pContext)->Context, &"), es, act, a1, NL(crlf, ") : 0)", ""));
+        hw_put(b, LIT("#define "), wp, mn, LIT("_ForContextAssumeEnabled(pContext"), a1,
+               NL(crlf, ") \\", "        "), fn, LIT("(&_mcgen_CheckContextType_"), sident, LIT("(pContext)->Context, &"),
+               es, nullact, a1, NL(crlf, ")", ""));
+        if (!names_plain)
+            hw_lf(w, w->tmp.s, w->tmp.len);
         arena_release(w->a, mk);
         hw_flush(w, 65536);
     }
@@ -1448,40 +1551,31 @@ static void hw_functions(HeaderW *w, const TValue *fns, bool activity)
         const Layout *l = e->layout;
         ArenaMark mk = arena_mark(w->a);
         ptext.len = dtext.len = ltext.len = 0;
-        Fn fn = {w->a, NULL, NULL, NULL, &ptext, &dtext, &ltext, NULL, 1};
+        Fn fn = {w->a, NULL, NULL, NULL, &ptext, &dtext, &ltext, NULL, 1, w->crlf};
         for (size_t k = 0; l && k < l->fields.n; k++) {
             const Field *f = l->fields.v[k];
             add_field(&fn, f, (uint32_t)k, NULL); /* no macro names: fn.args NULL */
         }
-        if (l) {
+        bool crlf = w->crlf;
+        if (l) { /* a tid is any string: hw_lf */
             hw_s(w, "\n/* The payload of template ");
-            hw_s(w, l->tid);
+            hw_str(w, l->tid);
             hw_s(w, " (and of any other with the same field types). */\n");
         } else {
-            hw_s(w, "\n/* Events without payload. */\n");
+            hw_put(&w->b, NL(crlf, "", "/* Events without payload. */"), NL(crlf, "", ""));
         }
-        hw_s(w, "#ifndef ");
-        hw_s(w, e->name);
-        hw_s(w, "_def\n#define ");
-        hw_s(w, e->name);
-        hw_s(w, "_def\nstatic ETW_INLINE ULONG\n");
-        hw_s(w, e->name);
-        hw_s(w, "(_In_ PMCGEN_TRACE_CONTEXT Context, _In_ PCEVENT_DESCRIPTOR Descriptor");
-        if (activity)
-            hw_s(w, ", _In_opt_ const GUID* Activity");
-        if (ptext.len)
-            buf_add(&w->b, ptext.s, ptext.len);
-        hw_s(w, ")\n{\n    EVENT_DATA_DESCRIPTOR EventData[");
-        hw_dec(w, fn.next - 1);
-        hw_s(w, " + 1];\n");
-        if (ltext.len)
-            buf_add(&w->b, ltext.s, ltext.len);
-        if (dtext.len)
-            buf_add(&w->b, dtext.s, dtext.len);
-        hw_s(w, activity ? "    return McGenEventWrite(Context, Descriptor, Activity, "
-                         : "    return McGenEventWrite(Context, Descriptor, NULL, ");
-        hw_dec(w, fn.next - 1);
-        hw_s(w, " + 1, EventData);\n}\n#endif\n");
+        /* the function's name and text are made of identifiers */
+        char tmp[16];
+        Str name = str_of(e->name), count = str_of(digits(tmp + sizeof tmp, (unsigned)(fn.next - 1)));
+        hw_put(&w->b, LIT("#ifndef "), name, NL(crlf, "_def", "#define "), name,
+               NL(crlf, "_def", "static ETW_INLINE ULONG"), NL(crlf, "", ""), name,
+               LIT("(_In_ PMCGEN_TRACE_CONTEXT Context, _In_ PCEVENT_DESCRIPTOR Descriptor"),
+               activity ? LIT(", _In_opt_ const GUID* Activity") : LIT(""), (Str){ptext.len ? ptext.s : "", ptext.len},
+               NL(crlf, ")", "{"), NL(crlf, "", "    EVENT_DATA_DESCRIPTOR EventData["), count,
+               NL(crlf, " + 1];", ""), (Str){ltext.len ? ltext.s : "", ltext.len}, (Str){dtext.len ? dtext.s : "", dtext.len},
+               activity ? LIT("    return McGenEventWrite(Context, Descriptor, Activity, ")
+                        : LIT("    return McGenEventWrite(Context, Descriptor, NULL, "),
+               count, NL(crlf, " + 1, EventData);", "}"), NL(crlf, "", "#endif"), NL(crlf, "", ""));
         arena_release(w->a, mk);
         hw_flush(w, 65536);
     }
@@ -1493,11 +1587,13 @@ static void hw_functions(HeaderW *w, const TValue *fns, bool activity)
 
 /* header.h.j2 written from its values `vars`; false after a diagnostic
  * (the logging runtime part is rendered from its template). */
-static bool header_write(const TValue *vars, TemplateFinder *tf, const TmplSink *out, Arena *a)
+static bool header_write(const TValue *vars, TemplateFinder *tf, const TmplSink *out,
+                         const TmplSink *lines, bool lf, Arena *a)
 {
-    HeaderW w = {{0}, out, a};
+    HeaderW w = {{0}, lines ? lines : out, a, lines != NULL, lines && !lf, false,
+                 lines ? lines + 1 : NULL, {0}};
     bool logging = tv_get(vars, "logging")->b, activity = tv_get(vars, "activity")->b;
-    buf_printf(&w.b,
+    hw_printf(&w,
                "/*\n"
                " * %s: header generated by mcgen from the instrumentation manifest.\n"
                " * Do not edit: edit the manifest and run mcgen again.\n"
@@ -1531,9 +1627,11 @@ static bool header_write(const TValue *vars, TemplateFinder *tf, const TmplSink 
         const char *src = finder_load(tf, "logging_runtime.h.j2", &len);
         Buf err = {0};
         Tmpl *t = src ? tmpl_parse("logging_runtime.h.j2", src, len, &err) : NULL;
-        TmplSink sink = tmpl_buf_sink(&w.b);
-        buf_addc(&w.b, '\n');
+        w.tmp.len = 0;
+        TmplSink sink = tmpl_buf_sink(&w.tmp);
+        hw_nl(&w);
         bool ok = t && tmpl_render_to(t, vars, &tf->loader, finder_limits(tf), &sink, &err);
+        hw_lf(&w, w.tmp.s, w.tmp.len);
         tmpl_free(t);
         if (!ok) {
             if (err.len)
@@ -1542,6 +1640,7 @@ static bool header_write(const TValue *vars, TemplateFinder *tf, const TmplSink 
                 diag_plain(DIAG_ERROR, "no template logging_runtime.h.j2");
             buf_free(&err);
             buf_free(&w.b);
+            buf_free(&w.tmp);
             return false;
         }
         buf_free(&err);
@@ -1551,13 +1650,13 @@ static bool header_write(const TValue *vars, TemplateFinder *tf, const TmplSink 
     for (size_t i = 0; i < providers->n; i++) {
         hw_provider(&w, providers->items[i]);
         if (logging) {
-            buf_addc(&w.b, '\n');
+            hw_nl(&w);
             hw_logging(&w, providers->items[i], write_prefix, activity);
         }
         hw_flush(&w, 65536);
     }
     if (logging) {
-        buf_addc(&w.b, '\n');
+        hw_nl(&w);
         hw_functions(&w, tv_get(vars, "functions"), activity);
     }
     hw_s(&w, "\n#ifdef __cplusplus\n}\n#endif\n");
@@ -1568,7 +1667,7 @@ static bool header_write(const TValue *vars, TemplateFinder *tf, const TmplSink 
     for (size_t i = 0; i < msgs->n; i++) {
         ArenaMark mk = arena_mark(a);
         hw_s(&w, "#define MSG_");
-        hw_s(&w, header_ident_of(a, mv[i].name));
+        hw_ascii(&w, header_ident_of(a, mv[i].name));
         buf_addc(&w.b, ' ');
         hw_hex(&w, mv[i].id, 8);
         hw_s(&w, "L\n");
@@ -1577,6 +1676,7 @@ static bool header_write(const TValue *vars, TemplateFinder *tf, const TmplSink 
     }
     hw_flush(&w, 1);
     buf_free(&w.b);
+    buf_free(&w.tmp);
     return true;
 }
 
@@ -1587,7 +1687,7 @@ static bool header_builtin(const TemplateFinder *tf) { return !tf->override_dir 
 /* ---- rendering ---- */
 
 bool header_build(const Manifest *m, const Facts *f, const Options *o, TemplateFinder *tf,
-                  const TmplSink *out)
+                  const TmplSink *out, const TmplSink *lines)
 {
     Arena a = {0};
     Buf err = {0};
@@ -1595,7 +1695,7 @@ bool header_build(const Manifest *m, const Facts *f, const Options *o, TemplateF
     tv_add(&a, vars, "logging", tv_bool(&a, o->mode != HEADER_DESCRIPTORS));
     tv_add(&a, vars, "callout", tv_bool(&a, o->callout));
     if (header_builtin(tf)) {
-        bool ok = header_write(vars, tf, out, &a);
+        bool ok = header_write(vars, tf, out, lines, o->lf, &a);
         arena_free(&a);
         return ok;
     }

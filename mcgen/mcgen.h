@@ -1349,9 +1349,12 @@ const char *template_builtin(const char *name, size_t *len);
 
 /* The C header mc would write for the options (-um/-km: with the logging
  * code; otherwise descriptors only), rendered from header.h.j2 into `out`
- * as it is made (whole lines); false after a diagnostic. */
+ * as it is made (whole lines); false after a diagnostic.  `lines`, when
+ * not NULL, is two sinks for text whose line ends are as o->lf asks
+ * already (the built-in header writer makes them itself and writes
+ * there): lines[1] for text known to be ASCII, lines[0] for the rest. */
 bool header_build(const Manifest *m, const Facts *f, const Options *o, TemplateFinder *tf,
-                  const TmplSink *out);
+                  const TmplSink *out, const TmplSink *lines);
 
 /* ======================================================================
  * emit_mc.c

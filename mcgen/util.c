@@ -367,13 +367,6 @@ void buf_add_slow(Buf *b, const void *p, size_t n)
 
 void buf_adds(Buf *b, const char *s) { buf_add(b, s, strlen(s)); }
 
-void buf_addc(Buf *b, char c)
-{
-    buf_grow(b, 1);
-    b->s[b->len++] = c;
-    b->s[b->len] = '\0';
-}
-
 void buf_add_shown(Buf *b, const char *s)
 {
     for (; *s; s++)
@@ -420,28 +413,6 @@ void buf_free(Buf *b)
     free(b->s);
     b->s = NULL;
     b->len = b->cap = 0;
-}
-
-void buf_u8(Buf *b, uint8_t v) { buf_add(b, &v, 1); }
-
-void buf_u16le(Buf *b, uint16_t v)
-{
-    unsigned char x[2] = {(unsigned char)v, (unsigned char)(v >> 8)};
-    buf_add(b, x, 2);
-}
-
-void buf_u32le(Buf *b, uint32_t v)
-{
-    unsigned char x[4];
-    for (int i = 0; i < 4; i++)
-        x[i] = (unsigned char)(v >> (8 * i));
-    buf_add(b, x, 4);
-}
-
-void buf_u64le(Buf *b, uint64_t v)
-{
-    buf_u32le(b, (uint32_t)v);
-    buf_u32le(b, (uint32_t)(v >> 32));
 }
 
 void buf_decimal(Buf *b, uint64_t v)

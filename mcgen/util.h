@@ -158,7 +158,7 @@ static inline void buf_add(Buf *b, const void *p, size_t n)
     b->s[b->len] = '\0';
 }
 void buf_adds(Buf *b, const char *s);
-void buf_addc(Buf *b, char c);
+static inline void buf_addc(Buf *b, char c) { buf_add(b, &c, 1); }
 void buf_printf(Buf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void buf_vprintf(Buf *b, const char *fmt, va_list ap);
 void buf_reset(Buf *b);
@@ -166,11 +166,25 @@ void buf_free(Buf *b);
 /* Appends s with each control character (below U+0020, U+007F) shown as
  * '?': a name quoted in a diagnostic that refuses it for holding one. */
 void buf_add_shown(Buf *b, const char *s);
-/* Little-endian writers (for the binary emitters). */
-void buf_u8(Buf *b, uint8_t v);
-void buf_u16le(Buf *b, uint16_t v);
-void buf_u32le(Buf *b, uint32_t v);
-void buf_u64le(Buf *b, uint64_t v);
+/* Little-endian writers (for the binary emitters), inline: TEMP.BIN is
+ * hundreds of thousands of them, and the call cost more than the store. */
+static inline void buf_u8(Buf *b, uint8_t v) { buf_add(b, &v, 1); }
+static inline void buf_u16le(Buf *b, uint16_t v)
+{
+    unsigned char x[2] = {(unsigned char)v, (unsigned char)(v >> 8)};
+    buf_add(b, x, 2);
+}
+static inline void buf_u32le(Buf *b, uint32_t v)
+{
+    unsigned char x[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 24)};
+    buf_add(b, x, 4);
+}
+static inline void buf_u64le(Buf *b, uint64_t v)
+{
+    buf_u32le(b, (uint32_t)v);
+    buf_u32le(b, (uint32_t)(v >> 32));
+}
 /* v in decimal, without printf's machinery. */
 void buf_decimal(Buf *b, uint64_t v);
 

@@ -38,8 +38,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         TemplateFinder tf;
         finder_init(&tf, NULL, NULL);
         Buf b = {0};
-        TmplSink sink = tmpl_buf_sink(&b);
-        FUZZ_ASSERT(header_build(m, &f, &o, &tf, &sink), "the built-in header template failed");
+        TmplSink sink = tmpl_buf_sink(&b), lines[2] = {sink, sink};
+        FUZZ_ASSERT(header_build(m, &f, &o, &tf, &sink, size % 2 ? lines : NULL),
+                    "the built-in header template failed");
         b.len = 0;
         size_t n = m->cultures.n;
         const char **names = xcalloc(n + 1, sizeof *names);
