@@ -138,8 +138,9 @@ void os_advise_large(void *p, size_t size);
  * size.  What os_map_file maps into. */
 void *os_pages_alloc(size_t size);
 void os_pages_free(void *p, size_t size);
-/* Maps the first `size` bytes of the regular file f over the start of a
- * block from os_pages_alloc, privately: a page is read from the file
+/* Maps the first `size` bytes of the regular file f at `at`, a page
+ * boundary inside a block from os_pages_alloc (anywhere else: false,
+ * nothing mapped), privately: a page is read from the file
  * when first touched, with no copy and no zeroing (the page cache's
  * pages are the memory), and a write stays in this process.  False, and
  * the block as it was, where the host or the file cannot (a pipe, a

@@ -317,11 +317,42 @@ static size_t page_size(void)
     return size;
 }
 
+/* The live blocks of os_pages_alloc: os_map_file maps only inside one.
+ * Any other page-aligned address may be a page that malloc shares
+ * between blocks, whose headers a mapping would replace.  A block past
+ * the table's room is still given, but never mapped into. */
+enum { LIVE_BLOCKS = 16 };
+static struct {
+    uintptr_t lo, hi;
+} live[LIVE_BLOCKS];
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void *os_pages_alloc(size_t size)
 {
     void *p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                    -1, 0);
-    return p == MAP_FAILED ? NULL : p;
+    if (p == MAP_FAILED)
+        return NULL;
+    pthread_mutex_lock(&live_lock);
+    for (int i = 0; i < LIVE_BLOCKS; i++)
+        if (!live[i].lo) {
+            live[i].lo = (uintptr_t)p;
+            live[i].hi = (uintptr_t)p + size;
+            break;
+        }
+    pthread_mutex_unlock(&live_lock);
+    return p;
+}
+
+/* Whether [a, a + size) lies inside one live block. */
+static bool in_live_block(uintptr_t a, size_t size)
+{
+    bool in = false;
+    pthread_mutex_lock(&live_lock);
+    for (int i = 0; i < LIVE_BLOCKS && !in; i++)
+        in = live[i].lo && a >= live[i].lo && size <= live[i].hi - a;
+    pthread_mutex_unlock(&live_lock);
+    return in;
 }
 
 /* The mapped file (os_map_file): its pages, and what the bus-error
@@ -337,6 +368,11 @@ void os_pages_free(void *p, size_t size)
 {
     if (!p)
         return;
+    pthread_mutex_lock(&live_lock);
+    for (int i = 0; i < LIVE_BLOCKS; i++)
+        if (live[i].lo == (uintptr_t)p)
+            live[i].lo = live[i].hi = 0;
+    pthread_mutex_unlock(&live_lock);
     munmap(p, size ? size : 1);
     if (mapped && (uintptr_t)p <= mapped_lo && mapped_lo < (uintptr_t)p + size)
         mapped = 0;
@@ -376,7 +412,8 @@ bool os_map_file(void *at, FILE *f, size_t size, const char *path)
     uintptr_t a = (uintptr_t)at;
     struct stat st;
     int fd = fileno(f);
-    if (mapped || !size || a % page_size() || fd < 0 || fstat(fd, &st) != 0 ||
+    if (mapped || !size || a % page_size() || !in_live_block(a, size) || fd < 0 ||
+        fstat(fd, &st) != 0 ||
         !S_ISREG(st.st_mode) || st.st_size < 0 || (uintmax_t)st.st_size < size)
         return false;
     static bool handler;

@@ -114,20 +114,6 @@ static int page_block(const void *p)
     return -1;
 }
 
-/* Whether [p, p + n) lies in one of expat's page blocks: only there may
- * a file be mapped over it (os_map_file maps whole pages, and a block
- * from malloc shares its last page with other blocks). */
-static bool in_page_block(const void *p, size_t n)
-{
-    for (int i = 0; p && i < PAGE_BLOCKS; i++) {
-        const char *b = page_blocks[i].p;
-        if (b && (const char *)p >= b && n <= page_blocks[i].n &&
-            (size_t)((const char *)p - b) <= page_blocks[i].n - n)
-            return true;
-    }
-    return false;
-}
-
 static void expat_free(void *p)
 {
     int i = page_block(p);
@@ -830,7 +816,7 @@ static bool read_whole(Producer *pr, size_t size)
         return false;
     }
     size_t n = size;
-    if (in_page_block(buf, size) && os_map_file(buf, pr->f, size, pr->file) &&
+    if (os_map_file(buf, pr->f, size, pr->file) &&
         os_seek(pr->f, (int64_t)size, SEEK_SET)) {
         pr->map = buf;
     } else {
