@@ -498,21 +498,36 @@ void *map_get(const Map *m, const char *key)
     return m->tag[i] ? m->e[i].val : NULL;
 }
 
+/* The first empty slot on hash h's probe: where a key known to be
+ * absent goes. */
+static size_t map_empty_slot(const Map *m, uint32_t h)
+{
+    size_t mask = m->cap - 1, i = h & mask;
+    while (m->tag[i])
+        i = (i + 1) & mask;
+    return i;
+}
+
+/* Slot i, empty, made key's (with a NULL value). */
+static MapEntry *map_fill(Map *m, size_t i, const char *key, uint32_t h)
+{
+    m->e[i] = (MapEntry){key, NULL};
+    m->tag[i] = map_tag(h);
+    m->n++;
+    return &m->e[i];
+}
+
 /* The tag keeps a byte of the hash, not all of it: each key is hashed again (the keys are
  * distinct, so no strcmp). */
 static void map_rehash(Map *m, size_t cap)
 {
-    Map g = {NULL, NULL, m->n, cap};
+    Map g = {NULL, NULL, 0, cap};
     g.e = xcalloc(g.cap, sizeof *g.e + 1);
     g.tag = (unsigned char *)(g.e + g.cap);
     for (size_t i = 0; i < m->cap; i++)
         if (m->tag[i]) {
             uint32_t h = hash_bytes(m->e[i].key, strlen(m->e[i].key));
-            size_t k = h & (g.cap - 1);
-            while (g.tag[k])
-                k = (k + 1) & (g.cap - 1);
-            g.e[k] = m->e[i];
-            g.tag[k] = map_tag(h);
+            map_fill(&g, map_empty_slot(&g, h), m->e[i].key, h)->val = m->e[i].val;
         }
     free(m->e);
     *m = g;
@@ -526,12 +541,7 @@ static inline MapEntry *map_add(Map *m, const char *key, bool *added)
     uint32_t h = hash_bytes(key, strlen(key));
     size_t i = map_slot(m, key, h);
     *added = !m->tag[i];
-    if (*added) {
-        m->e[i] = (MapEntry){key, NULL};
-        m->tag[i] = map_tag(h);
-        m->n++;
-    }
-    return &m->e[i];
+    return *added ? map_fill(m, i, key, h) : &m->e[i];
 }
 
 void *map_put(Map *m, const char *key, void *val, bool keep_old)
@@ -575,14 +585,10 @@ MapEntry *map_ref_n(Map *m, const char *key, size_t n, bool *added)
         }
     if ((m->n + 1) * 8 > m->cap * 7) {
         map_rehash(m, m->cap ? m->cap * 2 : 16);
-        for (mask = m->cap - 1, i = h & mask; m->tag[i]; i = (i + 1) & mask)
-            ;
+        i = map_empty_slot(m, h);
     }
     *added = true;
-    m->e[i] = (MapEntry){key, NULL};
-    m->tag[i] = t;
-    m->n++;
-    return &m->e[i];
+    return map_fill(m, i, key, h);
 }
 
 void map_copy(Map *dst, const Map *src)
