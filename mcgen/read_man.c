@@ -95,6 +95,14 @@ static const char *shared(XmlReader *r, const char *s) { return s ? xml_intern(r
  * per name for the whole document, found by its parts' pointers (the
  * reader interns both), so that an event holds 8 bytes per reference and
  * check_resolve.c's memo keys stay the parts' pointers. */
+/* A QName's slot in qnames: its parts' pointers mixed. */
+static size_t qname_hash(const QName *q, size_t cap)
+{
+    uint64_t h = ((uint64_t)(uintptr_t)q->local ^ (uint64_t)(uintptr_t)q->ns * 31) *
+                 0x9e3779b97f4a7c15ull;
+    return (size_t)(h >> 32) & (cap - 1);
+}
+
 static const QName *intern_qname(Parser *p, QName q)
 {
     if (p->qnames.n * 2 >= p->qnames.cap) {
@@ -104,9 +112,7 @@ static const QName *intern_qname(Parser *p, QName q)
             const QName *e = p->qnames.v[i];
             if (!e)
                 continue;
-            uint64_t h = ((uint64_t)(uintptr_t)e->local ^ (uint64_t)(uintptr_t)e->ns * 31) *
-                         0x9e3779b97f4a7c15ull;
-            size_t j = (size_t)(h >> 32) & (cap - 1);
+            size_t j = qname_hash(e, cap);
             while (v[j])
                 j = (j + 1) & (cap - 1);
             v[j] = e;
@@ -114,9 +120,7 @@ static const QName *intern_qname(Parser *p, QName q)
         free(p->qnames.v);
         p->qnames.v = v, p->qnames.cap = cap;
     }
-    uint64_t h = ((uint64_t)(uintptr_t)q.local ^ (uint64_t)(uintptr_t)q.ns * 31) *
-                 0x9e3779b97f4a7c15ull;
-    size_t j = (size_t)(h >> 32) & (p->qnames.cap - 1);
+    size_t j = qname_hash(&q, p->qnames.cap);
     for (const QName *e; (e = p->qnames.v[j]); j = (j + 1) & (p->qnames.cap - 1))
         if (e->local == q.local && e->ns == q.ns)
             return e;
