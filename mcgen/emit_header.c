@@ -155,9 +155,13 @@ static bool fixed_size(const Field *f)
     return scalar_ctype(l) != NULL;
 }
 
-/* Whether every member of a struct has a size known from the manifest. */
+/* Whether every member of a struct has a size known from the manifest
+ * (a data field has none: true; its `members` is another member's
+ * storage, Field's union). */
 static bool members_fixed(const Field *f)
 {
+    if (!f->is_struct)
+        return true;
     for (size_t i = 0; i < f->members.n; i++)
         if (!fixed_size(f->members.v[i]))
             return false;
