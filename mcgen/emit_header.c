@@ -199,6 +199,87 @@ static void put_parts(Buf *b, const Str *parts, size_t k)
 
 typedef VEC(const char *) Names;
 
+/* Text made many times over with a few parts changing (an event's
+ * macros): its literal parts, joined where they meet, made once, and
+ * holes, filled before each use (fill[h]).  A hole is written HOLE(h)
+ * among the literals given to pattern_add (Str with s NULL: n is its
+ * number). */
+#define HOLE(h) ((Str){NULL, (h)})
+enum { PATTERN_HOLES = 8 };
+typedef struct Pattern {
+    Str fill[PATTERN_HOLES]; /* what each hole is, for the next pattern_put */
+    VEC(Str) pieces;         /* literals (s into text once done) and holes */
+    VEC(const Str *) order;  /* once done: per piece, its literal or its fill */
+    Buf text;                /* the literals' bytes */
+    size_t lit_len;          /* their total length */
+    size_t uses[PATTERN_HOLES]; /* how many times each hole is filled */
+} Pattern;
+
+static void pattern_add_(Pattern *p, const Str *parts, size_t k)
+{
+    for (size_t i = 0; i < k; i++) {
+        Str s = parts[i];
+        if (!s.s) {
+            guard_here(s.n < PATTERN_HOLES, "pattern hole out of range");
+            p->uses[s.n]++;
+            vec_push(&p->pieces, s);
+            continue;
+        }
+        if (!s.n)
+            continue;
+        /* a literal: pointed at text when done (text may move) */
+        Str *last = p->pieces.n ? &p->pieces.v[p->pieces.n - 1] : NULL;
+        if (last && last->s)
+            last->n += s.n;
+        else
+            vec_push(&p->pieces, ((Str){"", s.n}));
+        buf_add(&p->text, s.s, s.n);
+        p->lit_len += s.n;
+    }
+}
+#define pattern_add(p, ...) \
+    pattern_add_((p), (const Str[]){__VA_ARGS__}, sizeof((const Str[]){__VA_ARGS__}) / sizeof(Str))
+
+/* Once all is added: the literals pointed at their bytes, and each piece
+ * at what it copies (no test per piece when put). */
+static void pattern_done(Pattern *p)
+{
+    size_t at = 0;
+    for (size_t i = 0; i < p->pieces.n; i++) {
+        Str *s = &p->pieces.v[i];
+        if (s->s) {
+            s->s = p->text.s + at;
+            at += s->n;
+        }
+        vec_push(&p->order, s->s ? s : &p->fill[s->n]);
+    }
+}
+
+/* The pattern with its holes filled at the end of b; room made once. */
+static void pattern_put(Buf *b, const Pattern *p)
+{
+    size_t n = p->lit_len;
+    for (size_t h = 0; h < PATTERN_HOLES; h++)
+        n += p->uses[h] * p->fill[h].n;
+    buf_grow(b, n);
+    char *q = b->s + b->len;
+    for (size_t i = 0; i < p->order.n; i++) {
+        const Str *s = p->order.v[i];
+        memcpy(q, s->s, s->n);
+        q += s->n;
+    }
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+static void pattern_free(Pattern *p)
+{
+    vec_free(&p->pieces);
+    vec_free(&p->order);
+    buf_free(&p->text);
+}
+
+
 /* What add_field makes: the function's pieces as template values
  * (function_values) or as their C text (header_write), or only the
  * macro's names (neither). */
@@ -1358,6 +1439,11 @@ static void hw_provider(HeaderW *w, const TValue *hp)
 }
 
 
+/* The holes of an event's macros: its symbol, its name in the macros,
+ * its enable bit, its function, and its macro's parameter names (with
+ * ", " between them; a1: with ", " before each). */
+enum { H_ES, H_MN, H_BIT, H_FN, H_ARGS, H_A1, H_COUNT };
+
 /* logging_provider.h.j2: one provider's enable bits, registration and
  * event macros. */
 static void hw_logging(HeaderW *w, const TValue *hp, const char *write_prefix, bool activity)
@@ -1478,6 +1564,32 @@ static void hw_logging(HeaderW *w, const TValue *hp, const char *write_prefix, b
     Str act = activity ? LIT(", Activity") : LIT(""), nullact = activity ? LIT(", NULL") : LIT("");
     Str sps = str_of(ps), sident = str_of(ident), wp = str_of(write_prefix);
     bool names_plain = plain(sps) && plain(sident) && plain(wp);
+    /* the names are identifiers (and -p's prefix was looked at): no line
+     * end in them, unless the prefix has one; then the macros go through
+     * hw_lf, with LF line ends */
+    bool crlf = names_plain && w->crlf;
+    Str es = HOLE(H_ES), mn = HOLE(H_MN), bit = HOLE(H_BIT), fn = HOLE(H_FN), args = HOLE(H_ARGS),
+        a1 = HOLE(H_A1);
+    Pattern pat = {0};
+    pattern_add(&pat, NL(crlf, "", "/* "), es, NL(crlf, " */", "#define EventEnabled"), mn,
+                LIT("() MCGEN_EVENT_BIT_SET("), sident, LIT("EnableBits, "), bit, NL(crlf, ")", ""));
+    pattern_add(&pat, LIT("#define EventEnabled"), mn,
+                LIT("_ForContext(pContext) MCGEN_EVENT_BIT_SET(_mcgen_CheckContextType_"), sident,
+                LIT("(pContext)->EnableBits, "), bit, NL(crlf, ")", ""));
+    pattern_add(&pat, LIT("#define "), wp, mn, LIT("("), activity ? LIT("Activity") : args,
+                activity ? a1 : LIT(""), NL(crlf, ") \\", "        (MCGEN_EVENT_ENABLED("), mn,
+                NL(crlf, ") \\", "        ? "), fn, LIT("(&"), sps, LIT("_Context, &"), es, act, a1,
+                NL(crlf, ") : 0)", ""));
+    pattern_add(&pat, LIT("#define "), wp, mn, LIT("_AssumeEnabled("), args, NL(crlf, ") \\", "        "), fn,
+                LIT("(&"), sps, LIT("_Context, &"), es, nullact, a1, NL(crlf, ")", ""));
+    pattern_add(&pat, LIT("#define "), wp, mn, LIT("_ForContext(pContext"), act, a1,
+                NL(crlf, ") \\", "        (MCGEN_EVENT_ENABLED_FORCONTEXT(pContext, "), mn,
+                NL(crlf, ") \\", "        ? "), fn, LIT("(&(pContext)->Context, &"), es, act, a1,
+                NL(crlf, ") : 0)", ""));
+    pattern_add(&pat, LIT("#define "), wp, mn, LIT("_ForContextAssumeEnabled(pContext"), a1,
+                NL(crlf, ") \\", "        "), fn, LIT("(&_mcgen_CheckContextType_"), sident,
+                LIT("(pContext)->Context, &"), es, nullact, a1, NL(crlf, ")", ""));
+    pattern_done(&pat);
     Names names = {0};
     Buf a1b = {0};
     /* the macro's parameter names come from the template's fields alone:
@@ -1490,10 +1602,11 @@ static void hw_logging(HeaderW *w, const TValue *hp, const char *write_prefix, b
         if (e->not_logged)
             continue;
         ArenaMark mk = arena_mark(w->a);
-        Str a1 = LIT(""); /* ", " before each name */
+        Str *v = pat.fill;
+        v[H_A1] = LIT(""); /* ", " before each name */
         const Str *known = e->layout ? ptrmap_get(&by_layout, e->layout) : NULL;
         if (known) {
-            a1 = *known;
+            v[H_A1] = *known;
         } else if (e->layout) {
             event_args(w->a, e, &names);
             a1b.len = 0;
@@ -1504,39 +1617,25 @@ static void hw_logging(HeaderW *w, const TValue *hp, const char *write_prefix, b
             Str *keep = arena_alloc(&once, sizeof *keep);
             *keep = (Str){arena_strndup(&once, a1b.len ? a1b.s : "", a1b.len), a1b.len};
             ptrmap_put(&by_layout, e->layout, keep);
-            a1 = *keep;
+            v[H_A1] = *keep;
         }
         char tmp[16];
-        Str bit = str_of(digits(tmp + sizeof tmp, (unsigned)g->bit[i]));
-        Str es = str_of(facts_name(g->f, e)), mn = str_of(macro_name(es.s, g->strip));
-        Str fn = str_of(g->fname[i]);
-        Str args = {a1.n ? a1.s + 2 : "", a1.n ? a1.n - 2 : 0};
-        /* the names are identifiers (and -p's prefix was looked at):
-         * no line end in them, unless the prefix has one */
-        Buf *b = names_plain ? &w->b : &w->tmp;
-        bool crlf = names_plain && w->crlf;
-        w->tmp.len = 0;
-        hw_put(b, NL(crlf, "", "/* "), es, NL(crlf, " */", "#define EventEnabled"), mn, LIT("() MCGEN_EVENT_BIT_SET("),
-               sident, LIT("EnableBits, "), bit, NL(crlf, ")", ""));
-        hw_put(b, LIT("#define EventEnabled"), mn,
-               LIT("_ForContext(pContext) MCGEN_EVENT_BIT_SET(_mcgen_CheckContextType_"), sident,
-               LIT("(pContext)->EnableBits, "), bit, NL(crlf, ")", ""));
-        hw_put(b, LIT("#define "), wp, mn, LIT("("), activity ? LIT("Activity") : args, activity ? a1 : LIT(""),
-               NL(crlf, ") \\", "        (MCGEN_EVENT_ENABLED("), mn, NL(crlf, ") \\", "        ? "), fn, LIT("(&"), sps,
-               LIT("_Context, &"), es, act, a1, NL(crlf, ") : 0)", ""));
-        hw_put(b, LIT("#define "), wp, mn, LIT("_AssumeEnabled("), args, NL(crlf, ") \\", "        "), fn, LIT("(&"),
-               sps, LIT("_Context, &"), es, nullact, a1, NL(crlf, ")", ""));
-        hw_put(b, LIT("#define "), wp, mn, LIT("_ForContext(pContext"), act, a1,
-               NL(crlf, ") \\", "        (MCGEN_EVENT_ENABLED_FORCONTEXT(pContext, "), mn, NL(crlf, ") \\", "        ? "), fn,
-               LIT("(&(pContext)->Context, &"), es, act, a1, NL(crlf, ") : 0)", ""));
-        hw_put(b, LIT("#define "), wp, mn, LIT("_ForContextAssumeEnabled(pContext"), a1,
-               NL(crlf, ") \\", "        "), fn, LIT("(&_mcgen_CheckContextType_"), sident, LIT("(pContext)->Context, &"),
-               es, nullact, a1, NL(crlf, ")", ""));
-        if (!names_plain)
+        v[H_BIT] = str_of(digits(tmp + sizeof tmp, (unsigned)g->bit[i]));
+        v[H_ES] = str_of(facts_name(g->f, e));
+        v[H_MN] = str_of(macro_name(v[H_ES].s, g->strip));
+        v[H_FN] = str_of(g->fname[i]);
+        v[H_ARGS] = v[H_A1].n ? (Str){v[H_A1].s + 2, v[H_A1].n - 2} : LIT("");
+        if (names_plain) {
+            pattern_put(&w->b, &pat);
+        } else {
+            w->tmp.len = 0;
+            pattern_put(&w->tmp, &pat);
             hw_lf(w, w->tmp.s, w->tmp.len);
+        }
         arena_release(w->a, mk);
         hw_flush(w, 65536);
     }
+    pattern_free(&pat);
     vec_free(&names);
     buf_free(&a1b);
     ptrmap_free(&by_layout);

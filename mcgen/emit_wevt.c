@@ -22,6 +22,17 @@
 
 #define NO_MESSAGE 0xFFFFFFFFu
 
+/* Entry lists put all entries first, then the entries' names in entry
+ * order (section 4): each entry leaves a slot for its name's offset, and
+ * names_write fills the slots as it writes the names, and empties the
+ * lists for the next (W.names: one pair of lists for every list, kept). */
+typedef struct Names {
+    VEC(size_t) slot;
+    VEC(const char *) text;
+} Names;
+
+typedef VEC(Field *) FieldVec;
+
 typedef struct W {
     Buf b;       /* the bytes from `base` on */
     size_t base; /* what is before them went to `out` */
@@ -35,6 +46,10 @@ typedef struct W {
      * per template, not made and freed (their growth was most of the
      * cost of a small template) */
     Buf bx, x, id_in, id_types;
+    Names names;    /* the names of the list being written */
+    FieldVec order; /* a template's fields, then its structs' members */
+    /* the BinXml names of Data, ComplexData and Name, made once */
+    Buf bx_data, bx_complex, bx_name_attr;
 } W;
 
 static size_t pos(const W *w) { return w->base + w->b.len; }
@@ -178,14 +193,6 @@ static void list_end(W *w, size_t at, uint32_t count, bool empty_size_zero)
     patch32(w, at + 8, count);
 }
 
-/* Entry lists put all entries first, then the entries' names in entry
- * order (section 4): each entry leaves a slot for its name's offset, and
- * names_write fills the slots as it writes the names. */
-typedef struct Names {
-    VEC(size_t) slot;
-    VEC(const char *) text;
-} Names;
-
 static void name_later(W *w, Names *n, const char *text)
 {
     vec_push(&n->slot, placeholder(w));
@@ -198,82 +205,81 @@ static void names_write(W *w, Names *n)
         patch32(w, n->slot.v[i], (uint32_t)pos(w));
         cstr(w, n->text.v[i]);
     }
-    vec_free(&n->slot);
-    vec_free(&n->text);
+    n->slot.n = n->text.n = 0;
 }
 
 static void write_chan(W *w, Provider *pv)
 {
     size_t at = list_begin(w, "CHAN");
-    Names names = {0};
+    Names *names = &w->names;
     for (size_t i = 0; i < pv->channels.n; i++) {
         Channel *c = pv->channels.v[i];
         mark(w, c);
         buf_u32le(&w->b, c->imported ? 1 : 0);
-        name_later(w, &names, c->name);
+        name_later(w, names, c->name);
         buf_u32le(&w->b, c->value);
         buf_u32le(&w->b, msg(&c->msg));
     }
-    names_write(w, &names);
+    names_write(w, names);
     list_end(w, at, (uint32_t)pv->channels.n, false);
 }
 
 static void write_opco(W *w, Opcode **v, size_t n)
 {
     size_t at = list_begin(w, "OPCO");
-    Names names = {0};
+    Names *names = &w->names;
     for (size_t i = 0; i < n; i++) {
         mark(w, v[i]);
         buf_u16le(&w->b, (uint16_t)opcode_task(v[i]));
         buf_u16le(&w->b, v[i]->value);
         buf_u32le(&w->b, msg(&v[i]->n.msg));
-        name_later(w, &names, v[i]->n.written);
+        name_later(w, names, v[i]->n.written);
     }
-    names_write(w, &names);
+    names_write(w, names);
     list_end(w, at, (uint32_t)n, true);
 }
 
 static void write_levl(W *w, Level **v, size_t n)
 {
     size_t at = list_begin(w, "LEVL");
-    Names names = {0};
+    Names *names = &w->names;
     for (size_t i = 0; i < n; i++) {
         mark(w, v[i]);
         buf_u32le(&w->b, v[i]->value);
         buf_u32le(&w->b, msg(&v[i]->n.msg));
-        name_later(w, &names, v[i]->n.written);
+        name_later(w, names, v[i]->n.written);
     }
-    names_write(w, &names);
+    names_write(w, names);
     list_end(w, at, (uint32_t)n, true);
 }
 
 static void write_task(W *w, Task **v, size_t n)
 {
     size_t at = list_begin(w, "TASK");
-    Names names = {0};
+    Names *names = &w->names;
     static const Guid zero;
     for (size_t i = 0; i < n; i++) {
         mark(w, v[i]);
         buf_u32le(&w->b, v[i]->value);
         buf_u32le(&w->b, msg(&v[i]->n.msg));
         guid(w, v[i]->has_guid ? &v[i]->event_guid : &zero);
-        name_later(w, &names, v[i]->n.written);
+        name_later(w, names, v[i]->n.written);
     }
-    names_write(w, &names);
+    names_write(w, names);
     list_end(w, at, (uint32_t)n, true);
 }
 
 static void write_keyw(W *w, Keyword **v, size_t n)
 {
     size_t at = list_begin(w, "KEYW");
-    Names names = {0};
+    Names *names = &w->names;
     for (size_t i = 0; i < n; i++) {
         mark(w, v[i]);
         buf_u64le(&w->b, v[i]->mask);
         buf_u32le(&w->b, msg(&v[i]->n.msg));
-        name_later(w, &names, v[i]->n.written);
+        name_later(w, names, v[i]->n.written);
     }
-    names_write(w, &names);
+    names_write(w, names);
     list_end(w, at, (uint32_t)n, true);
 }
 
@@ -382,7 +388,6 @@ enum { F_STRUCT = 0x1, F_FIXED_LENGTH = 0x2, F_VAR_LENGTH = 0x4, F_FIXED_COUNT =
        F_VAR_COUNT = 0x10 };
 
 /* Property order: top-level fields, then the members of every struct. */
-typedef VEC(Field *) FieldVec;
 
 static uint32_t prop_index(const Field *f, const FieldVec *order)
 {
@@ -610,7 +615,7 @@ static void xml_field(Buf *x, const char *el, const char *name, size_t n)
 }
 
 /* kind 1: <EventData[ Name=]> <Data Name="n">%i</Data> ... </EventData> */
-static void bx_eventdata(const Layout *l, Buf *bx, Buf *x)
+static void bx_eventdata(W *w, const Layout *l, Buf *bx, Buf *x)
 {
     BxAttr ed = {"Name", l->name};
     size_t n_ed = l->name ? 1 : 0;
@@ -623,20 +628,17 @@ static void bx_eventdata(const Layout *l, Buf *bx, Buf *x)
     } else {
         xml_open(x, "EventData", &ed, n_ed);
     }
-    /* the names' BinXml made once per template, not per field */
-    Buf names[3] = {{0}, {0}, {0}};
-    if (l->fields.n) {
-        bx_name(&names[0], "Data");
-        bx_name(&names[1], "ComplexData");
-        bx_name(&names[2], "Name");
+    /* the names' BinXml made once per file, not per field */
+    if (!w->bx_data.len) {
+        bx_name(&w->bx_data, "Data");
+        bx_name(&w->bx_complex, "ComplexData");
+        bx_name(&w->bx_name_attr, "Name");
     }
     for (size_t i = 0; i < l->fields.n; i++) {
         const Field *f = l->fields.v[i];
-        bx_field(bx, &names[f->is_struct], &names[2], f, i);
+        bx_field(bx, f->is_struct ? &w->bx_complex : &w->bx_data, &w->bx_name_attr, f, i);
         xml_field(x, f->is_struct ? "ComplexData" : "Data", f->name, i + 1);
     }
-    for (int k = 0; k < 3; k++)
-        buf_free(&names[k]);
     bx_end(bx, at);
     if (l->fields.n)
         buf_adds(x, "</EventData>");
@@ -719,7 +721,8 @@ static void write_temp(W *w, Layout *l)
 {
     size_t at = pos(w);
     ptrmap_put(&w->at, l, (void *)(uintptr_t)at);
-    FieldVec order = {0};
+    FieldVec order = w->order;
+    order.n = 0;
     for (size_t i = 0; i < l->fields.n; i++)
         vec_push(&order, l->fields.v[i]);
     for (size_t i = 0; i < l->fields.n; i++)
@@ -732,7 +735,7 @@ static void write_temp(W *w, Layout *l)
     if (l->user_data)
         bx_userdata(l, l->user_data, 0, &bx, &x);
     else
-        bx_eventdata(l, &bx, &x);
+        bx_eventdata(w, l, &bx, &x);
     buf_u8(&bx, 0x00);
     while (bx.len % 4)
         buf_u8(&bx, 0);
@@ -747,7 +750,7 @@ static void write_temp(W *w, Layout *l)
     buf_u32le(&w->b, l->user_data ? 2 : 1);
     buf_add(&w->b, id, 16);
     buf_add(&w->b, bx.s, bx.len);
-    Names names = {0};
+    Names *names = &w->names;
     for (size_t i = 0; i < order.n; i++) {
         Field *f = order.v[i];
         uint32_t flags = quantity_flags(f, f->count, false) | quantity_flags(f, f->length, true);
@@ -770,11 +773,11 @@ static void write_temp(W *w, Layout *l)
         }
         buf_u16le(&w->b, quantity_value(f->count, &order));
         buf_u16le(&w->b, quantity_value(f->length, &order));
-        name_later(w, &names, f->name);
+        name_later(w, names, f->name);
     }
-    names_write(w, &names);
+    names_write(w, names);
     patch32(w, size_at, (uint32_t)(pos(w) - at));
-    vec_free(&order);
+    w->order = order;
     w->bx = bx, w->x = x;
 }
 
@@ -978,17 +981,17 @@ static void write_fltr(W *w, Provider *pv)
     /* mc writes the template offset of the last filter here */
     Filter *last = pv->filters.v[pv->filters.n - 1];
     buf_u32le(&w->b, at_of(w, last->layout));
-    Names names = {0};
+    Names *names = &w->names;
     for (size_t i = 0; i < pv->filters.n; i++) {
         Filter *f = pv->filters.v[i];
         buf_u8(&w->b, f->value);
         buf_u8(&w->b, f->version);
         buf_u16le(&w->b, 0);
         buf_u32le(&w->b, msg(&f->msg));
-        name_later(w, &names, f->written);
+        name_later(w, names, f->written);
         buf_u32le(&w->b, at_of(w, f->layout));
     }
-    names_write(w, &names);
+    names_write(w, names);
     patch32(w, at + 4, (uint32_t)(pos(w) - at));
 }
 
@@ -1181,6 +1184,12 @@ static void build(W *w)
     buf_free(&w->x);
     buf_free(&w->id_in);
     buf_free(&w->id_types);
+    vec_free(&w->names.slot);
+    vec_free(&w->names.text);
+    vec_free(&w->order);
+    buf_free(&w->bx_data);
+    buf_free(&w->bx_complex);
+    buf_free(&w->bx_name_attr);
 }
 
 void wevt_build(const Manifest *m, WevtFormat format, Buf *out)
