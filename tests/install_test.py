@@ -17,7 +17,7 @@ Building and testing).
      file makes them 9.8.7+dirty and v9.8.7-dirty.
 3. DESTDIR=... PREFIX=/opt/mcgen ninja install: exactly the agreed tree
    (bin/mcgen, share/man/man1/mcgen.1, share/mcgen/{eventman.xsd,
-   winmeta.xml}, share/doc/mcgen/{LICENSE,README.md,CHANGELOG.md},
+   winmeta.xml,json-model.schema.json}, share/doc/mcgen/{LICENSE,README.md,CHANGELOG.md},
    lib/cmake/mcgen/ with cmake/mcgen*.cmake and mcgen-config-version.cmake),
    the files equal to their sources, with their modes; find_package(mcgen
    VERSION) accepts and refuses by the rule the config-version file states
@@ -175,6 +175,7 @@ def installed(tree, tmp):
     sources = {"bin/mcgen": "build/mcgen", "share/man/man1/mcgen.1": "docs/mcgen.1",
                "share/mcgen/eventman.xsd": "schema/eventman.xsd",
                "share/mcgen/winmeta.xml": "schema/winmeta.xml",
+               "share/mcgen/json-model.schema.json": "schema/json-model.schema.json",
                "share/doc/mcgen/LICENSE": "LICENSE", "share/doc/mcgen/README.md": "README.md",
                "share/doc/mcgen/CHANGELOG.md": "CHANGELOG.md"}
     sources.update({"lib/cmake/mcgen/" + f: "cmake/" + f for f in cmake_files})
@@ -273,7 +274,7 @@ def dist_win64(tree):
     want = sorted("mcgen-9.8.7-win64/" + n for n in
                   ["bin/mcgen.exe", "LICENSE", "README.md", "CHANGELOG.md", "mcgen.1.txt",
                    "share/mcgen/eventman.xsd", "share/mcgen/winmeta.xml",
-                   "lib/cmake/mcgen/mcgen-config-version.cmake"] + cmake_files)
+                   "share/mcgen/json-model.schema.json", "lib/cmake/mcgen/mcgen-config-version.cmake"] + cmake_files)
     check(names == want and exe_ok and "NAME\r\n       mcgen - " in man and "\b" not in man,
           "the zip (%s): mcgen.exe, the CMake package, schema, documents, the manual as text"
           % ("the real mcgen.exe" if real else "a stand-in exe"), (names, want, man[:200]))

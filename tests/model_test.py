@@ -20,7 +20,14 @@ templates (mcgen/emit_json.c, mcgen/emit_render.c).  This test holds them to it:
     say, and the template sees the same key;
   * a template with an unknown filter inside a branch that never runs is
     refused before anything is rendered, at the filter's line and column,
-    and writes nothing.
+    and writes nothing;
+  * every model written above, and those of tests/data/bulk.man and
+    examples/hello/hello.man, is valid under schema/json-model.schema.json
+    (JSON Schema 2020-12, checked with python3-jsonschema: skipped, saying
+    so, without it); the schema is itself valid, names no key that
+    docs/json-model.md does not, and refuses a model with an undescribed
+    key, a missing key, a mask not in "0x%016x" form or a struct with an
+    input type (so it is not vacuous).
 
 Prints one line per check and "N passed, N failed, N skipped".  The corpus
 part is skipped, saying so, when ../shared/corpus is absent.
@@ -39,7 +46,11 @@ TOP_KEYS = ["mcgenJsonVersion", "file", "providers", "messageTable", "cultures"]
 DUMP = ("{" + ",".join('"%s":{{ %s | tojson }}' % (k, k) for k in TOP_KEYS) + "}\n"
         "{# header: #}{{ header.providers | length }}\n")
 
+SCHEMA = os.path.join(ROOT, "schema", "json-model.schema.json")
+DOC = os.path.join(ROOT, "docs", "json-model.md")
+
 results = {"passed": 0, "failed": 0, "skipped": 0}
+validator = None  # schema/json-model.schema.json's, once load_schema() has run
 
 
 def report(ok, name, why=""):
@@ -50,6 +61,83 @@ def report(ok, name, why=""):
 def report_skip(name, why):
     results["skipped"] += 1
     print("SKIP %s: %s" % (name, why))
+
+
+def load_schema():
+    """Sets `validator` from the schema file, after checking the schema
+    itself; reports a skip when python3-jsonschema is missing."""
+    global validator
+    try:
+        import jsonschema
+    except ImportError:
+        report_skip("json-model schema", "python3-jsonschema is not installed")
+        return
+    with open(SCHEMA) as f:
+        schema = json.load(f)
+    cls = jsonschema.validators.validator_for(schema)
+    report(cls is jsonschema.Draft202012Validator,
+           "schema/json-model.schema.json declares JSON Schema 2020-12", cls.__name__)
+    try:
+        cls.check_schema(schema)
+        report(True, "schema/json-model.schema.json is a valid schema")
+    except jsonschema.SchemaError as e:
+        report(False, "schema/json-model.schema.json is a valid schema", e.message)
+        return
+    validator = cls(schema)
+    with open(DOC) as f:
+        doc = f.read()
+    names = set()
+
+    def props(node):
+        if isinstance(node, dict):
+            names.update(node.get("properties", {}))
+            for v in node.values():
+                props(v)
+        elif isinstance(node, list):
+            for v in node:
+                props(v)
+
+    props(schema)
+    missing = sorted(n for n in names if "`%s`" % n not in doc)
+    report(not missing, "every key the schema names is documented in docs/json-model.md",
+           ", ".join(missing))
+
+
+def schema_valid(name, model):
+    if validator is None:
+        return
+    errors = sorted(validator.iter_errors(model), key=lambda e: list(e.absolute_path))
+    report(not errors, name + ": the model is valid under schema/json-model.schema.json",
+           "; ".join("%s: %s" % ("/".join(map(str, e.absolute_path)), e.message[:200])
+                     for e in errors[:3]))
+
+
+def schema_refuses(model):
+    """The schema is not vacuous: each mutant of a valid model fails."""
+    if validator is None or model is None:
+        return
+    import copy
+
+    def mutant(what, change):
+        m = copy.deepcopy(model)
+        change(m)
+        n = len(list(validator.iter_errors(m)))
+        report(n > 0, "the schema refuses a model with " + what, "no error")
+
+    ev = lambda m: m["providers"][0]["events"][0]  # noqa: E731
+    mutant("an undescribed key", lambda m: ev(m).update(colour="blue"))
+    mutant("a missing key", lambda m: ev(m).pop("loc"))
+    mutant("a mask in capitals", lambda m: ev(m).update(keywordMask="0X8000000000000000"))
+    mutant("a GUID in lower case", lambda m: m["providers"][0].update(
+        guid=m["providers"][0]["guid"].lower()))
+    mutant("a version past 255", lambda m: ev(m).update(version=256))
+
+    def struct_with_type(m):
+        f = {"name": "s", "kind": "struct", "index": 0, "count": None, "length": None,
+             "members": [], "inType": "win:UInt32", "loc": [1, 1]}
+        m["providers"][0]["templates"].append({"tid": "t", "name": None, "fields": [f],
+                                               "userData": None, "loc": [1, 1]})
+    mutant("a struct with an input type", struct_with_type)
 
 
 def dump_and_json(mcgen, manifest, tmp):
@@ -94,6 +182,7 @@ def check_same(name, jbytes, dbytes):
     report(rest.strip() == str(len(model["providers"])).encode(),
            name + ": the template sees `header`, one entry per provider",
            "%r against %d providers" % (rest, len(model["providers"])))
+    schema_valid(name, model)
     return model
 
 
@@ -118,6 +207,20 @@ def corpus(mcgen):
             if rc == 0:
                 check_same(name, jbytes, dbytes)
     report(compiled >= 40, "the corpus gives at least 40 compiled manifests", str(compiled))
+
+
+def own_manifests(mcgen):
+    """The models of the repository's own manifests, corpus or not: valid
+    under the schema, and the schema refuses mutants of the first."""
+    first = None
+    with tempfile.TemporaryDirectory() as tmp:
+        for rel in ("tests/data/bulk.man", "examples/hello/hello.man"):
+            rc, jbytes, dbytes, err = dump_and_json(mcgen, os.path.join(ROOT, rel), tmp)
+            report(rc == 0, rel + ": --json and the dump template in one run", err)
+            if rc == 0:
+                model = check_same(rel, jbytes, dbytes)
+                first = first or model
+    schema_refuses(first)
 
 
 ODD = """<?xml version="1.0" encoding="UTF-8"?>
@@ -199,6 +302,8 @@ def main():
     ap.add_argument("--mcgen", default=os.path.join(ROOT, "build", "mcgen"))
     args = ap.parse_args()
     mcgen = os.path.abspath(args.mcgen)
+    load_schema()
+    own_manifests(mcgen)
     odd_strings(mcgen)
     filter_checked_when_parsed(mcgen)
     corpus(mcgen)
