@@ -997,7 +997,20 @@ static void read_string(Parser *p, const XmlElem *e)
     if (!s->id || !s->value || !p->culture)
         return;
     vec_push(&p->culture->strings, s);
-    map_put(&p->culture->by_id, s->id, s, true);
+}
+
+/* Each culture's strings by id, the first of an id kept, made after the
+ * parse: while it runs, the map of the ids referenced (Parser.msg_ids)
+ * and the rest of the mapped input are alive, so these maps, as large,
+ * would add to the peak, and their size is known only now. */
+static void index_strings(Manifest *m)
+{
+    for (size_t i = 0; i < m->cultures.n; i++) {
+        Culture *c = m->cultures.v[i];
+        map_reserve(&c->by_id, c->strings.n);
+        for (size_t j = 0; j < c->strings.n; j++)
+            map_put(&c->by_id, c->strings.v[j]->id, c->strings.v[j], true);
+    }
 }
 
 /* UserData: any XML, kept as a tree */
@@ -1419,6 +1432,7 @@ static Manifest *load(Manifest *m, bool (*run)(Manifest *, const XmlHandler *, v
         manifest_free(m);
         return NULL;
     }
+    index_strings(m);
     return m;
 }
 
