@@ -11,11 +11,13 @@
 
 const char *facts_name(const Facts *f, const void *item)
 {
-    return ptrmap_get(&f->names, item);
+    const char *s = ptrmap_get(&f->event_names, item);
+    return s ? s : ptrmap_get(&f->names, item);
 }
 
 void facts_free(Facts *f)
 {
+    ptrmap_free(&f->event_names);
     ptrmap_free(&f->names);
     arena_free(&f->arena);
 }
