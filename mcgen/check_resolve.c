@@ -430,9 +430,9 @@ static void resolve_event(Manifest *m, Provider *pv, Memo *mo, Event *ev)
                 ev->task ? qname_display(a, ev->task->n.name) : "", ev->task ? "')" : "");
     /* the keywords take the words' array in place: the i-th word is read
      * before the n-th keyword (n <= i) is written over it */
-    size_t words = ev->keyword_qs.n;
-    const QName **qs = ev->keyword_qs.v;
-    ev->keywords.n = 0;
+    size_t words = ev->nkeywords;
+    const QName **qs = ev->keyword_qs;
+    ev->nkeywords = 0;
     for (size_t i = 0; i < words; i++) {
         const QName *q = qs[i];
         Keyword *k = event_keyword(m, pv, mo, *q);
@@ -441,11 +441,10 @@ static void resolve_event(Manifest *m, Provider *pv, Memo *mo, Event *ev)
                     qname_display(a, *q));
             continue;
         }
-        ev->keywords.v[ev->keywords.n++] = k;
-        ev->keyword_mask |= k->mask;
+        ev->keywords[ev->nkeywords++] = k;
     }
-    if (!ev->keywords.n)
-        ev->keywords.v = NULL;
+    if (!ev->nkeywords)
+        ev->keywords = NULL;
     if (template_ref) {
         ev->layout = event_layout(pv, mo, template_ref);
         if (!ev->layout)

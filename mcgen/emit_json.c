@@ -530,10 +530,10 @@ static void event(W *w, const Event *e)
         knull(w, K("task"));
     shared(w, K("opcode"), e->opcode, opcode_ref);
     arr_begin(w, K("keywords"));
-    for (size_t i = 0; i < e->keywords.n; i++)
-        shared(w, NOKEY, e->keywords.v[i], keyword_ref);
+    for (size_t i = 0; i < e->nkeywords; i++)
+        shared(w, NOKEY, e->keywords[i], keyword_ref);
     arr_end(w);
-    kmask(w, K("keywordMask"), e->keyword_mask);
+    kmask(w, K("keywordMask"), event_keyword_mask(e));
     kstr(w, K("template"), e->layout ? e->layout->tid : NULL);
     kmsg(w, K("message"), &e->msg, NULL, NULL);
     kbool(w, K("notLogged"), e->not_logged);

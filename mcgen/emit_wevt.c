@@ -854,19 +854,19 @@ static void write_evnt(W *w, Event **ev, size_t n)
         buf_u32le(&w->b, at_of(w, e->opcode));
         buf_u32le(&w->b, at_of(w, e->level));
         buf_u32le(&w->b, at_of(w, e->task));
-        buf_u32le(&w->b, (uint32_t)e->keywords.n);
+        buf_u32le(&w->b, (uint32_t)e->nkeywords);
         vec_push(&arrays, placeholder(w));
         buf_u32le(&w->b, at_of(w, e->channel));
     }
     for (size_t i = 0; i < n; i++) {
         Event *e = ev[i];
-        if (!e->keywords.n)
+        if (!e->nkeywords)
             continue;
         patch32(w, arrays.v[i], (uint32_t)pos(w));
-        Keyword **k = xmalloc(e->keywords.n * sizeof *k);
-        memcpy(k, e->keywords.v, e->keywords.n * sizeof *k);
-        sort_stable(k, e->keywords.n, sizeof *k, cmp_keyword);
-        for (size_t j = 0; j < e->keywords.n; j++)
+        Keyword **k = xmalloc(e->nkeywords * sizeof *k);
+        memcpy(k, e->keywords, e->nkeywords * sizeof *k);
+        sort_stable(k, e->nkeywords, sizeof *k, cmp_keyword);
+        for (size_t j = 0; j < e->nkeywords; j++)
             buf_u32le(&w->b, at_of(w, k[j]));
         free(k);
     }
@@ -1057,9 +1057,9 @@ static void write_provider(W *w, Provider *pv, Arena *ar, bool followed) /* ar: 
         before = seen.n;
         if (e->task && e->task->n.builtin && (add_unique(&seen, &e->task->n), seen.n > before))
             vec_push(&tasks, e->task);
-        for (size_t k = 0; k < e->keywords.n; k++) {
+        for (size_t k = 0; k < e->nkeywords; k++) {
             before = seen.n;
-            Keyword *kw = e->keywords.v[k];
+            Keyword *kw = e->keywords[k];
             if (kw->n.builtin && (add_unique(&seen, &kw->n), seen.n > before))
                 vec_push(&keywords, kw);
         }

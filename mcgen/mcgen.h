@@ -562,17 +562,16 @@ typedef struct Event {
     union { Level *level; const QName *level_q; };
     union { Task *task; const QName *task_q; };
     union { Opcode *opcode; const QName *opcode_q; };
-    /* keyword_qs: the words of keywords= (arena), resolved in place */
-    union {
-        struct { Keyword **v; size_t n; } keywords; /* in the arena */
-        struct { const QName **v; size_t n; } keyword_qs;
-    };
-    uint64_t keyword_mask; /* OR of keywords */
+    /* keyword_qs: the words of keywords= (arena), resolved in place;
+     * nkeywords counts either (the OR of their masks is a function,
+     * event_keyword_mask, not a member) */
+    union { Keyword **keywords; const QName **keyword_qs; };
     union { Layout *layout; const char *template_ref; };
     MsgRef msg;
     Loc loc;
     /* of channel=, level=, ... (the element's when absent) */
     Pos channel_pos, level_pos, task_pos, opcode_pos, keywords_pos, template_pos;
+    uint32_t nkeywords;
     bool has_template; /* template= written (resolved or not) */
     bool refs_written; /* the unions hold references as written */
 } Event;
@@ -900,6 +899,8 @@ void check_names(Manifest *m, Facts *f);
  * have the same) and Channel as mc's header gives them. */
 uint64_t channel_keyword(const Channel *c);
 uint64_t event_descriptor_keyword(const Event *e);
+/* The OR of an event's keywords' masks. */
+uint64_t event_keyword_mask(const Event *e);
 uint8_t event_descriptor_channel(const Event *e, const Provider *pv);
 /* Whether a task has an eventGUID other than all zeros. */
 bool task_has_guid(const Task *t);

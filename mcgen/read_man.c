@@ -881,7 +881,7 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
             after_space = space;
         }
         /* the array the resolved keywords take in place (Keyword *) */
-        ev->keyword_qs.v = most ? arena_alloc(A(p), most * sizeof *ev->keyword_qs.v) : NULL;
+        ev->keyword_qs = most ? arena_alloc(A(p), most * sizeof *ev->keyword_qs) : NULL;
         const char *s = keywords;
         while (*s) {
             while (*s && list_space(*s))
@@ -898,7 +898,7 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
             QName q;
             if (qname_value(p, r, e, "keywords", p->word.s, p->word.len,
                             loc_in(ev->loc, ev->keywords_pos), &q))
-                ev->keyword_qs.v[ev->keyword_qs.n++] = intern_qname(p, q);
+                ev->keyword_qs[ev->nkeywords++] = intern_qname(p, q);
         }
     }
     const char *tref = xml_attr(e, "template");

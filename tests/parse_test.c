@@ -378,10 +378,10 @@ static void check_keywords(Manifest *m)
     ck_assert_str_eq(text_of(m, "en-US", &p->keywords.v[0]->n.msg), "Network");
     ck_assert_uint_eq(p->keywords.v[1]->mask, 0x0000800000000000ULL);
     Event *e = p->events.v[0];
-    ck_assert_uint_eq(e->keywords.n, 3);
-    ck_assert(e->keywords.v[2]->n.builtin);
-    ck_assert_uint_eq(e->keywords.v[2]->mask, 0x0001000000000000ULL);
-    ck_assert_uint_eq(e->keyword_mask, 0x0001800000000001ULL);
+    ck_assert_uint_eq(e->nkeywords, 3);
+    ck_assert(e->keywords[2]->n.builtin);
+    ck_assert_uint_eq(e->keywords[2]->mask, 0x0001000000000000ULL);
+    ck_assert_uint_eq(event_keyword_mask(e), 0x0001800000000001ULL);
 }
 
 START_TEST(test_parse_keywords)
@@ -548,7 +548,7 @@ static void check_events(Manifest *m)
     ck_assert_uint_eq(e->level->value, 4);
     ck_assert_ptr_eq(e->task, p->tasks.v[0]);
     ck_assert_uint_eq(e->opcode->value, 2);
-    ck_assert_uint_eq(e->keyword_mask, 4);
+    ck_assert_uint_eq(event_keyword_mask(e), 4);
     ck_assert_ptr_eq(e->layout, p->layouts.v[0]);
     ck_assert_str_eq(text_of(m, "en-US", &e->msg), "Event %1");
     ck_assert(e->not_logged);
@@ -1143,7 +1143,7 @@ START_TEST(test_parse_decompiled_provider_is_lenient)
     diag_set_capture(NULL);
     ck_assert_msg(m != NULL, "load failed: %s", diag.s ? diag.s : "");
     Provider *p = prov0(m);
-    ck_assert_ptr_eq(p->events.v[0]->keywords.v[0], p->keywords.v[0]);
+    ck_assert_ptr_eq(p->events.v[0]->keywords[0], p->keywords.v[0]);
     ck_assert_ptr_null(p->events.v[0]->level);
     ck_assert_ptr_null(p->events.v[1]->level);
     const char *l7 = "<events><event value='1' level='win:Always' keywords='Send Recv'/>";
