@@ -49,8 +49,9 @@ typedef struct MsgLimit {
  * UTF-16, 4 + 2 * (units + 3) <= 65532, so at most 32,761 units (32,763
  * with -n); with -A, 4 + bytes + 3 rounded up to 4 <= 65532, so at most
  * 65,525 bytes (65,527 with -n). */
-static void check_entry(Manifest *m, MsgRef *r, void *arg)
+static void check_entry(Manifest *m, MsgRef *r, Loc at, void *arg)
 {
+    (void)at;
     MsgLimit *ml = arg;
     if (!r->id || !r->text)
         return;

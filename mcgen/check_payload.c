@@ -42,17 +42,6 @@ static bool in_type_is(const InType *t, const char *local)
     return t && strcmp(t->name.local, local) == 0;
 }
 
-/* Every message reference of the manifest, in document order: what the
- * string rules walk. */
-typedef VEC(const MsgRef *) MsgRefs;
-
-static void collect_ref(Manifest *m, MsgRef *r, void *arg)
-{
-    (void)m;
-    MsgRefs *out = arg;
-    vec_push(out, r);
-}
-
 /* ---- messages and their inserts --------------------------------------- */
 
 /* FormatMessage's escapes, as it reads a message text at run time (its
@@ -342,29 +331,27 @@ static void rule_insert_range(Manifest *m)
 /* A referenced string must be in every culture: each culture's message
  * table needs its text (a string no culture defines is read_man.c's
  * undefined-string).  Reported once per string id, at its first use. */
-static void rule_string_in_every_culture(Manifest *m, const MsgRefs *refs)
+static void rule_string_in_every_culture(Manifest *m, MsgRef *r, Loc at, void *arg)
 {
-    for (size_t i = 0; i < refs->n; i++) {
-        const MsgRef *r = refs->v[i];
-        if (!r->id || !r->text)
-            continue;
-        String *some = NULL;
-        const char *some_culture = NULL;
-        for (size_t c = 0; c < m->cultures.n && !some; c++)
-            if ((some = ref_string(r, c)))
-                some_culture = m->cultures.v[c]->name;
-        /* every reference of one id holds the same strings: the first
-         * one's mark says the id was judged */
-        if (!some || some->culture_checked)
-            continue;
-        some->culture_checked = true;
-        for (size_t c = 0; c < m->cultures.n; c++)
-            if (!r->text[c])
-                diag_ex(D_STRING_MISSING_CULTURE, r->loc, some->loc,
-                        arena_printf(&m->arena, "defined in '%s'", some_culture),
-                        "string '%s' is not defined in culture '%s'", r->id,
-                        m->cultures.v[c]->name);
-    }
+    (void)arg;
+    if (!r->id || !r->text)
+        return;
+    String *some = NULL;
+    const char *some_culture = NULL;
+    for (size_t c = 0; c < m->cultures.n && !some; c++)
+        if ((some = ref_string(r, c)))
+            some_culture = m->cultures.v[c]->name;
+    /* every reference of one id holds the same strings: the first
+     * one's mark says the id was judged */
+    if (!some || some->culture_checked)
+        return;
+    some->culture_checked = true;
+    for (size_t c = 0; c < m->cultures.n; c++)
+        if (!r->text[c])
+            diag_ex(D_STRING_MISSING_CULTURE, at, some->loc,
+                    arena_printf(&m->arena, "defined in '%s'", some_culture),
+                    "string '%s' is not defined in culture '%s'", r->id,
+                    m->cultures.v[c]->name);
 }
 
 /* StringTableType: the id "uniquely identifies the string within the
@@ -402,19 +389,23 @@ static void mark_used(Manifest *m, const char *id)
 /* A string nothing references is dead text (often a misspelt id).  Only a
  * warning: mc accepts it.  Left out when mcgen skipped a section
  * (<counters>, <perftrack>) whose references it did not read. */
-static void rule_string_used(Manifest *m, const MsgRefs *refs)
+/* marks on the strings themselves (String.referenced), not a map: a
+ * large manifest has hundreds of thousands of strings */
+static void mark_referenced(Manifest *m, MsgRef *r, Loc at, void *arg)
+{
+    (void)at, (void)arg;
+    for (size_t c = 0; c < m->cultures.n; c++) {
+        String *s = ref_string(r, c);
+        if (s)
+            s->referenced = true;
+    }
+}
+
+static void rule_string_used(Manifest *m)
 {
     if (m->skipped_counter_sections)
         return;
-    /* marks on the strings themselves (String.referenced), not a map:
-     * a large manifest has hundreds of thousands of strings */
-    for (size_t i = 0; i < refs->n; i++) {
-        for (size_t c = 0; c < m->cultures.n; c++) {
-            String *s = ref_string(refs->v[i], c);
-            if (s)
-                s->referenced = true;
-        }
-    }
+    manifest_each_msgref(m, mark_referenced, NULL);
     /* the ids winmeta gives its own texts (level.Error, opcode.Stop...):
      * manifest editors write them into the string table for the win:
      * items a manifest uses */
@@ -690,14 +681,11 @@ static void rule_bitmap_bits(const ValueMap *vm)
 
 void check_payload(Manifest *m)
 {
-    MsgRefs refs = {0};
-    manifest_each_msgref(m, collect_ref, &refs);
     rule_string_unique(m);
-    rule_string_in_every_culture(m, &refs);
-    rule_string_used(m, &refs);
+    manifest_each_msgref(m, rule_string_in_every_culture, NULL);
+    rule_string_used(m);
     rule_insert_syntax(m);
     rule_insert_range(m);
-    vec_free(&refs);
     for (size_t i = 0; i < m->providers.n; i++) {
         Provider *pv = m->providers.v[i];
         rule_template_unique(pv);

@@ -455,7 +455,7 @@ static void resolve_event(Manifest *m, Provider *pv, Memo *mo, Event *ev)
 
 /* Every $(string.X) must name a string of some culture; the string of
  * each culture is kept with the reference. */
-static void check_msg(Manifest *m, MsgRef *r)
+static void check_msg(Manifest *m, MsgRef *r, Loc at)
 {
     if (!r->id)
         return;
@@ -472,50 +472,57 @@ static void check_msg(Manifest *m, MsgRef *r)
      * reference is noted, not refused. */
     if (!m->cultures.n) {
         if (!m->warned_no_localization++)
-            diag_c(D_NO_LOCALIZATION, r->loc,
+            diag_c(D_NO_LOCALIZATION, at,
                     "string '%s' is not defined here: the manifest has no <localization> "
                     "(messages are left without text; further such references not reported)",
                     r->id);
         return;
     }
-    diag_c(D_STRING_UNDEFINED, r->loc, "undefined string '%s' in '$(string.%s)'", r->id, r->id);
+    diag_c(D_STRING_UNDEFINED, at, "undefined string '%s' in '$(string.%s)'", r->id, r->id);
 }
 
-void manifest_each_msgref(Manifest *m, void (*fn)(Manifest *m, MsgRef *r, void *arg), void *arg)
+/* fn's call for the reference of an owner that has a `loc` and a `msg`;
+ * no position when no message= was written */
+#define EACH(owner) \
+    fn(m, &(owner)->msg, (owner)->msg.id ? loc_in((owner)->loc, (owner)->msg.pos) : (Loc){0}, arg)
+
+void manifest_each_msgref(Manifest *m, void (*fn)(Manifest *m, MsgRef *r, Loc at, void *arg),
+                          void *arg)
 {
     for (size_t p = 0; p < m->providers.n; p++) {
         Provider *pv = m->providers.v[p];
-        fn(m, &pv->msg, arg);
+        EACH(pv);
         for (size_t i = 0; i < pv->channels.n; i++)
-            fn(m, &pv->channels.v[i]->msg, arg);
+            EACH(pv->channels.v[i]);
         for (size_t i = 0; i < pv->levels.n; i++)
-            fn(m, &pv->levels.v[i]->n.msg, arg);
+            EACH(&pv->levels.v[i]->n);
         for (size_t i = 0; i < pv->tasks.n; i++) {
             Task *t = pv->tasks.v[i];
-            fn(m, &t->n.msg, arg);
+            EACH(&t->n);
             for (size_t j = 0; j < t->opcodes.n; j++)
-                fn(m, &t->opcodes.v[j]->n.msg, arg);
+                EACH(&t->opcodes.v[j]->n);
         }
         for (size_t i = 0; i < pv->opcodes.n; i++)
-            fn(m, &pv->opcodes.v[i]->n.msg, arg);
+            EACH(&pv->opcodes.v[i]->n);
         for (size_t i = 0; i < pv->keywords.n; i++)
-            fn(m, &pv->keywords.v[i]->n.msg, arg);
+            EACH(&pv->keywords.v[i]->n);
         for (size_t i = 0; i < pv->maps.n; i++)
             for (size_t j = 0; j < pv->maps.v[i]->items.n; j++)
-                fn(m, &pv->maps.v[i]->items.v[j]->msg, arg);
+                EACH(pv->maps.v[i]->items.v[j]);
         for (size_t i = 0; i < pv->events.n; i++)
-            fn(m, &pv->events.v[i]->msg, arg);
+            EACH(pv->events.v[i]);
         for (size_t i = 0; i < pv->filters.n; i++)
-            fn(m, &pv->filters.v[i]->msg, arg);
+            EACH(pv->filters.v[i]);
     }
     for (size_t i = 0; i < m->message_table.n; i++)
-        fn(m, &m->message_table.v[i]->msg, arg);
+        EACH(m->message_table.v[i]);
 }
+#undef EACH
 
-static void check_msg_cb(Manifest *m, MsgRef *r, void *arg)
+static void check_msg_cb(Manifest *m, MsgRef *r, Loc at, void *arg)
 {
     (void)arg;
-    check_msg(m, r);
+    check_msg(m, r, at);
 }
 
 /* Everything a provider's own references need. */

@@ -319,7 +319,10 @@ typedef struct Guid {
 } Guid;
 
 /* message="$(string.ID)": the string's id; text per culture is looked up in
- * Manifest.cultures. */
+ * Manifest.cultures.  Its position is a Pos of its owner's Loc (every
+ * owner, a provider, channel, named item, map item, event, filter or
+ * messageTable entry, has the Loc of its element): manifest_each_msgref
+ * hands each reference out with its Loc. */
 typedef struct String String;
 typedef struct MsgRef {
     const char *id; /* NULL: no message attribute */
@@ -329,7 +332,7 @@ typedef struct MsgRef {
                           * built-in items and imported winmeta channels
                           * have one without a string id */
     bool has_msgid;
-    Loc loc;
+    Pos pos; /* of message= */
 } MsgRef;
 
 typedef struct Provider Provider;
@@ -908,7 +911,8 @@ bool task_has_guid(const Task *t);
  * each provider's own, its channels', levels', tasks' (and their
  * opcodes'), opcodes', keywords', map items', events', filters'; then the
  * messageTable's. */
-void manifest_each_msgref(Manifest *m, void (*fn)(Manifest *m, MsgRef *r, void *arg), void *arg);
+void manifest_each_msgref(Manifest *m, void (*fn)(Manifest *m, MsgRef *r, Loc at, void *arg),
+                          void *arg);
 
 /* ======================================================================
  * check_mc.c

@@ -370,7 +370,7 @@ static void msg_attr(Parser *p, const XmlElem *e, const char *name, MsgRef *out)
         return;
     size_t n;
     const char *v = trim_span(a->value, &n);
-    out->loc = a->loc;
+    out->pos = pos_of(e->loc, a->loc);
     if (n > 10 && memcmp(v, "$(string.", 9) == 0 && v[n - 1] == ')') {
         /* one probe: ids are rarely written twice, and then the
          * second copy is left unused */

@@ -103,8 +103,8 @@ static void check_provider(Manifest *m)
     ck_assert_str_eq(text_of(m, "en-US", &p->msg), "Contoso application");
     ck_assert_uint_eq(p->loc.line, 5);
     ck_assert_uint_eq(p->loc.col, 1);
-    ck_assert_uint_eq(p->msg.loc.line, 7);
-    ck_assert_uint_eq(p->msg.loc.col, 33);
+    ck_assert_uint_eq(loc_in(p->loc, p->msg.pos).line, 7);
+    ck_assert_uint_eq(loc_in(p->loc, p->msg.pos).col, 33);
     Provider *q = m->providers.v[1];
     ck_assert_int_eq(q->index, 1);
     ck_assert(!q->has_control_guid);
