@@ -43,9 +43,22 @@ static Task *find_task(Manifest *m, Provider *pv, QName q)
     return t;
 }
 
+/* The first of a task's opcodes named q (qmap_get's answer for a map of
+ * them: an item with no name is in no map). */
+static Opcode *task_opcode(const Task *t, QName q)
+{
+    for (size_t i = 0; i < t->opcodes.n; i++) {
+        Opcode *o = t->opcodes.v[i];
+        if (o->n.name.local[0] && strcmp(o->n.name.local, q.local) == 0 &&
+            (o->n.name.ns == q.ns || strcmp(o->n.name.ns, q.ns) == 0))
+            return o;
+    }
+    return NULL;
+}
+
 static Opcode *find_opcode(Manifest *m, Provider *pv, Task *task, QName q)
 {
-    Opcode *o = task ? qmap_get(&task->opcode_by_name, q) : NULL;
+    Opcode *o = task ? task_opcode(task, q) : NULL;
     if (!o)
         o = qmap_get(&pv->opcode_by_name, q);
     if (!o && strcmp(q.ns, NS_WIN) == 0)
@@ -56,7 +69,7 @@ static Opcode *find_opcode(Manifest *m, Provider *pv, Task *task, QName q)
 static bool in_some_task(Provider *pv, QName q)
 {
     for (size_t i = 0; i < pv->tasks.n; i++)
-        if (qmap_get(&pv->tasks.v[i]->opcode_by_name, q))
+        if (task_opcode(pv->tasks.v[i], q))
             return true;
     return false;
 }

@@ -65,6 +65,8 @@ typedef struct Parser {
     /* the fields of the open <template> and <struct>s, outermost first:
      * each gets its own at its end tag, an array sized exactly */
     VEC(Field *) fields;
+    /* the opcodes of the open <task>, which gets them at its end tag */
+    VEC(Opcode *) task_opcodes;
     /* the QNames events name, one copy each (intern_qname) */
     struct { const QName **v; size_t n, cap; } qnames;
     /* the ids $(string.X) names, one copy each, which the <string> of
@@ -643,8 +645,7 @@ static void read_opcode(Parser *p, XmlReader *r, const XmlElem *e, Task *task)
     o->mof_value = dup(p, xml_attr(e, "mofValue"));
     o->task = task;
     if (task) {
-        vec_push(&task->opcodes, o);
-        index_named(p, &task->opcode_by_name, &o->n, o);
+        vec_push(&p->task_opcodes, o);
     } else {
         vec_push(&p->prov->opcodes, o);
         index_named(p, &p->prov->opcode_by_name, &o->n, o);
@@ -791,6 +792,18 @@ static void end_fields(Parser *p, const PFrame *f)
         l->fields.v = v, l->fields.n = n;
     }
     p->fields.n = f->first;
+}
+
+/* The end of a <task>: its opcodes into an array of its own. */
+static void end_task(Parser *p, Task *t)
+{
+    size_t n = p->task_opcodes.n;
+    if (n) {
+        t->opcodes.v = arena_alloc(A(p), n * sizeof *t->opcodes.v);
+        memcpy(t->opcodes.v, p->task_opcodes.v, n * sizeof *t->opcodes.v);
+        t->opcodes.n = n;
+    }
+    p->task_opcodes.n = 0;
 }
 
 const EventRare event_rare_none = {NULL, NULL, {NULL, 0}};
@@ -1391,6 +1404,8 @@ static void on_end(void *ctx, XmlReader *r, const XmlElem *e, const char *text, 
     }
     if (f.kind == K_TEMPLATE || f.kind == K_STRUCT)
         end_fields(p, &f);
+    if (f.kind == K_TASK)
+        end_task(p, f.obj);
     if (f.kind == K_PROVIDER)
         p->prov = NULL;
     if (f.kind == K_RESOURCES)
@@ -1425,6 +1440,7 @@ static Manifest *load(Manifest *m, bool (*run)(Manifest *, const XmlHandler *, v
     vec_free(&p.stack);
     buf_free(&p.word);
     vec_free(&p.fields);
+    vec_free(&p.task_opcodes);
     free(p.qnames.v);
     map_free(&p.msg_ids);
     schema_check_free(p.sc);
@@ -1494,10 +1510,6 @@ void manifest_free(Manifest *m)
         mc_free(m->mc);
     for (size_t i = 0; i < m->providers.n; i++) {
         Provider *pv = m->providers.v[i];
-        for (size_t j = 0; j < pv->tasks.n; j++) {
-            vec_free(&pv->tasks.v[j]->opcodes);
-            map_free(&pv->tasks.v[j]->opcode_by_name);
-        }
         for (size_t j = 0; j < pv->maps.n; j++)
             vec_free(&pv->maps.v[j]->items);
         for (size_t j = 0; j < pv->layouts.n; j++) {
