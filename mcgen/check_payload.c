@@ -451,7 +451,8 @@ static void rule_template_unique(Provider *pv)
 /* A field's name is how count=, length= and the <UserData> fragment name
  * it, and how consumers name the property: unique among its siblings (the
  * top level of a template, or the members of one struct). */
-static void rule_field_names(Layout *l, Field **v, size_t n)
+/* v[0..n): the fields of `parent` (NULL: the template's own) */
+static void rule_field_names(Layout *l, const Field *parent, Field **v, size_t n)
 {
     /* a map for many fields (a template may have 65,536), pairs for the
      * usual few, where building the map cost more than the comparisons */
@@ -470,11 +471,10 @@ static void rule_field_names(Layout *l, Field **v, size_t n)
         if (first && first != v[i])
             diag_ex(D_FIELD_DUPLICATE, v[i]->loc, first->loc, "first defined",
                     "duplicate field name '%s' %s%s%s of template '%s'", v[i]->name,
-                    v[i]->parent ? "in struct '" : "at the top level",
-                    v[i]->parent ? v[i]->parent->name : "", v[i]->parent ? "'" : "",
-                    l->tid);
+                    parent ? "in struct '" : "at the top level", parent ? parent->name : "",
+                    parent ? "'" : "", l->tid);
         if (v[i]->is_struct)
-            rule_field_names(l, v[i]->members.v, v[i]->members.n);
+            rule_field_names(l, v[i], v[i]->members.v, v[i]->members.n);
     }
     map_free(&seen);
 }
@@ -489,28 +489,27 @@ static bool integer_in_type(const InType *t)
     return false;
 }
 
-/* The top-level field a field belongs to (itself when top-level). */
-static const Field *top_field(const Field *f)
-{
-    while (f->parent)
-        f = f->parent;
-    return f;
-}
+/* Whether f is one of the fields v[0..n) (its index says where). */
+static bool is_one_of(const Field *f, Field **v, size_t n) { return f->index < n && v[f->index] == f; }
 
 /* DataDefinitionType count/length: "the name of another data item that
  * contains the count" (or length).  A consumer reads the payload in
  * order, so that item must come before the field: earlier at the same
  * level, or earlier at the top level; and it holds a number, so it is a
  * <data> of an integer inType. */
-static void check_quantity(Layout *l, const Field *f, const Quantity *q, const char *what)
+/* f is one of v[0..n), fields within the top-level field `top` (NULL:
+ * the template's own fields); the field a quantity names is one of v or
+ * a top-level field (resolve_quantity). */
+static void check_quantity(Layout *l, Field **v, size_t n, const Field *top, const Field *f,
+                           const Quantity *q, const char *what)
 {
     if (q->kind != QTY_FIELD || !q->ref)
         return;
     const Field *ref = q->ref;
     const char *kind = f->is_struct ? "struct" : "data";
-    bool before = ref->parent == f->parent ? ref->index < f->index
-                  : !ref->parent          ? ref->index < top_field(f)->index
-                                          : false;
+    bool before = is_one_of(ref, v, n) ? ref->index < f->index
+                  : is_one_of(ref, l->fields.v, l->fields.n) ? ref->index < top->index
+                                                               : false;
     if (ref == f)
         diag_c(D_QTY_ORDER, q->loc, "%s='%s' of <%s> '%s' (template '%s') names the field itself",
                what, q->text, kind, f->name, l->tid);
@@ -619,18 +618,20 @@ static void rule_userdata_inserts(const Layout *l, const XmlNode *n)
         rule_userdata_inserts(l, n->children.v[i]);
 }
 
-static void check_fields(Manifest *m, Provider *pv, Layout *l, Field **v, size_t n)
+/* v[0..n): fields of the top-level field `top` (NULL: the template's own) */
+static void check_fields(Manifest *m, Provider *pv, Layout *l, const Field *top, Field **v,
+                         size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         Field *f = v[i];
-        check_quantity(l, f, f->count, "count");
-        check_quantity(l, f, f->length, "length");
+        check_quantity(l, v, n, top, f, f->count, "count");
+        check_quantity(l, v, n, top, f, f->length, "length");
         check_length_type(l, f);
         check_binary_length(pv, l, f);
         check_out_type(l, f);
         check_map_type(l, f);
         if (f->is_struct)
-            check_fields(m, pv, l, f->members.v, f->members.n);
+            check_fields(m, pv, l, top ? top : f, f->members.v, f->members.n);
     }
 }
 
@@ -691,8 +692,8 @@ void check_payload(Manifest *m)
         rule_template_unique(pv);
         for (size_t j = 0; j < pv->layouts.n; j++) {
             Layout *l = pv->layouts.v[j];
-            rule_field_names(l, l->fields.v, l->fields.n);
-            check_fields(m, pv, l, l->fields.v, l->fields.n);
+            rule_field_names(l, NULL, l->fields.v, l->fields.n);
+            check_fields(m, pv, l, NULL, l->fields.v, l->fields.n);
             rule_userdata_inserts(l, l->user_data);
         }
         for (size_t j = 0; j < pv->maps.n; j++) {

@@ -208,17 +208,17 @@ static Field *find_sibling(Field **v, size_t n, const char *name)
     return NULL;
 }
 
-static void resolve_quantity(Manifest *m, Provider *pv, Layout *l, Field *f, const Quantity *cq,
-                             const char *what)
+/* A field's count= or length= names a field among its siblings v[0..n),
+ * else at the top level. */
+static void resolve_quantity(Manifest *m, Provider *pv, Layout *l, Field **v, size_t n, Field *f,
+                             const Quantity *cq, const char *what)
 {
     if (cq->kind != QTY_FIELD)
         return;
     Quantity *q = (Quantity *)cq; /* read_man.c's, in the arena (Field.count) */
     const char *name = q->text;
-    Field *ref = NULL;
-    if (f->parent)
-        ref = find_sibling(f->parent->members.v, f->parent->members.n, name);
-    if (!ref)
+    Field *ref = find_sibling(v, n, name);
+    if (!ref && v != l->fields.v)
         ref = find_sibling(l->fields.v, l->fields.n, name);
     if (!ref)
         unresolved(m, pv, q->loc, "unknown field '%s' in %s= of <%s> '%s' (template '%s')",
@@ -302,8 +302,8 @@ static void resolve_fields(Manifest *m, Provider *pv, Layout *l, Field **v, size
 {
     for (size_t i = 0; i < n; i++) {
         Field *f = v[i];
-        resolve_quantity(m, pv, l, f, f->count, "count");
-        resolve_quantity(m, pv, l, f, f->length, "length");
+        resolve_quantity(m, pv, l, v, n, f, f->count, "count");
+        resolve_quantity(m, pv, l, v, n, f, f->length, "length");
         if (f->is_struct) {
             resolve_fields(m, pv, l, f->members.v, f->members.n);
             continue;

@@ -508,7 +508,6 @@ struct Field {
     /* never NULL: &quantity_none when absent; check_resolve.c writes the
      * ref of a QTY_FIELD one (in the arena, never quantity_none) */
     const Quantity *count, *length;
-    Field *parent;        /* enclosing struct or NULL */
     uint32_t index;       /* position among its siblings */
     bool is_struct;
     bool has_out;

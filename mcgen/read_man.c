@@ -770,8 +770,6 @@ static Field *read_field(Parser *p, XmlReader *r, const XmlElem *e, bool is_stru
     f->count = read_quantity(p, e, "count");
     f->length = read_quantity(p, e, "length");
     PFrame *parent = top(p);
-    if (parent->kind == K_STRUCT)
-        f->parent = parent->obj;
     f->index = (uint32_t)(p->fields.n - parent->first);
     vec_push(&p->fields, f);
     return f;
