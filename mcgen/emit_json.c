@@ -727,8 +727,9 @@ static void walk(W *w)
             obj_begin(w, NOKEY);
             kstr(w, K("id"), str->id);
             kstr(w, K("value"), str->value);
-            if (str->string_type)
-                kstr(w, K("stringType"), str->string_type);
+            const char *type = ptrmap_get(&m->string_types, str);
+            if (type)
+                kstr(w, K("stringType"), type);
             kloc(w, str->loc);
             obj_end(w);
         }

@@ -636,10 +636,10 @@ struct Provider {
     Loc loc;
 };
 
+/* (its stringType=, which few have, is in Manifest.string_types) */
 struct String {
     const char *id;
     const char *value;
-    const char *string_type; /* stringType= (optional) */
     bool referenced;         /* check_payload.c: some reference names it, */
     bool event_message;      /* an event's message= names it, */
     bool culture_checked;    /* its id's rule_string_in_every_culture ran, */
@@ -765,6 +765,7 @@ typedef struct Manifest {
     Map culture_by_name;
     Map provider_by_name; /* for importChannel across providers */
     Map msgid_by_string; /* string id -> StringMsgId* (check_msgid.c) */
+    PtrMap string_types; /* String -> its stringType= (the few written) */
     size_t skipped_counter_sections;
     int warned_no_localization;
     McFile *mc; /* a message-text file (read_mc.c): no providers then */

@@ -1004,9 +1004,11 @@ static void read_string(Parser *p, const XmlElem *e)
     if (!s->id)
         s->id = dup(p, id);
     s->value = dup(p, need(p, e, "value"));
-    s->string_type = dup(p, xml_attr(e, "stringType"));
     if (!s->id || !s->value || !p->culture)
         return;
+    const char *type = xml_attr(e, "stringType");
+    if (type)
+        ptrmap_put(&p->m->string_types, s, (void *)dup(p, type));
     vec_push(&p->culture->strings, s);
 }
 
@@ -1552,6 +1554,7 @@ void manifest_free(Manifest *m)
     map_free(&m->culture_by_name);
     map_free(&m->provider_by_name);
     map_free(&m->msgid_by_string);
+    ptrmap_free(&m->string_types);
     arena_free(&m->arena);
     arena_free(&m->scratch);
     ptrmap_free(&m->types_written);

@@ -687,7 +687,7 @@ static void check_localization(Manifest *m)
     ck_assert_str_eq(m->cultures.v[0]->name, "en-US");
     ck_assert_str_eq(m->cultures.v[1]->name, "de-DE");
     ck_assert_uint_eq(m->cultures.v[0]->strings.n, 2);
-    ck_assert_str_eq(m->cultures.v[0]->strings.v[1]->string_type, "string");
+    ck_assert_str_eq(ptrmap_get(&m->string_types, m->cultures.v[0]->strings.v[1]), "string");
     Event *e = prov0(m)->events.v[0];
     ck_assert_str_eq(text_of(m, "en-US", &e->msg), "Hello & welcome");
     ck_assert_str_eq(text_of(m, "de-DE", &e->msg), "Hallo \xe2\x80\x94 willkommen");
