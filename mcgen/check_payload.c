@@ -537,10 +537,10 @@ static void check_quantity(Layout *l, Field **v, size_t n, const Field *top, con
  * type whose size is fixed has no length to give. */
 static void check_length_type(Layout *l, const Field *f)
 {
-    if (f->is_struct || f->length->kind == QTY_NONE || !f->in_type)
+    if (f->is_struct || f->qty->length.kind == QTY_NONE || !f->in_type)
         return;
     if (f->in_type->size || f->in_type->pointer)
-        diag_c(D_LENGTH_FIXED_TYPE, f->length->loc,
+        diag_c(D_LENGTH_FIXED_TYPE, f->qty->length.loc,
                "length= on <data> '%s' (template '%s'): inType '%s' has a fixed size; length= "
                "is for strings and binary data",
                f->name, l->tid, f->in_type->display);
@@ -552,7 +552,7 @@ static void check_length_type(Layout *l, const Field *f)
  * specified". */
 static void check_binary_length(Provider *pv, Layout *l, const Field *f)
 {
-    if (f->is_struct || !in_type_is(f->in_type, "Binary") || f->length->kind != QTY_NONE ||
+    if (f->is_struct || !in_type_is(f->in_type, "Binary") || f->qty->length.kind != QTY_NONE ||
         decompiled(pv))
         return;
     diag_c(D_BINARY_LENGTH, f->loc,
@@ -624,8 +624,8 @@ static void check_fields(Manifest *m, Provider *pv, Layout *l, const Field *top,
 {
     for (size_t i = 0; i < n; i++) {
         Field *f = v[i];
-        check_quantity(l, v, n, top, f, f->count, "count");
-        check_quantity(l, v, n, top, f, f->length, "length");
+        check_quantity(l, v, n, top, f, &f->qty->count, "count");
+        check_quantity(l, v, n, top, f, &f->qty->length, "length");
         check_length_type(l, f);
         check_binary_length(pv, l, f);
         check_out_type(l, f);

@@ -215,7 +215,7 @@ static void resolve_quantity(Manifest *m, Provider *pv, Layout *l, Field **v, si
 {
     if (cq->kind != QTY_FIELD)
         return;
-    Quantity *q = (Quantity *)cq; /* read_man.c's, in the arena (Field.count) */
+    Quantity *q = (Quantity *)cq; /* read_man.c's, in the arena (Field.qty) */
     const char *name = q->text;
     Field *ref = find_sibling(v, n, name);
     if (!ref && v != l->fields.v)
@@ -302,8 +302,8 @@ static void resolve_fields(Manifest *m, Provider *pv, Layout *l, Field **v, size
 {
     for (size_t i = 0; i < n; i++) {
         Field *f = v[i];
-        resolve_quantity(m, pv, l, v, n, f, f->count, "count");
-        resolve_quantity(m, pv, l, v, n, f, f->length, "length");
+        resolve_quantity(m, pv, l, v, n, f, &f->qty->count, "count");
+        resolve_quantity(m, pv, l, v, n, f, &f->qty->length, "length");
         if (f->is_struct) {
             resolve_fields(m, pv, l, f->members.v, f->members.n);
             continue;

@@ -399,8 +399,8 @@ static void fields(W *w, Key k, Field *const *v, size_t n)
             types(w, f);
             kstr(w, K("map"), f->map ? f->map->name : NULL);
         }
-        quantity(w, K("count"), f->count);
-        quantity(w, K("length"), f->length);
+        quantity(w, K("count"), &f->qty->count);
+        quantity(w, K("length"), &f->qty->length);
         if (f->is_struct)
             fields(w, K("members"), f->members.v, f->members.n);
         kloc(w, f->loc);

@@ -421,7 +421,7 @@ static uint16_t quantity_value(const Quantity *q, const FieldVec *order)
 static uint8_t subst_type(const Field *f)
 {
     uint8_t t = f->is_struct ? 0x0E : (f->in_type ? f->in_type->value : 0);
-    if (quantity_flags(f, f->count, false))
+    if (quantity_flags(f, &f->qty->count, false))
         t |= 0x80;
     return t;
 }
@@ -750,7 +750,7 @@ static void write_temp(W *w, Layout *l)
     Names names = {0};
     for (size_t i = 0; i < order.n; i++) {
         Field *f = order.v[i];
-        uint32_t flags = quantity_flags(f, f->count, false) | quantity_flags(f, f->length, true);
+        uint32_t flags = quantity_flags(f, &f->qty->count, false) | quantity_flags(f, &f->qty->length, true);
         if (f->is_struct) {
             buf_u32le(&w->b, flags | F_STRUCT);
             uint32_t first = f->members.n ? prop_index(f->members.v[0], &order) : 0;
@@ -768,8 +768,8 @@ static void write_temp(W *w, Layout *l)
             buf_u16le(&w->b, 0);
             buf_u32le(&w->b, at_of(w, f->map));
         }
-        buf_u16le(&w->b, quantity_value(f->count, &order));
-        buf_u16le(&w->b, quantity_value(f->length, &order));
+        buf_u16le(&w->b, quantity_value(&f->qty->count, &order));
+        buf_u16le(&w->b, quantity_value(&f->qty->length, &order));
         name_later(w, &names, f->name);
     }
     names_write(w, &names);

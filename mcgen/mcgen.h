@@ -474,15 +474,21 @@ typedef struct Field Field;
 
 /* count= / length=: absent, a number, or the name of another field. */
 typedef struct Quantity {
-    QtyKind kind;
-    uint32_t n;       /* QTY_FIXED */
     const char *text; /* QTY_FIELD: the field name as written */
     Field *ref;       /* QTY_FIELD */
     Loc loc;
+    uint16_t n;   /* QTY_FIXED (the schema's and mc's limit: 65,535) */
+    uint8_t kind; /* QtyKind */
 } Quantity;
 
-/* The Quantity of a field without count= (or length=): QTY_NONE. */
-extern const Quantity quantity_none;
+/* A field's count= and length=, together behind one pointer: most fields
+ * have neither. */
+typedef struct FieldQty {
+    Quantity count, length;
+} FieldQty;
+
+/* The FieldQty of a field with neither: both QTY_NONE. */
+extern const FieldQty field_qty_none;
 
 /* One <data> or <struct> of a payload layout (a manifest <template>).
  * A large manifest has tens of thousands, the biggest part of the model:
@@ -505,9 +511,9 @@ struct Field {
             Pos in_pos, out_pos;  /* data: of inType=, outType= (the element's when absent) */
         };
     };
-    /* never NULL: &quantity_none when absent; check_resolve.c writes the
-     * ref of a QTY_FIELD one (in the arena, never quantity_none) */
-    const Quantity *count, *length;
+    /* never NULL: &field_qty_none when neither; check_resolve.c writes
+     * the ref of a QTY_FIELD one (in the arena, never field_qty_none) */
+    const FieldQty *qty;
     uint32_t index;       /* position among its siblings */
     bool is_struct;
     bool has_out;

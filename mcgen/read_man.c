@@ -714,13 +714,12 @@ static Layout *read_template(Parser *p, const XmlElem *e)
     return l;
 }
 
-const Quantity quantity_none = {QTY_NONE, 0, NULL, NULL, {0}};
+const FieldQty field_qty_none = {{NULL, NULL, {0}, 0, QTY_NONE}, {NULL, NULL, {0}, 0, QTY_NONE}};
 
-/* count= or length= (attribute a, named `name`) */
-static const Quantity *quantity_of(Parser *p, const XmlElem *e, const char *name,
-                                   const XmlAttr *a)
+/* count= or length= (attribute a, named `name`) into q */
+static void quantity_of(Parser *p, const XmlElem *e, const char *name, const XmlAttr *a,
+                        Quantity *q)
 {
-    Quantity *q = arena_alloc(A(p), sizeof *q);
     q->loc = a->loc;
     uint64_t v;
     size_t n;
@@ -728,22 +727,28 @@ static const Quantity *quantity_of(Parser *p, const XmlElem *e, const char *name
     if (is_numeral(a->value)) {
         if (!number(a->value, 65535, &v)) {
             bad_number(p, a->loc, name, a->value, e->local, 65535);
-            return q;
+            return;
         }
         q->kind = QTY_FIXED;
-        q->n = (uint32_t)v;
+        q->n = (uint16_t)v;
     } else {
         q->kind = QTY_FIELD; /* resolved later */
         q->text = arena_strndup(A(p), s, n);
     }
-    return q;
 }
 
-/* count= or length=; &quantity_none when absent (most fields) */
-BY_NAME const Quantity *read_quantity(Parser *p, const XmlElem *e, const char *name)
+/* count= and length=; &field_qty_none when neither (most fields) */
+static const FieldQty *read_quantities(Parser *p, const XmlElem *e)
 {
-    const XmlAttr *a = xml_attr_full(e, name);
-    return a ? quantity_of(p, e, name, a) : &quantity_none;
+    const XmlAttr *count = xml_attr_full(e, "count"), *length = xml_attr_full(e, "length");
+    if (!count && !length)
+        return &field_qty_none;
+    FieldQty *q = arena_alloc(A(p), sizeof *q);
+    if (count)
+        quantity_of(p, e, "count", count, &q->count);
+    if (length)
+        quantity_of(p, e, "length", length, &q->length);
+    return q;
 }
 
 /* data: name inType outType map count length
@@ -767,8 +772,7 @@ static Field *read_field(Parser *p, XmlReader *r, const XmlElem *e, bool is_stru
         f->out_pos = attr_pos(e, "outType");
         f->map_pos = attr_pos(e, "map");
     }
-    f->count = read_quantity(p, e, "count");
-    f->length = read_quantity(p, e, "length");
+    f->qty = read_quantities(p, e);
     PFrame *parent = top(p);
     f->index = (uint32_t)(p->fields.n - parent->first);
     vec_push(&p->fields, f);

@@ -478,11 +478,11 @@ static void check_templates(Manifest *m)
     ck_assert_uint_eq(count->in_type->value, 6);
     ck_assert_ptr_null(count->out_type);
     ck_assert_str_eq(count->in_type->default_out->display, "xs:unsignedShort");
-    ck_assert_int_eq(items->count->kind, QTY_FIELD);
-    ck_assert_ptr_eq(items->count->ref, count);
+    ck_assert_int_eq(items->qty->count.kind, QTY_FIELD);
+    ck_assert_ptr_eq(items->qty->count.ref, count);
     ck_assert_ptr_eq(items->map, p->maps.v[0]);
-    ck_assert_int_eq(fixed->length->kind, QTY_FIXED);
-    ck_assert_uint_eq(fixed->length->n, 16);
+    ck_assert_int_eq(fixed->qty->length.kind, QTY_FIXED);
+    ck_assert_uint_eq(fixed->qty->length.n, 16);
     ck_assert_str_eq(fixed->out_type->display, "win:IPv6");
     ck_assert_uint_eq(fixed->out_type->value, 24);
     ck_assert_uint_eq(fixed->in_type->value, 14);
@@ -491,13 +491,13 @@ static void check_templates(Manifest *m)
     Field *pairs = l->fields.v[5];
     ck_assert(pairs->is_struct);
     ck_assert_uint_eq(pairs->index, 5);
-    ck_assert_ptr_eq(pairs->count->ref, count);
+    ck_assert_ptr_eq(pairs->qty->count.ref, count);
     ck_assert_uint_eq(pairs->members.n, 2);
     Field *bytes = pairs->members.v[1];
     ck_assert_uint_eq(bytes->index, 1);
-    ck_assert_ptr_eq(bytes->length->ref, pairs->members.v[0]); /* sibling first */
-    ck_assert_int_eq(l->fields.v[6]->count->kind, QTY_FIXED);
-    ck_assert_uint_eq(l->fields.v[6]->count->n, 3);
+    ck_assert_ptr_eq(bytes->qty->length.ref, pairs->members.v[0]); /* sibling first */
+    ck_assert_int_eq(l->fields.v[6]->qty->count.kind, QTY_FIXED);
+    ck_assert_uint_eq(l->fields.v[6]->qty->count.n, 3);
     Layout *t2 = p->layouts.v[1];
     ck_assert_ptr_null(t2->name);
     ck_assert_ptr_nonnull(t2->user_data);
