@@ -163,7 +163,7 @@ static bool sized_string(char c) { return c == 'z' || c == 's' || c == 'b'; }
 void check_field_pieces(const Field *f, unsigned *descriptors, unsigned *params)
 {
     /* mc's letter (emit_header.c): an unknown inType or a struct is a blob */
-    char l = f->is_struct || !f->in_type ? 'n' : f->in_type->mangle;
+    char l = f->is_struct || !field_in_type(f) ? 'n' : field_in_type(f)->mangle;
     /* count= of 0 or 1 and length= of 0 are none, as mc's header has them */
     bool count = (f->qty->count.kind == QTY_FIXED && f->qty->count.n > 1) ||
                  (f->qty->count.kind == QTY_FIELD && f->qty->count.ref);

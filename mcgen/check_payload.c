@@ -490,7 +490,10 @@ static bool integer_in_type(const InType *t)
 }
 
 /* Whether f is one of the fields v[0..n) (its index says where). */
-static bool is_one_of(const Field *f, Field **v, size_t n) { return f->index < n && v[f->index] == f; }
+static bool is_one_of(const Field *f, Field **v, size_t n)
+{
+    return f->index < n && v[f->index] == f;
+}
 
 /* DataDefinitionType count/length: "the name of another data item that
  * contains the count" (or length).  A consumer reads the payload in
@@ -525,11 +528,11 @@ static void check_quantity(Layout *l, Field **v, size_t n, const Field *top, con
                 "%s='%s' of <%s> '%s' (template '%s') names a struct; it must name an integer "
                 "<data>",
                 what, q->text, kind, f->name, l->tid);
-    else if (ref->in_type && !integer_in_type(ref->in_type))
+    else if (field_in_type(ref) && !integer_in_type(field_in_type(ref)))
         diag_ex(D_QTY_TYPE, q->loc, ref->loc, "field defined",
                 "%s='%s' of <%s> '%s' (template '%s') names a field of inType '%s'; it must "
                 "name an integer field (win:UInt8, win:UInt16, win:UInt32, ...)",
-                what, q->text, kind, f->name, l->tid, ref->in_type->display);
+                what, q->text, kind, f->name, l->tid, field_in_type(ref)->display);
 }
 
 /* LengthType: "the length of a variable length data item" - strings (in
@@ -537,13 +540,13 @@ static void check_quantity(Layout *l, Field **v, size_t n, const Field *top, con
  * type whose size is fixed has no length to give. */
 static void check_length_type(Layout *l, const Field *f)
 {
-    if (f->is_struct || f->qty->length.kind == QTY_NONE || !f->in_type)
+    if (f->is_struct || f->qty->length.kind == QTY_NONE || !field_in_type(f))
         return;
-    if (f->in_type->size || f->in_type->pointer)
+    if (field_in_type(f)->size || field_in_type(f)->pointer)
         diag_c(D_LENGTH_FIXED_TYPE, f->qty->length.loc,
                "length= on <data> '%s' (template '%s'): inType '%s' has a fixed size; length= "
                "is for strings and binary data",
-               f->name, l->tid, f->in_type->display);
+               f->name, l->tid, field_in_type(f)->display);
 }
 
 /* DataDefinitionType remarks: "For variable length input types, such as
@@ -552,8 +555,8 @@ static void check_length_type(Layout *l, const Field *f)
  * specified". */
 static void check_binary_length(Provider *pv, Layout *l, const Field *f)
 {
-    if (f->is_struct || !in_type_is(f->in_type, "Binary") || f->qty->length.kind != QTY_NONE ||
-        decompiled(pv))
+    if (f->is_struct || !in_type_is(field_in_type(f), "Binary") ||
+        f->qty->length.kind != QTY_NONE || decompiled(pv))
         return;
     diag_c(D_BINARY_LENGTH, f->loc,
            "<data> '%s' (template '%s') is win:Binary without length=: give its size in bytes "
@@ -565,11 +568,11 @@ static void check_binary_length(Provider *pv, Layout *l, const Field *f)
  * (schema/winmeta.xml, InType.allowed). */
 static void check_out_type(Layout *l, const Field *f)
 {
-    if (f->is_struct || !f->in_type || !f->out_type)
+    if (f->is_struct || !field_in_type(f) || !field_out_type(f))
         return;
-    const InType *t = f->in_type;
+    const InType *t = field_in_type(f);
     for (size_t i = 0; i < t->allowed.n; i++)
-        if (t->allowed.v[i] == f->out_type)
+        if (t->allowed.v[i] == field_out_type(f))
             return;
     Buf b = {0};
     for (size_t i = 0; i < t->allowed.n; i++)
@@ -577,7 +580,7 @@ static void check_out_type(Layout *l, const Field *f)
     diag_c(D_OUTTYPE_MISMATCH, loc_in(f->loc, f->out_pos),
            "outType '%s' on <data> '%s' (template '%s') is not allowed with inType '%s' "
            "(allowed: %s)",
-           f->out_type->display, f->name, l->tid, t->display, b.len ? b.s : "none");
+           field_out_type(f)->display, f->name, l->tid, t->display, b.len ? b.s : "none");
     buf_free(&b);
 }
 
@@ -586,9 +589,9 @@ static void check_out_type(Layout *l, const Field *f)
  * manifest has one). */
 static void check_map_type(Layout *l, const Field *f)
 {
-    if (f->is_struct || !f->map || !f->in_type)
+    if (f->is_struct || !f->map || !field_in_type(f))
         return;
-    const InType *t = f->in_type;
+    const InType *t = field_in_type(f);
     if (in_type_is(t, "UInt8") || in_type_is(t, "UInt16") || in_type_is(t, "UInt32") ||
         in_type_is(t, "HexInt32"))
         return;

@@ -282,16 +282,16 @@ void resolve_field_types(Manifest *m, Field *f, QName in_q, QName out_q)
         if (s->local != in_q.local || s->ns != ns)
             *s = (TypeSlot){in_q.local, ns,
                             ns == NS_IS_WIN ? map_get(&m->wm.in_by_name, in_q.local) : NULL};
-        f->in_type = (InType *)s->type;
+        f->in_type_no = s->type ? ((const InType *)s->type)->number : 0;
     }
     if (f->has_out) {
         int ns = ns_kind(out_q.ns);
         TypeSlot *s = type_slot(mo->out, out_q.local, ns);
         if (s->local != out_q.local || s->ns != ns)
             *s = (TypeSlot){out_q.local, ns, out_type_of(m, out_q, ns)};
-        f->out_type = (OutType *)s->type;
+        f->out_type_no = s->type ? ((const OutType *)s->type)->number : 0;
     }
-    if ((in_q.local && !f->in_type) || (f->has_out && !f->out_type)) {
+    if ((in_q.local && !field_in_type(f)) || (f->has_out && !field_out_type(f))) {
         QName *w = arena_alloc(&m->scratch, 2 * sizeof *w);
         w[0] = in_q, w[1] = out_q;
         ptrmap_put(&m->types_written, f, w);
@@ -310,13 +310,13 @@ static void resolve_fields(Manifest *m, Provider *pv, Layout *l, Field **v, size
         }
         /* the types were resolved as read (resolve_field_types): what did
          * not resolve is reported here, in document order */
-        const QName *w = !f->in_type || (f->has_out && !f->out_type)
+        const QName *w = !field_in_type(f) || (f->has_out && !field_out_type(f))
                              ? ptrmap_get(&m->types_written, f)
                              : NULL;
-        if (w && w[0].local && !f->in_type)
+        if (w && w[0].local && !field_in_type(f))
             unresolved(m, pv, loc_in(f->loc, f->in_pos), "unknown inType '%s' on <data> '%s'",
                     qname_display(&m->arena, w[0]), f->name);
-        if (w && f->has_out && !f->out_type)
+        if (w && f->has_out && !field_out_type(f))
             unresolved(m, pv, loc_in(f->loc, f->out_pos), "unknown outType '%s' on <data> '%s'",
                     qname_display(&m->arena, w[1]), f->name);
         if (f->map_name) {

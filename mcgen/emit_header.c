@@ -58,7 +58,7 @@ static Qty qty(const Quantity *q, bool is_count)
  * a struct. */
 static char field_letter(const Field *f)
 {
-    return f->is_struct || !f->in_type ? 'n' : f->in_type->mangle;
+    return f->is_struct || !field_in_type(f) ? 'n' : field_in_type(f)->mangle;
 }
 
 static bool is_sized_string(char c) { return c == 'z' || c == 's' || c == 'b'; }
@@ -147,9 +147,9 @@ static bool fixed_size(const Field *f)
         return false;
     if (f->is_struct)
         return members_fixed(f);
-    if (!f->in_type)
+    if (!field_in_type(f))
         return false;
-    char l = f->in_type->mangle;
+    char l = field_in_type(f)->mangle;
     if (is_sized_string(l))
         return f->qty->length.kind == QTY_FIXED && f->qty->length.n > 0;
     return scalar_ctype(l) != NULL;

@@ -351,12 +351,14 @@ static void quantity(W *w, Key k, const Quantity *q)
 
 static void types_make(W *w, const Field *f)
 {
-    kstr(w, K("inType"), f->in_type ? f->in_type->display : NULL);
-    knum(w, K("inTypeValue"), f->in_type ? f->in_type->value : 0);
-    const OutType *out = f->out_type ? f->out_type : f->in_type ? f->in_type->default_out : NULL;
+    const InType *in = field_in_type(f);
+    const OutType *written = field_out_type(f);
+    kstr(w, K("inType"), in ? in->display : NULL);
+    knum(w, K("inTypeValue"), in ? in->value : 0);
+    const OutType *out = written ? written : in ? in->default_out : NULL;
     kstr(w, K("outType"), out ? out->display : NULL);
     knum(w, K("outTypeValue"), out ? out->value : 0);
-    kbool(w, K("outTypeExplicit"), f->out_type != NULL);
+    kbool(w, K("outTypeExplicit"), written != NULL);
 }
 
 /* A field's types, five members that thousands of fields share a few
@@ -364,16 +366,17 @@ static void types_make(W *w, const Field *f)
  * seen with it) and copied while the next field's types are the same. */
 static void types(W *w, const Field *f)
 {
-    if (!w->j || !f->in_type) {
+    const InType *in = field_in_type(f);
+    if (!w->j || !in) {
         types_make(w, f);
         return;
     }
-    TypesText *t = &w->types[f->in_type->value];
-    if (t->in != f->in_type || t->out != f->out_type) {
+    TypesText *t = &w->types[in->value];
+    if (t->in != in || t->out != field_out_type(f)) {
         JsonW j, *outer = w->j;
         Out *out = w->out;
-        t->in = f->in_type;
-        t->out = f->out_type;
+        t->in = in;
+        t->out = field_out_type(f);
         t->text.len = 0;
         jsonw_init(&j, &t->text, 0);
         j.depth = 1; /* members of an object: the first without a comma */

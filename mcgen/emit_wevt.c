@@ -395,7 +395,8 @@ static uint32_t prop_index(const Field *f, const FieldVec *order)
 static uint32_t quantity_flags(const Field *f, const Quantity *q, bool length)
 {
     if (q->kind == QTY_FIXED && q->n > 0) {
-        if (length && !f->is_struct && f->in_type && strcmp(f->in_type->name.local, "SID") == 0)
+        const InType *in = field_in_type(f);
+        if (length && !f->is_struct && in && strcmp(in->name.local, "SID") == 0)
             return 0; /* SID: the length is stored, never flagged */
         return length ? F_FIXED_LENGTH : F_FIXED_COUNT;
     }
@@ -420,7 +421,7 @@ static uint16_t quantity_value(const Quantity *q, const FieldVec *order)
  * the property has a count (section 10.3). */
 static uint8_t subst_type(const Field *f)
 {
-    uint8_t t = f->is_struct ? 0x0E : (f->in_type ? f->in_type->value : 0);
+    uint8_t t = f->is_struct ? 0x0E : (field_in_type(f) ? field_in_type(f)->value : 0);
     if (quantity_flags(f, &f->qty->count, false))
         t |= 0x80;
     return t;
@@ -761,9 +762,9 @@ static void write_temp(W *w, Layout *l)
             buf_u32le(&w->b, 0);
         } else {
             buf_u32le(&w->b, flags);
-            const OutType *out = f->out_type ? f->out_type : f->in_type ? f->in_type->default_out
-                                                                        : NULL;
-            buf_u8(&w->b, f->in_type ? f->in_type->value : 0);
+            const InType *in = field_in_type(f);
+            const OutType *out = field_out_type(f) ? field_out_type(f) : in ? in->default_out : NULL;
+            buf_u8(&w->b, in ? in->value : 0);
             buf_u8(&w->b, out ? out->value : 0);
             buf_u16le(&w->b, 0);
             buf_u32le(&w->b, at_of(w, f->map));

@@ -450,11 +450,14 @@ typedef struct ValueMap {
     Loc loc;
 } ValueMap;
 
-/* winmeta inTypes and outTypes */
+/* winmeta inTypes and outTypes: made once a process (winmeta.c), the
+ * same objects in every manifest, each with its number (1 + its position
+ * among its kind), by which a field names it (Field.in_type) */
 typedef struct OutType {
     QName name;
     const char *display; /* "xs:string" */
     uint8_t value;
+    uint8_t number;
 } OutType;
 
 typedef struct InType {
@@ -464,9 +467,15 @@ typedef struct InType {
     uint8_t size; /* 0: variable */
     bool pointer;
     char mangle;  /* mc template-function letter */
+    uint8_t number;
     OutType *default_out;
     VEC(OutType *) allowed;
 } InType;
+
+/* Every inType and outType by its number, NULL at [0] (winmeta.c; made
+ * before the first manifest is read). */
+extern InType *const *winmeta_in_types;
+extern OutType *const *winmeta_out_types;
 
 typedef enum { QTY_NONE, QTY_FIXED, QTY_FIELD } QtyKind;
 
@@ -493,16 +502,14 @@ extern const FieldQty field_qty_none;
 /* One <data> or <struct> of a payload layout (a manifest <template>).
  * A large manifest has tens of thousands, the biggest part of the model:
  * members are ordered so that none pads, count= and length=, which
- * most fields lack, are behind pointers, inType= and outType=, which
+ * most fields lack, are behind one pointer, inType= and outType=, which
  * name built-in types only, are resolved as they are read
- * (resolve_field_types), so the names as written are kept only for the
- * few that do not resolve, and what only a <data> has written shares its
- * bytes with what only a <struct> has (members): read only after
- * is_struct says which it is. */
+ * (resolve_field_types) into the types' numbers, a byte each, so the
+ * names as written are kept only for the few that do not resolve, and
+ * what only a <data> has written shares its bytes with what only a
+ * <struct> has (members): read only after is_struct says which it is. */
 struct Field {
     const char *name;
-    InType *in_type;   /* data; NULL for a struct */
-    OutType *out_type; /* data: written, or NULL for the inType default */
     ValueMap *map;     /* data, optional; NULL for a struct */
     union {
         struct { Field **v; size_t n; } members; /* struct; in the arena */
@@ -515,11 +522,18 @@ struct Field {
      * the ref of a QTY_FIELD one (in the arena, never field_qty_none) */
     const FieldQty *qty;
     uint32_t index;       /* position among its siblings */
-    bool is_struct;
-    bool has_out;
     Loc loc;
     Pos map_pos; /* data: of map= (the element's when absent) */
+    /* data: InType.number, 0 for a struct or a type that did not resolve
+     * (field_in_type); OutType.number, 0 for the inType's default (or
+     * unresolved; field_out_type) */
+    uint8_t in_type_no, out_type_no;
+    bool is_struct;
+    bool has_out;
 };
+
+static inline InType *field_in_type(const Field *f) { return winmeta_in_types[f->in_type_no]; }
+static inline OutType *field_out_type(const Field *f) { return winmeta_out_types[f->out_type_no]; }
 
 /* Generic XML kept verbatim (the <UserData> of a template). */
 typedef struct XmlNode {

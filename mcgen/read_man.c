@@ -1536,8 +1536,6 @@ void manifest_free(Manifest *m)
         map_free(&m->cultures.v[i]->by_id);
     }
     Winmeta *w = &m->wm;
-    for (size_t i = 0; i < w->in_types.n; i++)
-        vec_free(&w->in_types.v[i]->allowed);
     vec_free(&w->channels);
     vec_free(&w->levels);
     vec_free(&w->tasks);

@@ -474,20 +474,20 @@ static void check_templates(Manifest *m)
     ck_assert_str_eq(l->name, "FirstTemplate");
     ck_assert_uint_eq(l->fields.n, 7);
     Field *count = l->fields.v[0], *items = l->fields.v[1], *fixed = l->fields.v[2];
-    ck_assert_str_eq(count->in_type->display, "win:UInt16");
-    ck_assert_uint_eq(count->in_type->value, 6);
-    ck_assert_ptr_null(count->out_type);
-    ck_assert_str_eq(count->in_type->default_out->display, "xs:unsignedShort");
+    ck_assert_str_eq(field_in_type(count)->display, "win:UInt16");
+    ck_assert_uint_eq(field_in_type(count)->value, 6);
+    ck_assert_ptr_null(field_out_type(count));
+    ck_assert_str_eq(field_in_type(count)->default_out->display, "xs:unsignedShort");
     ck_assert_int_eq(items->qty->count.kind, QTY_FIELD);
     ck_assert_ptr_eq(items->qty->count.ref, count);
     ck_assert_ptr_eq(items->map, p->maps.v[0]);
     ck_assert_int_eq(fixed->qty->length.kind, QTY_FIXED);
     ck_assert_uint_eq(fixed->qty->length.n, 16);
-    ck_assert_str_eq(fixed->out_type->display, "win:IPv6");
-    ck_assert_uint_eq(fixed->out_type->value, 24);
-    ck_assert_uint_eq(fixed->in_type->value, 14);
-    ck_assert_str_eq(l->fields.v[3]->out_type->display, "xs:string");
-    ck_assert_uint_eq(l->fields.v[4]->in_type->value, 15);
+    ck_assert_str_eq(field_out_type(fixed)->display, "win:IPv6");
+    ck_assert_uint_eq(field_out_type(fixed)->value, 24);
+    ck_assert_uint_eq(field_in_type(fixed)->value, 14);
+    ck_assert_str_eq(field_out_type(l->fields.v[3])->display, "xs:string");
+    ck_assert_uint_eq(field_in_type(l->fields.v[4])->value, 15);
     Field *pairs = l->fields.v[5];
     ck_assert(pairs->is_struct);
     ck_assert_uint_eq(pairs->index, 5);
@@ -1089,8 +1089,8 @@ static const char outtype_doc[] =
 static void check_outtype(Manifest *m)
 {
     Field *f = prov0(m)->layouts.v[0]->fields.v[0];
-    ck_assert_str_eq(f->out_type->display, "win:HexInt64");
-    ck_assert_uint_eq(f->out_type->value, 19);
+    ck_assert_str_eq(field_out_type(f)->display, "win:HexInt64");
+    ck_assert_uint_eq(field_out_type(f)->value, 19);
 }
 
 START_TEST(test_parse_outtype_by_local_name)
