@@ -578,8 +578,12 @@ extern const EventRare event_rare_none;
 typedef struct Event {
     uint16_t value;
     uint8_t version;
-    bool not_logged, suppress_projection;
-    bool has_level, has_task, has_opcode; /* level=, task=, opcode= written */
+    /* one bit each: with the keyword count, the first eight bytes */
+    bool not_logged : 1, suppress_projection : 1;
+    bool has_level : 1, has_task : 1, has_opcode : 1; /* level=, task=, opcode= written */
+    bool has_template : 1; /* template= written (resolved or not) */
+    bool refs_written : 1; /* the unions hold references as written */
+    uint32_t nkeywords;
     const char *symbol;
     const EventRare *rare; /* never NULL: &event_rare_none when neither */
     union { Channel *channel; const char *channel_ref; };
@@ -595,9 +599,6 @@ typedef struct Event {
     Loc loc;
     /* of channel=, level=, ... (the element's when absent) */
     Pos channel_pos, level_pos, task_pos, opcode_pos, keywords_pos, template_pos;
-    uint32_t nkeywords;
-    bool has_template; /* template= written (resolved or not) */
-    bool refs_written; /* the unions hold references as written */
 } Event;
 
 typedef struct Filter {

@@ -927,9 +927,10 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
     }
     ev->template_pos = attr_pos(e, "template");
     msg_attr(p, e, "message", &ev->msg);
-    bool has;
-    bool_attr(p, e, "notLogged", &has, &ev->not_logged);
-    bool_attr(p, e, "suppressProjection", &has, &ev->suppress_projection);
+    bool has, not_logged = false, suppress_projection = false;
+    bool_attr(p, e, "notLogged", &has, &not_logged);
+    bool_attr(p, e, "suppressProjection", &has, &suppress_projection);
+    ev->not_logged = not_logged, ev->suppress_projection = suppress_projection;
     vec_push(&p->prov->events, ev);
 }
 
