@@ -11,11 +11,13 @@
 
 const char *facts_name(const Facts *f, const void *item)
 {
-    return ptrmap_get(&f->names, item);
+    const char *s = ptrmap_get(&f->event_names, item);
+    return s ? s : ptrmap_get(&f->names, item);
 }
 
 void facts_free(Facts *f)
 {
+    ptrmap_free(&f->event_names);
     ptrmap_free(&f->names);
     arena_free(&f->arena);
 }
@@ -29,9 +31,17 @@ uint64_t channel_keyword(const Channel *c)
     return !c->auto_imported && c->index < 64 ? (uint64_t)1 << (63 - c->index) : 0;
 }
 
+uint64_t event_keyword_mask(const Event *e)
+{
+    uint64_t mask = 0;
+    for (size_t i = 0; i < e->nkeywords; i++)
+        mask |= e->keywords[i]->mask;
+    return mask;
+}
+
 uint64_t event_descriptor_keyword(const Event *e)
 {
-    return e->keyword_mask | (e->channel ? channel_keyword(e->channel) : 0);
+    return event_keyword_mask(e) | (e->channel ? channel_keyword(e->channel) : 0);
 }
 
 uint8_t event_descriptor_channel(const Event *e, const Provider *pv)

@@ -49,8 +49,9 @@ typedef struct MsgLimit {
  * UTF-16, 4 + 2 * (units + 3) <= 65532, so at most 32,761 units (32,763
  * with -n); with -A, 4 + bytes + 3 rounded up to 4 <= 65532, so at most
  * 65,525 bytes (65,527 with -n). */
-static void check_entry(Manifest *m, MsgRef *r, void *arg)
+static void check_entry(Manifest *m, MsgRef *r, Loc at, void *arg)
 {
+    (void)at;
     MsgLimit *ml = arg;
     if (!r->id || !r->text)
         return;
@@ -162,12 +163,12 @@ static bool sized_string(char c) { return c == 'z' || c == 's' || c == 'b'; }
 void check_field_pieces(const Field *f, unsigned *descriptors, unsigned *params)
 {
     /* mc's letter (emit_header.c): an unknown inType or a struct is a blob */
-    char l = f->is_struct || !f->in_type ? 'n' : f->in_type->mangle;
+    char l = f->is_struct || !field_in_type(f) ? 'n' : field_in_type(f)->mangle;
     /* count= of 0 or 1 and length= of 0 are none, as mc's header has them */
-    bool count = (f->count->kind == QTY_FIXED && f->count->n > 1) ||
-                 (f->count->kind == QTY_FIELD && f->count->ref);
-    bool length = (f->length->kind == QTY_FIXED && f->length->n > 0) ||
-                  (f->length->kind == QTY_FIELD && f->length->ref);
+    bool count = (f->qty->count.kind == QTY_FIXED && f->qty->count.n > 1) ||
+                 (f->qty->count.kind == QTY_FIELD && f->qty->count.ref);
+    bool length = (f->qty->length.kind == QTY_FIXED && f->qty->length.n > 0) ||
+                  (f->qty->length.kind == QTY_FIELD && f->qty->length.ref);
     bool takes_len = l == 'n' || l == 'w' || l == 'a' || l == 'e' || (l == 'k' && count) ||
                      (sized_string(l) && count && !length) || (l == 'b' && !count && !length);
     *params = takes_len ? 2 : 1;

@@ -373,15 +373,15 @@ typedef struct IdClash {
     const Manifest *mc;
 } IdClash;
 
-static void clash(Manifest *m, MsgRef *r, void *arg)
+static void clash(Manifest *m, MsgRef *r, Loc at, void *arg)
 {
     (void)m;
     IdClash *c = arg;
     if (!r->has_msgid)
         return;
     const char *what = map_get(&c->ids, arena_printf(&c->a, "%08X", (unsigned)r->msgid));
-    if (what && r->loc.line)
-        diag_c(D_MC_MANIFEST_CULTURE, r->loc,
+    if (what && at.line)
+        diag_c(D_MC_MANIFEST_CULTURE, at,
                "this message's id 0x%08X is also %s's in %s; one message table cannot hold "
                "both",
                (unsigned)r->msgid, what, c->mc->file);

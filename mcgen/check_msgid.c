@@ -164,8 +164,8 @@ static void assign_provider(Manifest *m, Provider *pv)
             builtin(m, &e->task->n, TAG_TASK, e->task->value);
         if (e->opcode)
             builtin(m, &e->opcode->n, TAG_OPCODE, e->opcode->value);
-        for (size_t k = 0; k < e->keywords.n; k++) {
-            Keyword *kw = e->keywords.v[k]; /* the bit length only for the first use */
+        for (size_t k = 0; k < e->nkeywords; k++) {
+            Keyword *kw = e->keywords[k]; /* the bit length only for the first use */
             if (kw->n.builtin && !kw->n.msg.has_msgid)
                 builtin(m, &kw->n, TAG_KEYWORD, bit_length(kw->mask));
         }

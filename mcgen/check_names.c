@@ -182,7 +182,7 @@ static void name_events(Manifest *m, Facts *f)
     for (size_t i = 0; i < m->providers.n; i++)
         events += m->providers.v[i]->events.n;
     map_reserve(&taken, events);
-    ptrmap_reserve(&f->names, events);
+    ptrmap_reserve(&f->event_names, events);
     Arena holders = {0}; /* gone with the map */
     bool *repeated = repeated_providers(m);
     for (size_t i = 0; i < m->providers.n; i++) {
@@ -241,7 +241,7 @@ static void name_events(Manifest *m, Facts *f)
                             renamed, renamed, renamed);
                 s = renamed;
             }
-            ptrmap_put(&f->names, e, (void *)s);
+            ptrmap_put(&f->event_names, e, (void *)s);
             if (first) /* the new name, free (above) */
                 map_put(&taken, s, h, false);
         }

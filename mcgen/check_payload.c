@@ -42,17 +42,6 @@ static bool in_type_is(const InType *t, const char *local)
     return t && strcmp(t->name.local, local) == 0;
 }
 
-/* Every message reference of the manifest, in document order: what the
- * string rules walk. */
-typedef VEC(const MsgRef *) MsgRefs;
-
-static void collect_ref(Manifest *m, MsgRef *r, void *arg)
-{
-    (void)m;
-    MsgRefs *out = arg;
-    vec_push(out, r);
-}
-
 /* ---- messages and their inserts --------------------------------------- */
 
 /* FormatMessage's escapes, as it reads a message text at run time (its
@@ -342,29 +331,27 @@ static void rule_insert_range(Manifest *m)
 /* A referenced string must be in every culture: each culture's message
  * table needs its text (a string no culture defines is read_man.c's
  * undefined-string).  Reported once per string id, at its first use. */
-static void rule_string_in_every_culture(Manifest *m, const MsgRefs *refs)
+static void rule_string_in_every_culture(Manifest *m, MsgRef *r, Loc at, void *arg)
 {
-    for (size_t i = 0; i < refs->n; i++) {
-        const MsgRef *r = refs->v[i];
-        if (!r->id || !r->text)
-            continue;
-        String *some = NULL;
-        const char *some_culture = NULL;
-        for (size_t c = 0; c < m->cultures.n && !some; c++)
-            if ((some = ref_string(r, c)))
-                some_culture = m->cultures.v[c]->name;
-        /* every reference of one id holds the same strings: the first
-         * one's mark says the id was judged */
-        if (!some || some->culture_checked)
-            continue;
-        some->culture_checked = true;
-        for (size_t c = 0; c < m->cultures.n; c++)
-            if (!r->text[c])
-                diag_ex(D_STRING_MISSING_CULTURE, r->loc, some->loc,
-                        arena_printf(&m->arena, "defined in '%s'", some_culture),
-                        "string '%s' is not defined in culture '%s'", r->id,
-                        m->cultures.v[c]->name);
-    }
+    (void)arg;
+    if (!r->id || !r->text)
+        return;
+    String *some = NULL;
+    const char *some_culture = NULL;
+    for (size_t c = 0; c < m->cultures.n && !some; c++)
+        if ((some = ref_string(r, c)))
+            some_culture = m->cultures.v[c]->name;
+    /* every reference of one id holds the same strings: the first
+     * one's mark says the id was judged */
+    if (!some || some->culture_checked)
+        return;
+    some->culture_checked = true;
+    for (size_t c = 0; c < m->cultures.n; c++)
+        if (!r->text[c])
+            diag_ex(D_STRING_MISSING_CULTURE, at, some->loc,
+                    arena_printf(&m->arena, "defined in '%s'", some_culture),
+                    "string '%s' is not defined in culture '%s'", r->id,
+                    m->cultures.v[c]->name);
 }
 
 /* StringTableType: the id "uniquely identifies the string within the
@@ -402,19 +389,23 @@ static void mark_used(Manifest *m, const char *id)
 /* A string nothing references is dead text (often a misspelt id).  Only a
  * warning: mc accepts it.  Left out when mcgen skipped a section
  * (<counters>, <perftrack>) whose references it did not read. */
-static void rule_string_used(Manifest *m, const MsgRefs *refs)
+/* marks on the strings themselves (String.referenced), not a map: a
+ * large manifest has hundreds of thousands of strings */
+static void mark_referenced(Manifest *m, MsgRef *r, Loc at, void *arg)
+{
+    (void)at, (void)arg;
+    for (size_t c = 0; c < m->cultures.n; c++) {
+        String *s = ref_string(r, c);
+        if (s)
+            s->referenced = true;
+    }
+}
+
+static void rule_string_used(Manifest *m)
 {
     if (m->skipped_counter_sections)
         return;
-    /* marks on the strings themselves (String.referenced), not a map:
-     * a large manifest has hundreds of thousands of strings */
-    for (size_t i = 0; i < refs->n; i++) {
-        for (size_t c = 0; c < m->cultures.n; c++) {
-            String *s = ref_string(refs->v[i], c);
-            if (s)
-                s->referenced = true;
-        }
-    }
+    manifest_each_msgref(m, mark_referenced, NULL);
     /* the ids winmeta gives its own texts (level.Error, opcode.Stop...):
      * manifest editors write them into the string table for the win:
      * items a manifest uses */
@@ -460,7 +451,8 @@ static void rule_template_unique(Provider *pv)
 /* A field's name is how count=, length= and the <UserData> fragment name
  * it, and how consumers name the property: unique among its siblings (the
  * top level of a template, or the members of one struct). */
-static void rule_field_names(Layout *l, Field **v, size_t n)
+/* v[0..n): the fields of `parent` (NULL: the template's own) */
+static void rule_field_names(Layout *l, const Field *parent, Field **v, size_t n)
 {
     /* a map for many fields (a template may have 65,536), pairs for the
      * usual few, where building the map cost more than the comparisons */
@@ -479,11 +471,10 @@ static void rule_field_names(Layout *l, Field **v, size_t n)
         if (first && first != v[i])
             diag_ex(D_FIELD_DUPLICATE, v[i]->loc, first->loc, "first defined",
                     "duplicate field name '%s' %s%s%s of template '%s'", v[i]->name,
-                    v[i]->parent ? "in struct '" : "at the top level",
-                    v[i]->parent ? v[i]->parent->name : "", v[i]->parent ? "'" : "",
-                    l->tid);
+                    parent ? "in struct '" : "at the top level", parent ? parent->name : "",
+                    parent ? "'" : "", l->tid);
         if (v[i]->is_struct)
-            rule_field_names(l, v[i]->members.v, v[i]->members.n);
+            rule_field_names(l, v[i], v[i]->members.v, v[i]->members.n);
     }
     map_free(&seen);
 }
@@ -498,12 +489,10 @@ static bool integer_in_type(const InType *t)
     return false;
 }
 
-/* The top-level field a field belongs to (itself when top-level). */
-static const Field *top_field(const Field *f)
+/* Whether f is one of the fields v[0..n) (its index says where). */
+static bool is_one_of(const Field *f, Field **v, size_t n)
 {
-    while (f->parent)
-        f = f->parent;
-    return f;
+    return f->index < n && v[f->index] == f;
 }
 
 /* DataDefinitionType count/length: "the name of another data item that
@@ -511,15 +500,19 @@ static const Field *top_field(const Field *f)
  * order, so that item must come before the field: earlier at the same
  * level, or earlier at the top level; and it holds a number, so it is a
  * <data> of an integer inType. */
-static void check_quantity(Layout *l, const Field *f, const Quantity *q, const char *what)
+/* f is one of v[0..n), fields within the top-level field `top` (NULL:
+ * the template's own fields); the field a quantity names is one of v or
+ * a top-level field (resolve_quantity). */
+static void check_quantity(Layout *l, Field **v, size_t n, const Field *top, const Field *f,
+                           const Quantity *q, const char *what)
 {
     if (q->kind != QTY_FIELD || !q->ref)
         return;
     const Field *ref = q->ref;
     const char *kind = f->is_struct ? "struct" : "data";
-    bool before = ref->parent == f->parent ? ref->index < f->index
-                  : !ref->parent          ? ref->index < top_field(f)->index
-                                          : false;
+    bool before = is_one_of(ref, v, n) ? ref->index < f->index
+                  : is_one_of(ref, l->fields.v, l->fields.n) ? ref->index < top->index
+                                                               : false;
     if (ref == f)
         diag_c(D_QTY_ORDER, q->loc, "%s='%s' of <%s> '%s' (template '%s') names the field itself",
                what, q->text, kind, f->name, l->tid);
@@ -535,11 +528,11 @@ static void check_quantity(Layout *l, const Field *f, const Quantity *q, const c
                 "%s='%s' of <%s> '%s' (template '%s') names a struct; it must name an integer "
                 "<data>",
                 what, q->text, kind, f->name, l->tid);
-    else if (ref->in_type && !integer_in_type(ref->in_type))
+    else if (field_in_type(ref) && !integer_in_type(field_in_type(ref)))
         diag_ex(D_QTY_TYPE, q->loc, ref->loc, "field defined",
                 "%s='%s' of <%s> '%s' (template '%s') names a field of inType '%s'; it must "
                 "name an integer field (win:UInt8, win:UInt16, win:UInt32, ...)",
-                what, q->text, kind, f->name, l->tid, ref->in_type->display);
+                what, q->text, kind, f->name, l->tid, field_in_type(ref)->display);
 }
 
 /* LengthType: "the length of a variable length data item" - strings (in
@@ -547,13 +540,13 @@ static void check_quantity(Layout *l, const Field *f, const Quantity *q, const c
  * type whose size is fixed has no length to give. */
 static void check_length_type(Layout *l, const Field *f)
 {
-    if (f->is_struct || f->length->kind == QTY_NONE || !f->in_type)
+    if (f->is_struct || f->qty->length.kind == QTY_NONE || !field_in_type(f))
         return;
-    if (f->in_type->size || f->in_type->pointer)
-        diag_c(D_LENGTH_FIXED_TYPE, f->length->loc,
+    if (field_in_type(f)->size || field_in_type(f)->pointer)
+        diag_c(D_LENGTH_FIXED_TYPE, f->qty->length.loc,
                "length= on <data> '%s' (template '%s'): inType '%s' has a fixed size; length= "
                "is for strings and binary data",
-               f->name, l->tid, f->in_type->display);
+               f->name, l->tid, field_in_type(f)->display);
 }
 
 /* DataDefinitionType remarks: "For variable length input types, such as
@@ -562,8 +555,8 @@ static void check_length_type(Layout *l, const Field *f)
  * specified". */
 static void check_binary_length(Provider *pv, Layout *l, const Field *f)
 {
-    if (f->is_struct || !in_type_is(f->in_type, "Binary") || f->length->kind != QTY_NONE ||
-        decompiled(pv))
+    if (f->is_struct || !in_type_is(field_in_type(f), "Binary") ||
+        f->qty->length.kind != QTY_NONE || decompiled(pv))
         return;
     diag_c(D_BINARY_LENGTH, f->loc,
            "<data> '%s' (template '%s') is win:Binary without length=: give its size in bytes "
@@ -575,11 +568,11 @@ static void check_binary_length(Provider *pv, Layout *l, const Field *f)
  * (schema/winmeta.xml, InType.allowed). */
 static void check_out_type(Layout *l, const Field *f)
 {
-    if (f->is_struct || !f->in_type || !f->out_type)
+    if (f->is_struct || !field_in_type(f) || !field_out_type(f))
         return;
-    const InType *t = f->in_type;
+    const InType *t = field_in_type(f);
     for (size_t i = 0; i < t->allowed.n; i++)
-        if (t->allowed.v[i] == f->out_type)
+        if (t->allowed.v[i] == field_out_type(f))
             return;
     Buf b = {0};
     for (size_t i = 0; i < t->allowed.n; i++)
@@ -587,7 +580,7 @@ static void check_out_type(Layout *l, const Field *f)
     diag_c(D_OUTTYPE_MISMATCH, loc_in(f->loc, f->out_pos),
            "outType '%s' on <data> '%s' (template '%s') is not allowed with inType '%s' "
            "(allowed: %s)",
-           f->out_type->display, f->name, l->tid, t->display, b.len ? b.s : "none");
+           field_out_type(f)->display, f->name, l->tid, t->display, b.len ? b.s : "none");
     buf_free(&b);
 }
 
@@ -596,9 +589,9 @@ static void check_out_type(Layout *l, const Field *f)
  * manifest has one). */
 static void check_map_type(Layout *l, const Field *f)
 {
-    if (f->is_struct || !f->map || !f->in_type)
+    if (f->is_struct || !f->map || !field_in_type(f))
         return;
-    const InType *t = f->in_type;
+    const InType *t = field_in_type(f);
     if (in_type_is(t, "UInt8") || in_type_is(t, "UInt16") || in_type_is(t, "UInt32") ||
         in_type_is(t, "HexInt32"))
         return;
@@ -628,18 +621,20 @@ static void rule_userdata_inserts(const Layout *l, const XmlNode *n)
         rule_userdata_inserts(l, n->children.v[i]);
 }
 
-static void check_fields(Manifest *m, Provider *pv, Layout *l, Field **v, size_t n)
+/* v[0..n): fields of the top-level field `top` (NULL: the template's own) */
+static void check_fields(Manifest *m, Provider *pv, Layout *l, const Field *top, Field **v,
+                         size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         Field *f = v[i];
-        check_quantity(l, f, f->count, "count");
-        check_quantity(l, f, f->length, "length");
+        check_quantity(l, v, n, top, f, &f->qty->count, "count");
+        check_quantity(l, v, n, top, f, &f->qty->length, "length");
         check_length_type(l, f);
         check_binary_length(pv, l, f);
         check_out_type(l, f);
         check_map_type(l, f);
         if (f->is_struct)
-            check_fields(m, pv, l, f->members.v, f->members.n);
+            check_fields(m, pv, l, top ? top : f, f->members.v, f->members.n);
     }
 }
 
@@ -690,21 +685,18 @@ static void rule_bitmap_bits(const ValueMap *vm)
 
 void check_payload(Manifest *m)
 {
-    MsgRefs refs = {0};
-    manifest_each_msgref(m, collect_ref, &refs);
     rule_string_unique(m);
-    rule_string_in_every_culture(m, &refs);
-    rule_string_used(m, &refs);
+    manifest_each_msgref(m, rule_string_in_every_culture, NULL);
+    rule_string_used(m);
     rule_insert_syntax(m);
     rule_insert_range(m);
-    vec_free(&refs);
     for (size_t i = 0; i < m->providers.n; i++) {
         Provider *pv = m->providers.v[i];
         rule_template_unique(pv);
         for (size_t j = 0; j < pv->layouts.n; j++) {
             Layout *l = pv->layouts.v[j];
-            rule_field_names(l, l->fields.v, l->fields.n);
-            check_fields(m, pv, l, l->fields.v, l->fields.n);
+            rule_field_names(l, NULL, l->fields.v, l->fields.n);
+            check_fields(m, pv, l, NULL, l->fields.v, l->fields.n);
             rule_userdata_inserts(l, l->user_data);
         }
         for (size_t j = 0; j < pv->maps.n; j++) {

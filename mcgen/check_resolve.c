@@ -43,9 +43,22 @@ static Task *find_task(Manifest *m, Provider *pv, QName q)
     return t;
 }
 
+/* The first of a task's opcodes named q (qmap_get's answer for a map of
+ * them: an item with no name is in no map). */
+static Opcode *task_opcode(const Task *t, QName q)
+{
+    for (size_t i = 0; i < t->opcodes.n; i++) {
+        Opcode *o = t->opcodes.v[i];
+        if (o->n.name.local[0] && strcmp(o->n.name.local, q.local) == 0 &&
+            (o->n.name.ns == q.ns || strcmp(o->n.name.ns, q.ns) == 0))
+            return o;
+    }
+    return NULL;
+}
+
 static Opcode *find_opcode(Manifest *m, Provider *pv, Task *task, QName q)
 {
-    Opcode *o = task ? qmap_get(&task->opcode_by_name, q) : NULL;
+    Opcode *o = task ? task_opcode(task, q) : NULL;
     if (!o)
         o = qmap_get(&pv->opcode_by_name, q);
     if (!o && strcmp(q.ns, NS_WIN) == 0)
@@ -56,7 +69,7 @@ static Opcode *find_opcode(Manifest *m, Provider *pv, Task *task, QName q)
 static bool in_some_task(Provider *pv, QName q)
 {
     for (size_t i = 0; i < pv->tasks.n; i++)
-        if (qmap_get(&pv->tasks.v[i]->opcode_by_name, q))
+        if (task_opcode(pv->tasks.v[i], q))
             return true;
     return false;
 }
@@ -195,17 +208,17 @@ static Field *find_sibling(Field **v, size_t n, const char *name)
     return NULL;
 }
 
-static void resolve_quantity(Manifest *m, Provider *pv, Layout *l, Field *f, const Quantity *cq,
-                             const char *what)
+/* A field's count= or length= names a field among its siblings v[0..n),
+ * else at the top level. */
+static void resolve_quantity(Manifest *m, Provider *pv, Layout *l, Field **v, size_t n, Field *f,
+                             const Quantity *cq, const char *what)
 {
     if (cq->kind != QTY_FIELD)
         return;
-    Quantity *q = (Quantity *)cq; /* read_man.c's, in the arena (Field.count) */
+    Quantity *q = (Quantity *)cq; /* read_man.c's, in the arena (Field.qty) */
     const char *name = q->text;
-    Field *ref = NULL;
-    if (f->parent)
-        ref = find_sibling(f->parent->members.v, f->parent->members.n, name);
-    if (!ref)
+    Field *ref = find_sibling(v, n, name);
+    if (!ref && v != l->fields.v)
         ref = find_sibling(l->fields.v, l->fields.n, name);
     if (!ref)
         unresolved(m, pv, q->loc, "unknown field '%s' in %s= of <%s> '%s' (template '%s')",
@@ -269,16 +282,16 @@ void resolve_field_types(Manifest *m, Field *f, QName in_q, QName out_q)
         if (s->local != in_q.local || s->ns != ns)
             *s = (TypeSlot){in_q.local, ns,
                             ns == NS_IS_WIN ? map_get(&m->wm.in_by_name, in_q.local) : NULL};
-        f->in_type = (InType *)s->type;
+        f->in_type_no = s->type ? ((const InType *)s->type)->number : 0;
     }
     if (f->has_out) {
         int ns = ns_kind(out_q.ns);
         TypeSlot *s = type_slot(mo->out, out_q.local, ns);
         if (s->local != out_q.local || s->ns != ns)
             *s = (TypeSlot){out_q.local, ns, out_type_of(m, out_q, ns)};
-        f->out_type = (OutType *)s->type;
+        f->out_type_no = s->type ? ((const OutType *)s->type)->number : 0;
     }
-    if ((in_q.local && !f->in_type) || (f->has_out && !f->out_type)) {
+    if ((in_q.local && !field_in_type(f)) || (f->has_out && !field_out_type(f))) {
         QName *w = arena_alloc(&m->scratch, 2 * sizeof *w);
         w[0] = in_q, w[1] = out_q;
         ptrmap_put(&m->types_written, f, w);
@@ -289,21 +302,21 @@ static void resolve_fields(Manifest *m, Provider *pv, Layout *l, Field **v, size
 {
     for (size_t i = 0; i < n; i++) {
         Field *f = v[i];
-        resolve_quantity(m, pv, l, f, f->count, "count");
-        resolve_quantity(m, pv, l, f, f->length, "length");
+        resolve_quantity(m, pv, l, v, n, f, &f->qty->count, "count");
+        resolve_quantity(m, pv, l, v, n, f, &f->qty->length, "length");
         if (f->is_struct) {
             resolve_fields(m, pv, l, f->members.v, f->members.n);
             continue;
         }
         /* the types were resolved as read (resolve_field_types): what did
          * not resolve is reported here, in document order */
-        const QName *w = !f->in_type || (f->has_out && !f->out_type)
+        const QName *w = !field_in_type(f) || (f->has_out && !field_out_type(f))
                              ? ptrmap_get(&m->types_written, f)
                              : NULL;
-        if (w && w[0].local && !f->in_type)
+        if (w && w[0].local && !field_in_type(f))
             unresolved(m, pv, loc_in(f->loc, f->in_pos), "unknown inType '%s' on <data> '%s'",
                     qname_display(&m->arena, w[0]), f->name);
-        if (w && f->has_out && !f->out_type)
+        if (w && f->has_out && !field_out_type(f))
             unresolved(m, pv, loc_in(f->loc, f->out_pos), "unknown outType '%s' on <data> '%s'",
                     qname_display(&m->arena, w[1]), f->name);
         if (f->map_name) {
@@ -430,9 +443,9 @@ static void resolve_event(Manifest *m, Provider *pv, Memo *mo, Event *ev)
                 ev->task ? qname_display(a, ev->task->n.name) : "", ev->task ? "')" : "");
     /* the keywords take the words' array in place: the i-th word is read
      * before the n-th keyword (n <= i) is written over it */
-    size_t words = ev->keyword_qs.n;
-    const QName **qs = ev->keyword_qs.v;
-    ev->keywords.n = 0;
+    size_t words = ev->nkeywords;
+    const QName **qs = ev->keyword_qs;
+    ev->nkeywords = 0;
     for (size_t i = 0; i < words; i++) {
         const QName *q = qs[i];
         Keyword *k = event_keyword(m, pv, mo, *q);
@@ -441,11 +454,10 @@ static void resolve_event(Manifest *m, Provider *pv, Memo *mo, Event *ev)
                     qname_display(a, *q));
             continue;
         }
-        ev->keywords.v[ev->keywords.n++] = k;
-        ev->keyword_mask |= k->mask;
+        ev->keywords[ev->nkeywords++] = k;
     }
-    if (!ev->keywords.n)
-        ev->keywords.v = NULL;
+    if (!ev->nkeywords)
+        ev->keywords = NULL;
     if (template_ref) {
         ev->layout = event_layout(pv, mo, template_ref);
         if (!ev->layout)
@@ -456,7 +468,7 @@ static void resolve_event(Manifest *m, Provider *pv, Memo *mo, Event *ev)
 
 /* Every $(string.X) must name a string of some culture; the string of
  * each culture is kept with the reference. */
-static void check_msg(Manifest *m, MsgRef *r)
+static void check_msg(Manifest *m, MsgRef *r, Loc at)
 {
     if (!r->id)
         return;
@@ -473,50 +485,57 @@ static void check_msg(Manifest *m, MsgRef *r)
      * reference is noted, not refused. */
     if (!m->cultures.n) {
         if (!m->warned_no_localization++)
-            diag_c(D_NO_LOCALIZATION, r->loc,
+            diag_c(D_NO_LOCALIZATION, at,
                     "string '%s' is not defined here: the manifest has no <localization> "
                     "(messages are left without text; further such references not reported)",
                     r->id);
         return;
     }
-    diag_c(D_STRING_UNDEFINED, r->loc, "undefined string '%s' in '$(string.%s)'", r->id, r->id);
+    diag_c(D_STRING_UNDEFINED, at, "undefined string '%s' in '$(string.%s)'", r->id, r->id);
 }
 
-void manifest_each_msgref(Manifest *m, void (*fn)(Manifest *m, MsgRef *r, void *arg), void *arg)
+/* fn's call for the reference of an owner that has a `loc` and a `msg`;
+ * no position when no message= was written */
+#define EACH(owner) \
+    fn(m, &(owner)->msg, (owner)->msg.id ? loc_in((owner)->loc, (owner)->msg.pos) : (Loc){0}, arg)
+
+void manifest_each_msgref(Manifest *m, void (*fn)(Manifest *m, MsgRef *r, Loc at, void *arg),
+                          void *arg)
 {
     for (size_t p = 0; p < m->providers.n; p++) {
         Provider *pv = m->providers.v[p];
-        fn(m, &pv->msg, arg);
+        EACH(pv);
         for (size_t i = 0; i < pv->channels.n; i++)
-            fn(m, &pv->channels.v[i]->msg, arg);
+            EACH(pv->channels.v[i]);
         for (size_t i = 0; i < pv->levels.n; i++)
-            fn(m, &pv->levels.v[i]->n.msg, arg);
+            EACH(&pv->levels.v[i]->n);
         for (size_t i = 0; i < pv->tasks.n; i++) {
             Task *t = pv->tasks.v[i];
-            fn(m, &t->n.msg, arg);
+            EACH(&t->n);
             for (size_t j = 0; j < t->opcodes.n; j++)
-                fn(m, &t->opcodes.v[j]->n.msg, arg);
+                EACH(&t->opcodes.v[j]->n);
         }
         for (size_t i = 0; i < pv->opcodes.n; i++)
-            fn(m, &pv->opcodes.v[i]->n.msg, arg);
+            EACH(&pv->opcodes.v[i]->n);
         for (size_t i = 0; i < pv->keywords.n; i++)
-            fn(m, &pv->keywords.v[i]->n.msg, arg);
+            EACH(&pv->keywords.v[i]->n);
         for (size_t i = 0; i < pv->maps.n; i++)
             for (size_t j = 0; j < pv->maps.v[i]->items.n; j++)
-                fn(m, &pv->maps.v[i]->items.v[j]->msg, arg);
+                EACH(pv->maps.v[i]->items.v[j]);
         for (size_t i = 0; i < pv->events.n; i++)
-            fn(m, &pv->events.v[i]->msg, arg);
+            EACH(pv->events.v[i]);
         for (size_t i = 0; i < pv->filters.n; i++)
-            fn(m, &pv->filters.v[i]->msg, arg);
+            EACH(pv->filters.v[i]);
     }
     for (size_t i = 0; i < m->message_table.n; i++)
-        fn(m, &m->message_table.v[i]->msg, arg);
+        EACH(m->message_table.v[i]);
 }
+#undef EACH
 
-static void check_msg_cb(Manifest *m, MsgRef *r, void *arg)
+static void check_msg_cb(Manifest *m, MsgRef *r, Loc at, void *arg)
 {
     (void)arg;
-    check_msg(m, r);
+    check_msg(m, r, at);
 }
 
 /* Everything a provider's own references need. */

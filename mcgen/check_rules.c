@@ -657,9 +657,9 @@ static void rule_cultures(Manifest *m)
     free(known);
 }
 
-static void note_used(Manifest *m, MsgRef *r, void *arg)
+static void note_used(Manifest *m, MsgRef *r, Loc at, void *arg)
 {
-    (void)m;
+    (void)m, (void)at;
     if (r->id)
         map_put(arg, r->id, r, true);
 }

@@ -58,7 +58,7 @@ static Qty qty(const Quantity *q, bool is_count)
  * a struct. */
 static char field_letter(const Field *f)
 {
-    return f->is_struct || !f->in_type ? 'n' : f->in_type->mangle;
+    return f->is_struct || !field_in_type(f) ? 'n' : field_in_type(f)->mangle;
 }
 
 static bool is_sized_string(char c) { return c == 'z' || c == 's' || c == 'b'; }
@@ -88,7 +88,7 @@ static void code(Buf *out, char letter, Qty q, char marker)
 void header_mangle_field(const Field *f, Buf *out)
 {
     char l = field_letter(f), u = upper(l);
-    Qty c = qty(f->count, true), n = qty(f->length, false);
+    Qty c = qty(&f->qty->count, true), n = qty(&f->qty->length, false);
     if (!is_sized_string(l))
         code(out, c.k == Q_NONE ? l : u, c, 'R'); /* c, C5, CR0 */
     else if (c.k == Q_NONE)
@@ -143,15 +143,15 @@ static bool members_fixed(const Field *f);
 /* Whether a field's bytes have a size known from the manifest alone. */
 static bool fixed_size(const Field *f)
 {
-    if (f->count->kind == QTY_FIELD)
+    if (f->qty->count.kind == QTY_FIELD)
         return false;
     if (f->is_struct)
         return members_fixed(f);
-    if (!f->in_type)
+    if (!field_in_type(f))
         return false;
-    char l = f->in_type->mangle;
+    char l = field_in_type(f)->mangle;
     if (is_sized_string(l))
-        return f->length->kind == QTY_FIXED && f->length->n > 0;
+        return f->qty->length.kind == QTY_FIXED && f->qty->length.n > 0;
     return scalar_ctype(l) != NULL;
 }
 
@@ -452,7 +452,7 @@ static void add_field(Fn *fn, const Field *f, uint32_t i, const char *macro_name
     Arena *a = fn->a;
     int first = fn->next;
     char l = field_letter(f);
-    Qty c = qty(f->count, true), n = qty(f->length, false);
+    Qty c = qty(&f->qty->count, true), n = qty(&f->qty->length, false);
     unsigned pieces, params; /* check_limits.c counts them for MCG8020/8021 */
     check_field_pieces(f, &pieces, &params);
     bool takes_len = params == 2;

@@ -351,12 +351,14 @@ static void quantity(W *w, Key k, const Quantity *q)
 
 static void types_make(W *w, const Field *f)
 {
-    kstr(w, K("inType"), f->in_type ? f->in_type->display : NULL);
-    knum(w, K("inTypeValue"), f->in_type ? f->in_type->value : 0);
-    const OutType *out = f->out_type ? f->out_type : f->in_type ? f->in_type->default_out : NULL;
+    const InType *in = field_in_type(f);
+    const OutType *written = field_out_type(f);
+    kstr(w, K("inType"), in ? in->display : NULL);
+    knum(w, K("inTypeValue"), in ? in->value : 0);
+    const OutType *out = written ? written : in ? in->default_out : NULL;
     kstr(w, K("outType"), out ? out->display : NULL);
     knum(w, K("outTypeValue"), out ? out->value : 0);
-    kbool(w, K("outTypeExplicit"), f->out_type != NULL);
+    kbool(w, K("outTypeExplicit"), written != NULL);
 }
 
 /* A field's types, five members that thousands of fields share a few
@@ -364,16 +366,17 @@ static void types_make(W *w, const Field *f)
  * seen with it) and copied while the next field's types are the same. */
 static void types(W *w, const Field *f)
 {
-    if (!w->j || !f->in_type) {
+    const InType *in = field_in_type(f);
+    if (!w->j || !in) {
         types_make(w, f);
         return;
     }
-    TypesText *t = &w->types[f->in_type->value];
-    if (t->in != f->in_type || t->out != f->out_type) {
+    TypesText *t = &w->types[in->value];
+    if (t->in != in || t->out != field_out_type(f)) {
         JsonW j, *outer = w->j;
         Out *out = w->out;
-        t->in = f->in_type;
-        t->out = f->out_type;
+        t->in = in;
+        t->out = field_out_type(f);
         t->text.len = 0;
         jsonw_init(&j, &t->text, 0);
         j.depth = 1; /* members of an object: the first without a comma */
@@ -399,8 +402,8 @@ static void fields(W *w, Key k, Field *const *v, size_t n)
             types(w, f);
             kstr(w, K("map"), f->map ? f->map->name : NULL);
         }
-        quantity(w, K("count"), f->count);
-        quantity(w, K("length"), f->length);
+        quantity(w, K("count"), &f->qty->count);
+        quantity(w, K("length"), &f->qty->length);
         if (f->is_struct)
             fields(w, K("members"), f->members.v, f->members.n);
         kloc(w, f->loc);
@@ -530,10 +533,10 @@ static void event(W *w, const Event *e)
         knull(w, K("task"));
     shared(w, K("opcode"), e->opcode, opcode_ref);
     arr_begin(w, K("keywords"));
-    for (size_t i = 0; i < e->keywords.n; i++)
-        shared(w, NOKEY, e->keywords.v[i], keyword_ref);
+    for (size_t i = 0; i < e->nkeywords; i++)
+        shared(w, NOKEY, e->keywords[i], keyword_ref);
     arr_end(w);
-    kmask(w, K("keywordMask"), e->keyword_mask);
+    kmask(w, K("keywordMask"), event_keyword_mask(e));
     kstr(w, K("template"), e->layout ? e->layout->tid : NULL);
     kmsg(w, K("message"), &e->msg, NULL, NULL);
     kbool(w, K("notLogged"), e->not_logged);
@@ -727,8 +730,9 @@ static void walk(W *w)
             obj_begin(w, NOKEY);
             kstr(w, K("id"), str->id);
             kstr(w, K("value"), str->value);
-            if (str->string_type)
-                kstr(w, K("stringType"), str->string_type);
+            const char *type = ptrmap_get(&m->string_types, str);
+            if (type)
+                kstr(w, K("stringType"), type);
             kloc(w, str->loc);
             obj_end(w);
         }

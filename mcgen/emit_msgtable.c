@@ -136,9 +136,9 @@ static void gather(const Manifest *m, Collect *c)
                 add_builtin(c, &e->task->n);
             if (e->opcode && e->opcode->n.builtin)
                 add_builtin(c, &e->opcode->n);
-            for (size_t k = 0; k < e->keywords.n; k++)
-                if (e->keywords.v[k]->n.builtin)
-                    add_builtin(c, &e->keywords.v[k]->n);
+            for (size_t k = 0; k < e->nkeywords; k++)
+                if (e->keywords[k]->n.builtin)
+                    add_builtin(c, &e->keywords[k]->n);
         }
         for (size_t j = 0; j < pv->filters.n; j++)
             add(c, &pv->filters.v[j]->msg, NULL);

@@ -400,7 +400,8 @@ static uint32_t prop_index(const Field *f, const FieldVec *order)
 static uint32_t quantity_flags(const Field *f, const Quantity *q, bool length)
 {
     if (q->kind == QTY_FIXED && q->n > 0) {
-        if (length && !f->is_struct && f->in_type && strcmp(f->in_type->name.local, "SID") == 0)
+        const InType *in = field_in_type(f);
+        if (length && !f->is_struct && in && strcmp(in->name.local, "SID") == 0)
             return 0; /* SID: the length is stored, never flagged */
         return length ? F_FIXED_LENGTH : F_FIXED_COUNT;
     }
@@ -425,8 +426,8 @@ static uint16_t quantity_value(const Quantity *q, const FieldVec *order)
  * the property has a count (section 10.3). */
 static uint8_t subst_type(const Field *f)
 {
-    uint8_t t = f->is_struct ? 0x0E : (f->in_type ? f->in_type->value : 0);
-    if (quantity_flags(f, f->count, false))
+    uint8_t t = f->is_struct ? 0x0E : (field_in_type(f) ? field_in_type(f)->value : 0);
+    if (quantity_flags(f, &f->qty->count, false))
         t |= 0x80;
     return t;
 }
@@ -753,7 +754,7 @@ static void write_temp(W *w, Layout *l)
     Names *names = &w->names;
     for (size_t i = 0; i < order.n; i++) {
         Field *f = order.v[i];
-        uint32_t flags = quantity_flags(f, f->count, false) | quantity_flags(f, f->length, true);
+        uint32_t flags = quantity_flags(f, &f->qty->count, false) | quantity_flags(f, &f->qty->length, true);
         if (f->is_struct) {
             buf_u32le(&w->b, flags | F_STRUCT);
             uint32_t first = f->members.n ? prop_index(f->members.v[0], &order) : 0;
@@ -764,15 +765,15 @@ static void write_temp(W *w, Layout *l)
             buf_u32le(&w->b, 0);
         } else {
             buf_u32le(&w->b, flags);
-            const OutType *out = f->out_type ? f->out_type : f->in_type ? f->in_type->default_out
-                                                                        : NULL;
-            buf_u8(&w->b, f->in_type ? f->in_type->value : 0);
+            const InType *in = field_in_type(f);
+            const OutType *out = field_out_type(f) ? field_out_type(f) : in ? in->default_out : NULL;
+            buf_u8(&w->b, in ? in->value : 0);
             buf_u8(&w->b, out ? out->value : 0);
             buf_u16le(&w->b, 0);
             buf_u32le(&w->b, at_of(w, f->map));
         }
-        buf_u16le(&w->b, quantity_value(f->count, &order));
-        buf_u16le(&w->b, quantity_value(f->length, &order));
+        buf_u16le(&w->b, quantity_value(&f->qty->count, &order));
+        buf_u16le(&w->b, quantity_value(&f->qty->length, &order));
         name_later(w, names, f->name);
     }
     names_write(w, names);
@@ -857,19 +858,19 @@ static void write_evnt(W *w, Event **ev, size_t n)
         buf_u32le(&w->b, at_of(w, e->opcode));
         buf_u32le(&w->b, at_of(w, e->level));
         buf_u32le(&w->b, at_of(w, e->task));
-        buf_u32le(&w->b, (uint32_t)e->keywords.n);
+        buf_u32le(&w->b, (uint32_t)e->nkeywords);
         vec_push(&arrays, placeholder(w));
         buf_u32le(&w->b, at_of(w, e->channel));
     }
     for (size_t i = 0; i < n; i++) {
         Event *e = ev[i];
-        if (!e->keywords.n)
+        if (!e->nkeywords)
             continue;
         patch32(w, arrays.v[i], (uint32_t)pos(w));
-        Keyword **k = xmalloc(e->keywords.n * sizeof *k);
-        memcpy(k, e->keywords.v, e->keywords.n * sizeof *k);
-        sort_stable(k, e->keywords.n, sizeof *k, cmp_keyword);
-        for (size_t j = 0; j < e->keywords.n; j++)
+        Keyword **k = xmalloc(e->nkeywords * sizeof *k);
+        memcpy(k, e->keywords, e->nkeywords * sizeof *k);
+        sort_stable(k, e->nkeywords, sizeof *k, cmp_keyword);
+        for (size_t j = 0; j < e->nkeywords; j++)
             buf_u32le(&w->b, at_of(w, k[j]));
         free(k);
     }
@@ -1060,9 +1061,9 @@ static void write_provider(W *w, Provider *pv, Arena *ar, bool followed) /* ar: 
         before = seen.n;
         if (e->task && e->task->n.builtin && (add_unique(&seen, &e->task->n), seen.n > before))
             vec_push(&tasks, e->task);
-        for (size_t k = 0; k < e->keywords.n; k++) {
+        for (size_t k = 0; k < e->nkeywords; k++) {
             before = seen.n;
-            Keyword *kw = e->keywords.v[k];
+            Keyword *kw = e->keywords[k];
             if (kw->n.builtin && (add_unique(&seen, &kw->n), seen.n > before))
                 vec_push(&keywords, kw);
         }

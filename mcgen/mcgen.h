@@ -319,7 +319,10 @@ typedef struct Guid {
 } Guid;
 
 /* message="$(string.ID)": the string's id; text per culture is looked up in
- * Manifest.cultures. */
+ * Manifest.cultures.  Its position is a Pos of its owner's Loc (every
+ * owner, a provider, channel, named item, map item, event, filter or
+ * messageTable entry, has the Loc of its element): manifest_each_msgref
+ * hands each reference out with its Loc. */
 typedef struct String String;
 typedef struct MsgRef {
     const char *id; /* NULL: no message attribute */
@@ -329,7 +332,7 @@ typedef struct MsgRef {
                           * built-in items and imported winmeta channels
                           * have one without a string id */
     bool has_msgid;
-    Loc loc;
+    Pos pos; /* of message= */
 } MsgRef;
 
 typedef struct Provider Provider;
@@ -361,14 +364,16 @@ typedef struct Opcode {
     const char *mof_value;
 } Opcode;
 
+/* A task's own opcodes are an array in the arena, sized exactly, and
+ * found by name with a scan (task_opcode): a task has a few, most none,
+ * where a heap vector and a map took 56 bytes of every task. */
 struct Task {
     Named n;
     uint16_t value;
     bool has_guid;
     Guid event_guid;
     const char *mof_guid;
-    VEC(Opcode *) opcodes;
-    Map opcode_by_name;
+    struct { Opcode **v; size_t n; } opcodes; /* in the arena */
 };
 
 typedef struct Keyword {
@@ -445,11 +450,14 @@ typedef struct ValueMap {
     Loc loc;
 } ValueMap;
 
-/* winmeta inTypes and outTypes */
+/* winmeta inTypes and outTypes: made once a process (winmeta.c), the
+ * same objects in every manifest, each with its number (1 + its position
+ * among its kind), by which a field names it (Field.in_type) */
 typedef struct OutType {
     QName name;
     const char *display; /* "xs:string" */
     uint8_t value;
+    uint8_t number;
 } OutType;
 
 typedef struct InType {
@@ -459,9 +467,15 @@ typedef struct InType {
     uint8_t size; /* 0: variable */
     bool pointer;
     char mangle;  /* mc template-function letter */
+    uint8_t number;
     OutType *default_out;
     VEC(OutType *) allowed;
 } InType;
+
+/* Every inType and outType by its number, NULL at [0] (winmeta.c; made
+ * before the first manifest is read). */
+extern InType *const *winmeta_in_types;
+extern OutType *const *winmeta_out_types;
 
 typedef enum { QTY_NONE, QTY_FIXED, QTY_FIELD } QtyKind;
 
@@ -469,29 +483,33 @@ typedef struct Field Field;
 
 /* count= / length=: absent, a number, or the name of another field. */
 typedef struct Quantity {
-    QtyKind kind;
-    uint32_t n;       /* QTY_FIXED */
     const char *text; /* QTY_FIELD: the field name as written */
     Field *ref;       /* QTY_FIELD */
     Loc loc;
+    uint16_t n;   /* QTY_FIXED (the schema's and mc's limit: 65,535) */
+    uint8_t kind; /* QtyKind */
 } Quantity;
 
-/* The Quantity of a field without count= (or length=): QTY_NONE. */
-extern const Quantity quantity_none;
+/* A field's count= and length=, together behind one pointer: most fields
+ * have neither. */
+typedef struct FieldQty {
+    Quantity count, length;
+} FieldQty;
+
+/* The FieldQty of a field with neither: both QTY_NONE. */
+extern const FieldQty field_qty_none;
 
 /* One <data> or <struct> of a payload layout (a manifest <template>).
  * A large manifest has tens of thousands, the biggest part of the model:
  * members are ordered so that none pads, count= and length=, which
- * most fields lack, are behind pointers, inType= and outType=, which
+ * most fields lack, are behind one pointer, inType= and outType=, which
  * name built-in types only, are resolved as they are read
- * (resolve_field_types), so the names as written are kept only for the
- * few that do not resolve, and what only a <data> has written shares its
- * bytes with what only a <struct> has (members): read only after
- * is_struct says which it is. */
+ * (resolve_field_types) into the types' numbers, a byte each, so the
+ * names as written are kept only for the few that do not resolve, and
+ * what only a <data> has written shares its bytes with what only a
+ * <struct> has (members): read only after is_struct says which it is. */
 struct Field {
     const char *name;
-    InType *in_type;   /* data; NULL for a struct */
-    OutType *out_type; /* data: written, or NULL for the inType default */
     ValueMap *map;     /* data, optional; NULL for a struct */
     union {
         struct { Field **v; size_t n; } members; /* struct; in the arena */
@@ -500,16 +518,22 @@ struct Field {
             Pos in_pos, out_pos;  /* data: of inType=, outType= (the element's when absent) */
         };
     };
-    /* never NULL: &quantity_none when absent; check_resolve.c writes the
-     * ref of a QTY_FIELD one (in the arena, never quantity_none) */
-    const Quantity *count, *length;
-    Field *parent;        /* enclosing struct or NULL */
+    /* never NULL: &field_qty_none when neither; check_resolve.c writes
+     * the ref of a QTY_FIELD one (in the arena, never field_qty_none) */
+    const FieldQty *qty;
     uint32_t index;       /* position among its siblings */
-    bool is_struct;
-    bool has_out;
     Loc loc;
     Pos map_pos; /* data: of map= (the element's when absent) */
+    /* data: InType.number, 0 for a struct or a type that did not resolve
+     * (field_in_type); OutType.number, 0 for the inType's default (or
+     * unresolved; field_out_type) */
+    uint8_t in_type_no, out_type_no;
+    bool is_struct;
+    bool has_out;
 };
+
+static inline InType *field_in_type(const Field *f) { return winmeta_in_types[f->in_type_no]; }
+static inline OutType *field_out_type(const Field *f) { return winmeta_out_types[f->out_type_no]; }
 
 /* Generic XML kept verbatim (the <UserData> of a template). */
 typedef struct XmlNode {
@@ -554,27 +578,27 @@ extern const EventRare event_rare_none;
 typedef struct Event {
     uint16_t value;
     uint8_t version;
-    bool not_logged, suppress_projection;
-    bool has_level, has_task, has_opcode; /* level=, task=, opcode= written */
+    /* one bit each: with the keyword count, the first eight bytes */
+    bool not_logged : 1, suppress_projection : 1;
+    bool has_level : 1, has_task : 1, has_opcode : 1; /* level=, task=, opcode= written */
+    bool has_template : 1; /* template= written (resolved or not) */
+    bool refs_written : 1; /* the unions hold references as written */
+    uint32_t nkeywords;
     const char *symbol;
     const EventRare *rare; /* never NULL: &event_rare_none when neither */
     union { Channel *channel; const char *channel_ref; };
     union { Level *level; const QName *level_q; };
     union { Task *task; const QName *task_q; };
     union { Opcode *opcode; const QName *opcode_q; };
-    /* keyword_qs: the words of keywords= (arena), resolved in place */
-    union {
-        struct { Keyword **v; size_t n; } keywords; /* in the arena */
-        struct { const QName **v; size_t n; } keyword_qs;
-    };
-    uint64_t keyword_mask; /* OR of keywords */
+    /* keyword_qs: the words of keywords= (arena), resolved in place;
+     * nkeywords counts either (the OR of their masks is a function,
+     * event_keyword_mask, not a member) */
+    union { Keyword **keywords; const QName **keyword_qs; };
     union { Layout *layout; const char *template_ref; };
     MsgRef msg;
     Loc loc;
     /* of channel=, level=, ... (the element's when absent) */
     Pos channel_pos, level_pos, task_pos, opcode_pos, keywords_pos, template_pos;
-    bool has_template; /* template= written (resolved or not) */
-    bool refs_written; /* the unions hold references as written */
 } Event;
 
 typedef struct Filter {
@@ -633,10 +657,10 @@ struct Provider {
     Loc loc;
 };
 
+/* (its stringType=, which few have, is in Manifest.string_types) */
 struct String {
     const char *id;
     const char *value;
-    const char *string_type; /* stringType= (optional) */
     bool referenced;         /* check_payload.c: some reference names it, */
     bool event_message;      /* an event's message= names it, */
     bool culture_checked;    /* its id's rule_string_in_every_culture ran, */
@@ -762,6 +786,7 @@ typedef struct Manifest {
     Map culture_by_name;
     Map provider_by_name; /* for importChannel across providers */
     Map msgid_by_string; /* string id -> StringMsgId* (check_msgid.c) */
+    PtrMap string_types; /* String -> its stringType= (the few written) */
     size_t skipped_counter_sections;
     int warned_no_localization;
     McFile *mc; /* a message-text file (read_mc.c): no providers then */
@@ -869,7 +894,10 @@ void mc_free(McFile *f);
 /* What the check stage derives beside the model, for the emitters. */
 typedef struct Facts {
     Arena arena;  /* the names */
-    PtrMap names; /* item -> its name in the C header (check_names.c) */
+    /* item -> its name in the C header (check_names.c): events apart from
+     * the rest, so that each table is sized for its own count (one table
+     * of both doubled once more: 4 MB, not 3, at 50 MB of input) */
+    PtrMap event_names, names;
 } Facts;
 
 /* Checks a raw manifest from any reader: resolution, every semantic rule,
@@ -897,6 +925,8 @@ void check_names(Manifest *m, Facts *f);
  * have the same) and Channel as mc's header gives them. */
 uint64_t channel_keyword(const Channel *c);
 uint64_t event_descriptor_keyword(const Event *e);
+/* The OR of an event's keywords' masks. */
+uint64_t event_keyword_mask(const Event *e);
 uint8_t event_descriptor_channel(const Event *e, const Provider *pv);
 /* Whether a task has an eventGUID other than all zeros. */
 bool task_has_guid(const Task *t);
@@ -904,7 +934,8 @@ bool task_has_guid(const Task *t);
  * each provider's own, its channels', levels', tasks' (and their
  * opcodes'), opcodes', keywords', map items', events', filters'; then the
  * messageTable's. */
-void manifest_each_msgref(Manifest *m, void (*fn)(Manifest *m, MsgRef *r, void *arg), void *arg);
+void manifest_each_msgref(Manifest *m, void (*fn)(Manifest *m, MsgRef *r, Loc at, void *arg),
+                          void *arg);
 
 /* ======================================================================
  * check_mc.c

@@ -65,6 +65,8 @@ typedef struct Parser {
     /* the fields of the open <template> and <struct>s, outermost first:
      * each gets its own at its end tag, an array sized exactly */
     VEC(Field *) fields;
+    /* the opcodes of the open <task>, which gets them at its end tag */
+    VEC(Opcode *) task_opcodes;
     /* the QNames events name, one copy each (intern_qname) */
     struct { const QName **v; size_t n, cap; } qnames;
     /* the ids $(string.X) names, one copy each, which the <string> of
@@ -370,7 +372,7 @@ static void msg_attr(Parser *p, const XmlElem *e, const char *name, MsgRef *out)
         return;
     size_t n;
     const char *v = trim_span(a->value, &n);
-    out->loc = a->loc;
+    out->pos = pos_of(e->loc, a->loc);
     if (n > 10 && memcmp(v, "$(string.", 9) == 0 && v[n - 1] == ')') {
         /* one probe: ids are rarely written twice, and then the
          * second copy is left unused */
@@ -643,8 +645,7 @@ static void read_opcode(Parser *p, XmlReader *r, const XmlElem *e, Task *task)
     o->mof_value = dup(p, xml_attr(e, "mofValue"));
     o->task = task;
     if (task) {
-        vec_push(&task->opcodes, o);
-        index_named(p, &task->opcode_by_name, &o->n, o);
+        vec_push(&p->task_opcodes, o);
     } else {
         vec_push(&p->prov->opcodes, o);
         index_named(p, &p->prov->opcode_by_name, &o->n, o);
@@ -713,13 +714,12 @@ static Layout *read_template(Parser *p, const XmlElem *e)
     return l;
 }
 
-const Quantity quantity_none = {QTY_NONE, 0, NULL, NULL, {0}};
+const FieldQty field_qty_none = {{NULL, NULL, {0}, 0, QTY_NONE}, {NULL, NULL, {0}, 0, QTY_NONE}};
 
-/* count= or length= (attribute a, named `name`) */
-static const Quantity *quantity_of(Parser *p, const XmlElem *e, const char *name,
-                                   const XmlAttr *a)
+/* count= or length= (attribute a, named `name`) into q */
+static void quantity_of(Parser *p, const XmlElem *e, const char *name, const XmlAttr *a,
+                        Quantity *q)
 {
-    Quantity *q = arena_alloc(A(p), sizeof *q);
     q->loc = a->loc;
     uint64_t v;
     size_t n;
@@ -727,22 +727,28 @@ static const Quantity *quantity_of(Parser *p, const XmlElem *e, const char *name
     if (is_numeral(a->value)) {
         if (!number(a->value, 65535, &v)) {
             bad_number(p, a->loc, name, a->value, e->local, 65535);
-            return q;
+            return;
         }
         q->kind = QTY_FIXED;
-        q->n = (uint32_t)v;
+        q->n = (uint16_t)v;
     } else {
         q->kind = QTY_FIELD; /* resolved later */
         q->text = arena_strndup(A(p), s, n);
     }
-    return q;
 }
 
-/* count= or length=; &quantity_none when absent (most fields) */
-BY_NAME const Quantity *read_quantity(Parser *p, const XmlElem *e, const char *name)
+/* count= and length=; &field_qty_none when neither (most fields) */
+static const FieldQty *read_quantities(Parser *p, const XmlElem *e)
 {
-    const XmlAttr *a = xml_attr_full(e, name);
-    return a ? quantity_of(p, e, name, a) : &quantity_none;
+    const XmlAttr *count = xml_attr_full(e, "count"), *length = xml_attr_full(e, "length");
+    if (!count && !length)
+        return &field_qty_none;
+    FieldQty *q = arena_alloc(A(p), sizeof *q);
+    if (count)
+        quantity_of(p, e, "count", count, &q->count);
+    if (length)
+        quantity_of(p, e, "length", length, &q->length);
+    return q;
 }
 
 /* data: name inType outType map count length
@@ -766,11 +772,8 @@ static Field *read_field(Parser *p, XmlReader *r, const XmlElem *e, bool is_stru
         f->out_pos = attr_pos(e, "outType");
         f->map_pos = attr_pos(e, "map");
     }
-    f->count = read_quantity(p, e, "count");
-    f->length = read_quantity(p, e, "length");
+    f->qty = read_quantities(p, e);
     PFrame *parent = top(p);
-    if (parent->kind == K_STRUCT)
-        f->parent = parent->obj;
     f->index = (uint32_t)(p->fields.n - parent->first);
     vec_push(&p->fields, f);
     return f;
@@ -791,6 +794,18 @@ static void end_fields(Parser *p, const PFrame *f)
         l->fields.v = v, l->fields.n = n;
     }
     p->fields.n = f->first;
+}
+
+/* The end of a <task>: its opcodes into an array of its own. */
+static void end_task(Parser *p, Task *t)
+{
+    size_t n = p->task_opcodes.n;
+    if (n) {
+        t->opcodes.v = arena_alloc(A(p), n * sizeof *t->opcodes.v);
+        memcpy(t->opcodes.v, p->task_opcodes.v, n * sizeof *t->opcodes.v);
+        t->opcodes.n = n;
+    }
+    p->task_opcodes.n = 0;
 }
 
 const EventRare event_rare_none = {NULL, NULL, {NULL, 0}};
@@ -881,7 +896,7 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
             after_space = space;
         }
         /* the array the resolved keywords take in place (Keyword *) */
-        ev->keyword_qs.v = most ? arena_alloc(A(p), most * sizeof *ev->keyword_qs.v) : NULL;
+        ev->keyword_qs = most ? arena_alloc(A(p), most * sizeof *ev->keyword_qs) : NULL;
         const char *s = keywords;
         while (*s) {
             while (*s && list_space(*s))
@@ -898,7 +913,7 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
             QName q;
             if (qname_value(p, r, e, "keywords", p->word.s, p->word.len,
                             loc_in(ev->loc, ev->keywords_pos), &q))
-                ev->keyword_qs.v[ev->keyword_qs.n++] = intern_qname(p, q);
+                ev->keyword_qs[ev->nkeywords++] = intern_qname(p, q);
         }
     }
     const char *tref = xml_attr(e, "template");
@@ -912,9 +927,10 @@ static void read_event(Parser *p, XmlReader *r, const XmlElem *e)
     }
     ev->template_pos = attr_pos(e, "template");
     msg_attr(p, e, "message", &ev->msg);
-    bool has;
-    bool_attr(p, e, "notLogged", &has, &ev->not_logged);
-    bool_attr(p, e, "suppressProjection", &has, &ev->suppress_projection);
+    bool has, not_logged = false, suppress_projection = false;
+    bool_attr(p, e, "notLogged", &has, &not_logged);
+    bool_attr(p, e, "suppressProjection", &has, &suppress_projection);
+    ev->not_logged = not_logged, ev->suppress_projection = suppress_projection;
     vec_push(&p->prov->events, ev);
 }
 
@@ -993,11 +1009,26 @@ static void read_string(Parser *p, const XmlElem *e)
     if (!s->id)
         s->id = dup(p, id);
     s->value = dup(p, need(p, e, "value"));
-    s->string_type = dup(p, xml_attr(e, "stringType"));
     if (!s->id || !s->value || !p->culture)
         return;
+    const char *type = xml_attr(e, "stringType");
+    if (type)
+        ptrmap_put(&p->m->string_types, s, (void *)dup(p, type));
     vec_push(&p->culture->strings, s);
-    map_put(&p->culture->by_id, s->id, s, true);
+}
+
+/* Each culture's strings by id, the first of an id kept, made after the
+ * parse: while it runs, the map of the ids referenced (Parser.msg_ids)
+ * and the rest of the mapped input are alive, so these maps, as large,
+ * would add to the peak, and their size is known only now. */
+static void index_strings(Manifest *m)
+{
+    for (size_t i = 0; i < m->cultures.n; i++) {
+        Culture *c = m->cultures.v[i];
+        map_reserve(&c->by_id, c->strings.n);
+        for (size_t j = 0; j < c->strings.n; j++)
+            map_put(&c->by_id, c->strings.v[j]->id, c->strings.v[j], true);
+    }
 }
 
 /* UserData: any XML, kept as a tree */
@@ -1378,6 +1409,8 @@ static void on_end(void *ctx, XmlReader *r, const XmlElem *e, const char *text, 
     }
     if (f.kind == K_TEMPLATE || f.kind == K_STRUCT)
         end_fields(p, &f);
+    if (f.kind == K_TASK)
+        end_task(p, f.obj);
     if (f.kind == K_PROVIDER)
         p->prov = NULL;
     if (f.kind == K_RESOURCES)
@@ -1412,6 +1445,7 @@ static Manifest *load(Manifest *m, bool (*run)(Manifest *, const XmlHandler *, v
     vec_free(&p.stack);
     buf_free(&p.word);
     vec_free(&p.fields);
+    vec_free(&p.task_opcodes);
     free(p.qnames.v);
     map_free(&p.msg_ids);
     schema_check_free(p.sc);
@@ -1419,6 +1453,7 @@ static Manifest *load(Manifest *m, bool (*run)(Manifest *, const XmlHandler *, v
         manifest_free(m);
         return NULL;
     }
+    index_strings(m);
     return m;
 }
 
@@ -1480,10 +1515,6 @@ void manifest_free(Manifest *m)
         mc_free(m->mc);
     for (size_t i = 0; i < m->providers.n; i++) {
         Provider *pv = m->providers.v[i];
-        for (size_t j = 0; j < pv->tasks.n; j++) {
-            vec_free(&pv->tasks.v[j]->opcodes);
-            map_free(&pv->tasks.v[j]->opcode_by_name);
-        }
         for (size_t j = 0; j < pv->maps.n; j++)
             vec_free(&pv->maps.v[j]->items);
         for (size_t j = 0; j < pv->layouts.n; j++) {
@@ -1506,8 +1537,6 @@ void manifest_free(Manifest *m)
         map_free(&m->cultures.v[i]->by_id);
     }
     Winmeta *w = &m->wm;
-    for (size_t i = 0; i < w->in_types.n; i++)
-        vec_free(&w->in_types.v[i]->allowed);
     vec_free(&w->channels);
     vec_free(&w->levels);
     vec_free(&w->tasks);
@@ -1528,6 +1557,7 @@ void manifest_free(Manifest *m)
     map_free(&m->culture_by_name);
     map_free(&m->provider_by_name);
     map_free(&m->msgid_by_string);
+    ptrmap_free(&m->string_types);
     arena_free(&m->arena);
     arena_free(&m->scratch);
     ptrmap_free(&m->types_written);

@@ -8,7 +8,9 @@
  * build of this file includes that table, and winmeta_load turns its rows
  * into the manifest's model objects (flagged builtin), so every model
  * object a reference can resolve to is an ordinary model object; their
- * strings are the table's, not copies.  The name maps are hashed once per
+ * strings are the table's, not copies.  The inTypes and outTypes are
+ * made once a process and shared by every manifest (a field names them
+ * by number).  The name maps are hashed once per
  * process and copied into each manifest (a batch loads the table once per
  * manifest).
  */
@@ -250,6 +252,53 @@ static void wm_index_build(void)
     wm_index.built = true;
 }
 
+/* The inTypes and outTypes, made once a process, the same objects in
+ * every manifest: a field names its types by number (Field.in_type_no),
+ * one byte where a pointer took eight.  type_obj: a type row's object. */
+static InType *in_by_number[256];
+static OutType *out_by_number[256];
+InType *const *winmeta_in_types = in_by_number;
+OutType *const *winmeta_out_types = out_by_number;
+static void *type_obj[WM_ROWS];
+static Arena types_arena; /* lives as long as the process */
+
+static void wm_types_build(void)
+{
+    Arena *a = &types_arena;
+    size_t nin = 0, nout = 0;
+    InType *in = NULL;
+    for (size_t i = 0; i < WM_ROWS; i++) {
+        const WmRow *r = &winmeta_rows[i];
+        if (r->kind == WM_OUT_TYPE) {
+            OutType *o = arena_alloc(a, sizeof *o);
+            o->display = r->name;
+            const char *colon = strchr(o->display, ':');
+            o->name.ns = colon && strncmp(o->display, "xs:", 3) == 0 ? NS_XS : NS_WIN;
+            o->name.local = colon ? colon + 1 : o->display;
+            o->value = (uint8_t)r->value;
+            o->number = (uint8_t)++nout;
+            out_by_number[nout] = o;
+            type_obj[i] = o;
+        } else if (r->kind == WM_IN_TYPE) {
+            in = arena_alloc(a, sizeof *in);
+            in->name.ns = NS_WIN;
+            in->name.local = r->name;
+            in->display = r->display;
+            in->value = (uint8_t)r->value;
+            in->size = r->size;
+            in->mangle = r->mangle;
+            in->pointer = r->pointer;
+            in->number = (uint8_t)++nin;
+            in->default_out = type_obj[wm_index.out_row[i]];
+            in->allowed.v = arena_alloc(a, (wm_index.allowed[i] + 1) * sizeof *in->allowed.v);
+            in_by_number[nin] = in;
+            type_obj[i] = in;
+        } else if (r->kind == WM_ALLOWED_OUT) {
+            in->allowed.v[in->allowed.n++] = type_obj[wm_index.out_row[i]];
+        }
+    }
+}
+
 /* A copy of the index's map for `kind`, its values made the objects. */
 static void wm_map(Map *dst, WmKind kind, void *const *obj)
 {
@@ -265,8 +314,10 @@ static void wm_map(Map *dst, WmKind kind, void *const *obj)
 
 bool winmeta_load(Manifest *m)
 {
-    if (!wm_index.built)
+    if (!wm_index.built) {
         wm_index_build();
+        wm_types_build();
+    }
     Winmeta *wm = &m->wm;
     Arena *a = &m->arena;
     WM_RESERVE(&wm->channels, wm_index.count[WM_CHANNEL]);
@@ -277,7 +328,6 @@ bool winmeta_load(Manifest *m)
     WM_RESERVE(&wm->out_types, wm_index.count[WM_OUT_TYPE]);
     WM_RESERVE(&wm->in_types, wm_index.count[WM_IN_TYPE]);
     void *obj[WM_ROWS];
-    InType *in = NULL;
     for (size_t i = 0; i < WM_ROWS; i++) {
         const WmRow *r = &winmeta_rows[i];
         obj[i] = NULL;
@@ -328,34 +378,15 @@ bool winmeta_load(Manifest *m)
             obj[i] = k;
             break;
         }
-        case WM_OUT_TYPE: {
-            OutType *o = arena_alloc(a, sizeof *o);
-            o->display = r->name;
-            const char *colon = strchr(o->display, ':');
-            o->name.ns = colon && strncmp(o->display, "xs:", 3) == 0 ? NS_XS : NS_WIN;
-            o->name.local = colon ? colon + 1 : o->display;
-            o->value = (uint8_t)r->value;
-            vec_push(&wm->out_types, o);
-            obj[i] = o;
+        case WM_OUT_TYPE:
+            vec_push(&wm->out_types, (OutType *)type_obj[i]);
+            obj[i] = type_obj[i];
             break;
-        }
-        case WM_IN_TYPE: {
-            in = arena_alloc(a, sizeof *in);
-            in->name.ns = NS_WIN;
-            in->name.local = r->name;
-            in->display = r->display;
-            in->value = (uint8_t)r->value;
-            in->size = r->size;
-            in->mangle = r->mangle;
-            in->pointer = r->pointer;
-            in->default_out = obj[wm_index.out_row[i]];
-            WM_RESERVE(&in->allowed, wm_index.allowed[i]);
-            vec_push(&wm->in_types, in);
-            obj[i] = in;
+        case WM_IN_TYPE:
+            vec_push(&wm->in_types, (InType *)type_obj[i]);
+            obj[i] = type_obj[i];
             break;
-        }
         case WM_ALLOWED_OUT:
-            vec_push(&in->allowed, (OutType *)obj[wm_index.out_row[i]]);
             break;
         }
     }

@@ -103,8 +103,8 @@ static void check_provider(Manifest *m)
     ck_assert_str_eq(text_of(m, "en-US", &p->msg), "Contoso application");
     ck_assert_uint_eq(p->loc.line, 5);
     ck_assert_uint_eq(p->loc.col, 1);
-    ck_assert_uint_eq(p->msg.loc.line, 7);
-    ck_assert_uint_eq(p->msg.loc.col, 33);
+    ck_assert_uint_eq(loc_in(p->loc, p->msg.pos).line, 7);
+    ck_assert_uint_eq(loc_in(p->loc, p->msg.pos).col, 33);
     Provider *q = m->providers.v[1];
     ck_assert_int_eq(q->index, 1);
     ck_assert(!q->has_control_guid);
@@ -378,10 +378,10 @@ static void check_keywords(Manifest *m)
     ck_assert_str_eq(text_of(m, "en-US", &p->keywords.v[0]->n.msg), "Network");
     ck_assert_uint_eq(p->keywords.v[1]->mask, 0x0000800000000000ULL);
     Event *e = p->events.v[0];
-    ck_assert_uint_eq(e->keywords.n, 3);
-    ck_assert(e->keywords.v[2]->n.builtin);
-    ck_assert_uint_eq(e->keywords.v[2]->mask, 0x0001000000000000ULL);
-    ck_assert_uint_eq(e->keyword_mask, 0x0001800000000001ULL);
+    ck_assert_uint_eq(e->nkeywords, 3);
+    ck_assert(e->keywords[2]->n.builtin);
+    ck_assert_uint_eq(e->keywords[2]->mask, 0x0001000000000000ULL);
+    ck_assert_uint_eq(event_keyword_mask(e), 0x0001800000000001ULL);
 }
 
 START_TEST(test_parse_keywords)
@@ -474,31 +474,30 @@ static void check_templates(Manifest *m)
     ck_assert_str_eq(l->name, "FirstTemplate");
     ck_assert_uint_eq(l->fields.n, 7);
     Field *count = l->fields.v[0], *items = l->fields.v[1], *fixed = l->fields.v[2];
-    ck_assert_str_eq(count->in_type->display, "win:UInt16");
-    ck_assert_uint_eq(count->in_type->value, 6);
-    ck_assert_ptr_null(count->out_type);
-    ck_assert_str_eq(count->in_type->default_out->display, "xs:unsignedShort");
-    ck_assert_int_eq(items->count->kind, QTY_FIELD);
-    ck_assert_ptr_eq(items->count->ref, count);
+    ck_assert_str_eq(field_in_type(count)->display, "win:UInt16");
+    ck_assert_uint_eq(field_in_type(count)->value, 6);
+    ck_assert_ptr_null(field_out_type(count));
+    ck_assert_str_eq(field_in_type(count)->default_out->display, "xs:unsignedShort");
+    ck_assert_int_eq(items->qty->count.kind, QTY_FIELD);
+    ck_assert_ptr_eq(items->qty->count.ref, count);
     ck_assert_ptr_eq(items->map, p->maps.v[0]);
-    ck_assert_int_eq(fixed->length->kind, QTY_FIXED);
-    ck_assert_uint_eq(fixed->length->n, 16);
-    ck_assert_str_eq(fixed->out_type->display, "win:IPv6");
-    ck_assert_uint_eq(fixed->out_type->value, 24);
-    ck_assert_uint_eq(fixed->in_type->value, 14);
-    ck_assert_str_eq(l->fields.v[3]->out_type->display, "xs:string");
-    ck_assert_uint_eq(l->fields.v[4]->in_type->value, 15);
+    ck_assert_int_eq(fixed->qty->length.kind, QTY_FIXED);
+    ck_assert_uint_eq(fixed->qty->length.n, 16);
+    ck_assert_str_eq(field_out_type(fixed)->display, "win:IPv6");
+    ck_assert_uint_eq(field_out_type(fixed)->value, 24);
+    ck_assert_uint_eq(field_in_type(fixed)->value, 14);
+    ck_assert_str_eq(field_out_type(l->fields.v[3])->display, "xs:string");
+    ck_assert_uint_eq(field_in_type(l->fields.v[4])->value, 15);
     Field *pairs = l->fields.v[5];
     ck_assert(pairs->is_struct);
     ck_assert_uint_eq(pairs->index, 5);
-    ck_assert_ptr_eq(pairs->count->ref, count);
+    ck_assert_ptr_eq(pairs->qty->count.ref, count);
     ck_assert_uint_eq(pairs->members.n, 2);
     Field *bytes = pairs->members.v[1];
-    ck_assert_ptr_eq(bytes->parent, pairs);
     ck_assert_uint_eq(bytes->index, 1);
-    ck_assert_ptr_eq(bytes->length->ref, pairs->members.v[0]); /* sibling first */
-    ck_assert_int_eq(l->fields.v[6]->count->kind, QTY_FIXED);
-    ck_assert_uint_eq(l->fields.v[6]->count->n, 3);
+    ck_assert_ptr_eq(bytes->qty->length.ref, pairs->members.v[0]); /* sibling first */
+    ck_assert_int_eq(l->fields.v[6]->qty->count.kind, QTY_FIXED);
+    ck_assert_uint_eq(l->fields.v[6]->qty->count.n, 3);
     Layout *t2 = p->layouts.v[1];
     ck_assert_ptr_null(t2->name);
     ck_assert_ptr_nonnull(t2->user_data);
@@ -548,7 +547,7 @@ static void check_events(Manifest *m)
     ck_assert_uint_eq(e->level->value, 4);
     ck_assert_ptr_eq(e->task, p->tasks.v[0]);
     ck_assert_uint_eq(e->opcode->value, 2);
-    ck_assert_uint_eq(e->keyword_mask, 4);
+    ck_assert_uint_eq(event_keyword_mask(e), 4);
     ck_assert_ptr_eq(e->layout, p->layouts.v[0]);
     ck_assert_str_eq(text_of(m, "en-US", &e->msg), "Event %1");
     ck_assert(e->not_logged);
@@ -688,7 +687,7 @@ static void check_localization(Manifest *m)
     ck_assert_str_eq(m->cultures.v[0]->name, "en-US");
     ck_assert_str_eq(m->cultures.v[1]->name, "de-DE");
     ck_assert_uint_eq(m->cultures.v[0]->strings.n, 2);
-    ck_assert_str_eq(m->cultures.v[0]->strings.v[1]->string_type, "string");
+    ck_assert_str_eq(ptrmap_get(&m->string_types, m->cultures.v[0]->strings.v[1]), "string");
     Event *e = prov0(m)->events.v[0];
     ck_assert_str_eq(text_of(m, "en-US", &e->msg), "Hello & welcome");
     ck_assert_str_eq(text_of(m, "de-DE", &e->msg), "Hallo \xe2\x80\x94 willkommen");
@@ -1090,8 +1089,8 @@ static const char outtype_doc[] =
 static void check_outtype(Manifest *m)
 {
     Field *f = prov0(m)->layouts.v[0]->fields.v[0];
-    ck_assert_str_eq(f->out_type->display, "win:HexInt64");
-    ck_assert_uint_eq(f->out_type->value, 19);
+    ck_assert_str_eq(field_out_type(f)->display, "win:HexInt64");
+    ck_assert_uint_eq(field_out_type(f)->value, 19);
 }
 
 START_TEST(test_parse_outtype_by_local_name)
@@ -1143,7 +1142,7 @@ START_TEST(test_parse_decompiled_provider_is_lenient)
     diag_set_capture(NULL);
     ck_assert_msg(m != NULL, "load failed: %s", diag.s ? diag.s : "");
     Provider *p = prov0(m);
-    ck_assert_ptr_eq(p->events.v[0]->keywords.v[0], p->keywords.v[0]);
+    ck_assert_ptr_eq(p->events.v[0]->keywords[0], p->keywords.v[0]);
     ck_assert_ptr_null(p->events.v[0]->level);
     ck_assert_ptr_null(p->events.v[1]->level);
     const char *l7 = "<events><event value='1' level='win:Always' keywords='Send Recv'/>";
