@@ -47,6 +47,7 @@ struct TValue {
     const char **keys;  /* TV_DICT keys (insertion order) */
     const void *macro;  /* TV_MACRO: the macro's node; a generated TV_LIST: gen's ctx */
     TvGen gen;          /* a generated TV_LIST: makes its items (items is NULL) */
+    int depth; /* a list or dictionary a template made: how deep it nests (0: the caller's) */
 };
 
 /* Building values; all memory comes from the arena. */
