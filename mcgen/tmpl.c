@@ -2555,11 +2555,15 @@ static TValue *format_values(Rn *r, const Expr *e, const TValue *fmt, TValue *co
         while (++i < fmt->n && strchr("-0+ #", fmt->s[i]) && nf < 7)
             flags[nf++] = fmt->s[i];
         uint64_t width = 0, prec = UINT64_MAX;
-        while (i < fmt->n && is_dig(fmt->s[i]) && width < 100000000)
-            width = width * 10 + (uint64_t)(fmt->s[i++] - '0');
+        /* a width or precision past 10^12 is as good as infinite: the
+         * string limit refuses it */
+        for (; i < fmt->n && is_dig(fmt->s[i]); i++)
+            if (width < 1000000000000)
+                width = width * 10 + (uint64_t)(fmt->s[i] - '0');
         if (i < fmt->n && fmt->s[i] == '.')
-            for (prec = 0; ++i < fmt->n && is_dig(fmt->s[i]) && prec < 100000000;)
-                prec = prec * 10 + (uint64_t)(fmt->s[i] - '0');
+            for (prec = 0; ++i < fmt->n && is_dig(fmt->s[i]);)
+                if (prec < 1000000000000)
+                    prec = prec * 10 + (uint64_t)(fmt->s[i] - '0');
         char conv = i < fmt->n ? fmt->s[i] : 0;
         if (conv == '%') {
             ok = str_add(r, e, &b, "%", 1);
@@ -2793,16 +2797,28 @@ static Keyed *keyed(Rn *r, const Expr *e, TValue *v, const TValue *attr, size_t 
 {
     if (!(v = as_list(r, e, v, NULL)))
         return NULL;
-    Keyed *k = arena_alloc(&r->a, (v->n ? v->n : 1) * sizeof *k);
+    /* grown as the walk goes: a generated list's length (range) is no
+     * measure of what the walk will be allowed to take */
+    Keyed *k = NULL;
+    size_t cap = 0;
     for (size_t i = 0; i < v->n; i++) {
-        if (!(k[i].item = item_counted(r, e, v, i)))
+        TValue *item = item_counted(r, e, v, i);
+        if (!item)
             return NULL;
+        if (i == cap) {
+            cap = cap ? 2 * cap : 16;
+            Keyed *more = arena_alloc(&r->a, cap * sizeof *more);
+            if (i)
+                memcpy(more, k, i * sizeof *k);
+            k = more;
+        }
+        k[i].item = item;
         k[i].key = attr ? item_attr(r, e, k[i].item, attr) : k[i].item;
         if (!k[i].key)
             return NULL;
     }
     *n = v->n;
-    return k;
+    return k ? k : arena_alloc(&r->a, sizeof *k);
 }
 
 /* sort(reverse=false, case_sensitive=false, attribute=none) */
