@@ -2083,6 +2083,31 @@ static TValue *item_counted(Rn *r, const Expr *e, const TValue *list, size_t i)
     return count_work(r, e, 0, 0) ? tv_item(list, i, &r->a) : NULL;
 }
 
+/* What one item of a list the template makes is taken to cost, against
+ * max_string: the value and the pointers to it (a sort's key beside). */
+enum { ITEM_BYTES = sizeof(TValue) + 2 * sizeof(void *) };
+
+/* Appends v to l, a list being made, within max_string (ITEM_BYTES an
+ * item): range(10**18) | sort holds 174,762 items at most by default,
+ * not the 5,000,000 the iterations would allow (half a gigabyte). */
+static bool list_room(Rn *r, const Expr *e, size_t n)
+{
+    uint64_t max = r->lim->max_string;
+    if (n < max / ITEM_BYTES)
+        return true;
+    return rerr(r, e, 0, 0, "a list would pass the limit of %llu bytes, %llu items "
+                "(--template-max-string=BYTES raises it)",
+                (unsigned long long)max, (unsigned long long)(max / ITEM_BYTES));
+}
+
+static bool list_add(Rn *r, const Expr *e, TValue *l, TValue *v)
+{
+    if (!list_room(r, e, l->n))
+        return false;
+    tv_push(&r->a, l, v);
+    return true;
+}
+
 /* v as a list: a list itself, a dictionary its keys, a string its
  * characters (as Jinja iterates them); NULL after an error for others. */
 static TValue *as_list(Rn *r, const Expr *e, TValue *v, const char *what)
@@ -2100,7 +2125,8 @@ static TValue *as_list(Rn *r, const Expr *e, TValue *v, const char *what)
             size_t k = i + 1;
             while (k < v->n && ((unsigned char)v->s[k] & 0xC0) == 0x80)
                 k++;
-            tv_push(&r->a, l, tv_strn(&r->a, v->s + i, k - i));
+            if (!list_add(r, e, l, tv_strn(&r->a, v->s + i, k - i)))
+                return NULL;
             i = k;
         }
         return l;
@@ -2716,7 +2742,8 @@ static TValue *f_list(Rn *r, const Expr *e, TValue *v, TValue *const *args)
         TValue *item = item_counted(r, e, v, i);
         if (!item)
             return NULL;
-        tv_push(&r->a, out, item);
+        if (!list_add(r, e, out, item))
+            return NULL;
     }
     return out;
 }
@@ -2804,6 +2831,8 @@ static Keyed *keyed(Rn *r, const Expr *e, TValue *v, const TValue *attr, size_t 
     for (size_t i = 0; i < v->n; i++) {
         TValue *item = item_counted(r, e, v, i);
         if (!item)
+            return NULL;
+        if (!list_room(r, e, i))
             return NULL;
         if (i == cap) {
             cap = cap ? 2 * cap : 16;
@@ -2985,9 +3014,8 @@ static TValue *f_map(Rn *r, const Expr *e, TValue *v, TValue *const *args)
             TValue *a = args[4]->kind == TV_STR ? attr_path(r, item, args[4]->s) : NULL;
             item = a ? a : args[5] ? args[5] : item_attr(r, e, item, args[4]);
         }
-        if (!item)
+        if (!item || !list_add(r, e, out, item))
             return NULL;
-        tv_push(&r->a, out, item);
     }
     return out;
 }
@@ -3027,8 +3055,8 @@ static TValue *choose(Rn *r, const Expr *e, TValue *v, const TValue *attr, TValu
         } else {
             yes = of && truthy(of);
         }
-        if (yes == keep)
-            tv_push(&r->a, out, item);
+        if (yes == keep && !list_add(r, e, out, item))
+            return NULL;
     }
     return out;
 }
@@ -3269,7 +3297,8 @@ static TValue *m_split(Rn *r, const Expr *e, TValue *v, TValue *const *args)
             size_t k = i;
             while (k < v->n && (!left || !in_set(v->s[k], NULL)))
                 k++;
-            tv_push(&r->a, out, tv_strn(&r->a, v->s + i, k - i));
+            if (!list_add(r, e, out, tv_strn(&r->a, v->s + i, k - i)))
+                return NULL;
             left -= left > 0;
             i = k;
         }
@@ -3280,10 +3309,10 @@ static TValue *m_split(Rn *r, const Expr *e, TValue *v, TValue *const *args)
         while (left && k + sep->n <= v->n && memcmp(v->s + k, sep->s, sep->n) != 0)
             k++;
         if (!left || k + sep->n > v->n) {
-            tv_push(&r->a, out, tv_strn(&r->a, v->s + i, v->n - i));
-            return out;
+            return list_add(r, e, out, tv_strn(&r->a, v->s + i, v->n - i)) ? out : NULL;
         }
-        tv_push(&r->a, out, tv_strn(&r->a, v->s + i, k - i));
+        if (!list_add(r, e, out, tv_strn(&r->a, v->s + i, k - i)))
+            return NULL;
         left--;
         i = k + sep->n;
     }
@@ -3514,9 +3543,8 @@ static TValue *repeat(Rn *r, const Expr *e, TValue *x, int64_t n)
     for (int64_t k = 0; k < n; k++)
         for (size_t i = 0; i < x->n; i++) {
             TValue *item = item_counted(r, e, x, i);
-            if (!item)
+            if (!item || !list_add(r, e, out, item))
                 return NULL;
-            tv_push(&r->a, out, item);
         }
     out->depth = x->depth;
     return out;
@@ -3651,7 +3679,8 @@ static TValue *binary(Rn *r, const Expr *e, Scope *s)
         if (a->kind == TV_LIST && b->kind == TV_LIST) {
             TValue *out = repeat(r, e, a, 1), *more = out ? repeat(r, e, b, 1) : NULL;
             for (size_t i = 0; more && i < more->n; i++)
-                tv_push(&r->a, out, more->items[i]);
+                if (!list_add(r, e, out, more->items[i]))
+                    return NULL;
             return more && nested(r, e, out) ? (out->depth--, out) : NULL;
         }
         break;
@@ -4100,8 +4129,8 @@ static TValue *slice(Rn *r, const Expr *e, Scope *s)
         }
         if (o->kind == TV_STR)
             buf_add(&b, item->s, item->n);
-        else
-            tv_push(&r->a, out, item);
+        else if (!list_add(r, e, out, item))
+            return NULL;
     }
     if (o->kind == TV_STR)
         return buf_value(r, &b, true);

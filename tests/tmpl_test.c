@@ -1049,7 +1049,7 @@ END_TEST
  * TMPL_MAX_NESTING deep however they are built. */
 START_TEST(test_tmpl_new_constructs_bounded)
 {
-    TmplLimits lim = {1 << 20, 1000, 100};
+    TmplLimits lim = {1 << 20, 1 << 20, 100};
     const char *it = "more than 100 loop iterations, macro calls and includes";
     const char *counted[] = {
         "{% for i in range(9223372036854775807) %}{% endfor %}",
@@ -1071,6 +1071,25 @@ START_TEST(test_tmpl_new_constructs_bounded)
         ck_assert_msg(!ok && strstr(got, it), "%s: %s", counted[i], got);
         free(got);
     }
+    /* a list made holds ITEM_BYTES an item against the string limit:
+     * 10 items in 1,000 bytes */
+    lim = (TmplLimits){1 << 20, 1000, 1 << 20};
+    const char *made[] = {
+        "{{ range(11) | sort | length }}", "{{ range(11) | list | length }}",
+        "{{ range(11) | map('abs') | length }}", "{{ range(11)[:] | length }}",
+        "{{ ([0] * 11) | length }}", "{{ ([0] * 6 + [1] * 5) | length }}",
+        "{{ 'abcdefghijk' | list | length }}", "{{ 'a,b,c,d,e,f,g,h,i,j,k'.split(',') | length }}",
+        "{% for c in 'abcdefghijk' %}{% endfor %}",
+    };
+    for (size_t i = 0; i < sizeof made / sizeof *made; i++) {
+        bool ok;
+        char *got = run_within(made[i], &lim, &ok);
+        ck_assert_msg(!ok && strstr(got, "error: a list would pass the limit of 1000 bytes, "
+                                         "10 items (--template-max-string=BYTES raises it)"),
+                      "%s: %s", made[i], got);
+        free(got);
+    }
+    expect_within("{{ range(10) | sort | length }}", &lim, true, "10");
     expect_within("{{ 'ab' * 9223372036854775807 }}", &lim, false,
                   "t.j2:1:9: error: a string would pass the limit of 1000 bytes "
                   "(--template-max-string=BYTES raises it)");
