@@ -2177,6 +2177,46 @@ static TValue *item_attr(Rn *r, const Expr *e, TValue *item, const TValue *attr)
     return v;
 }
 
+/* Finds one string in others: Knuth-Morris-Pratt, linear however the
+ * two repeat themselves (a naive search of 'a' * 500000 ~ 'b' in
+ * 'a' * 10**6 takes 10^11 steps).  Its table takes 4 bytes a byte of the
+ * string sought, in the render's arena. */
+typedef struct Finder {
+    const char *s;
+    size_t n;
+    uint32_t *fail; /* fail[i]: the longest proper border of s[0..i] */
+} Finder;
+
+static Finder finder(Rn *r, const TValue *sought)
+{
+    Finder f = {sought->s, sought->n, NULL};
+    if (f.n)
+        f.fail = arena_alloc(&r->a, f.n * sizeof *f.fail);
+    for (size_t i = 1, k = 0; i < f.n; i++) {
+        while (k && f.s[i] != f.s[k])
+            k = f.fail[k - 1];
+        k += f.s[i] == f.s[k];
+        f.fail[i] = (uint32_t)k;
+    }
+    return f;
+}
+
+/* Where f's string is first in s (n bytes) at or after `from`; SIZE_MAX
+ * if nowhere.  The empty string is everywhere. */
+static size_t find_from(const Finder *f, const char *s, size_t n, size_t from)
+{
+    if (!f->n)
+        return from <= n ? from : SIZE_MAX;
+    for (size_t i = from, k = 0; i < n; i++) {
+        while (k && s[i] != f->s[k])
+            k = f->fail[k - 1];
+        k += s[i] == f->s[k];
+        if (k == f->n)
+            return i + 1 - f->n;
+    }
+    return SIZE_MAX;
+}
+
 static TValue *f_upper(Rn *r, const Expr *e, TValue *v, TValue *const *args)
 {
     (void)args;
@@ -2457,14 +2497,15 @@ static TValue *f_replace(Rn *r, const Expr *e, TValue *v, TValue *const *args)
     int64_t left = args[2] && args[2]->i >= 0 ? args[2]->i : INT64_MAX;
     Buf b = {0};
     bool ok = true;
+    Finder f = finder(r, old);
     for (size_t i = 0; ok && i < v->n;) {
-        if (left && v->n - i >= old->n && memcmp(v->s + i, old->s, old->n) == 0) {
-            ok = str_add(r, e, &b, new->s, new->n);
-            i += old->n;
-            left--;
-        } else {
-            ok = str_add(r, e, &b, v->s + i++, 1);
-        }
+        size_t at = left ? find_from(&f, v->s, v->n, i) : SIZE_MAX;
+        ok = str_add(r, e, &b, v->s + i, (at == SIZE_MAX ? v->n : at) - i);
+        if (at == SIZE_MAX)
+            break;
+        ok = ok && str_add(r, e, &b, new->s, new->n);
+        i = at + old->n;
+        left--;
     }
     return buf_value(r, &b, ok);
 }
@@ -2507,57 +2548,57 @@ static TValue *f_last(Rn *r, const Expr *e, TValue *v, TValue *const *args)
     return v->n ? tv_item(v, v->n - 1, &r->a) : tv_none(&r->a);
 }
 
-/* The value as compact JSON (jsonw.h); false for a macro.  A generated
- * list's items are made in a one at a time, each given back once written. */
-static bool to_json(JsonW *j, const TValue *v, Arena *a)
+/* How to_json ended. */
+typedef enum { JSON_DONE, JSON_MACRO, JSON_LONG } JsonEnd;
+
+/* The value as compact JSON (jsonw.h) into out, stopping once out holds
+ * more than max bytes (a generated list, range(10**18), may be any
+ * length).  A generated list's items are made in a one at a time, each
+ * given back once written. */
+static JsonEnd to_json(JsonW *j, const TValue *v, Arena *a, const Buf *out, uint64_t max)
 {
+    JsonEnd end = JSON_DONE;
     switch (v->kind) {
-    case TV_NONE: jsonw_null(j); return true;
-    case TV_BOOL: jsonw_bool(j, v->b); return true;
-    case TV_INT: jsonw_int(j, v->i); return true;
-    case TV_STR: jsonw_strn(j, v->s, v->n); return true;
+    case TV_NONE: jsonw_null(j); break;
+    case TV_BOOL: jsonw_bool(j, v->b); break;
+    case TV_INT: jsonw_int(j, v->i); break;
+    case TV_STR: jsonw_strn(j, v->s, v->n); break;
     case TV_LIST:
         jsonw_begin_list(j);
-        for (size_t i = 0; i < v->n; i++) {
+        for (size_t i = 0; i < v->n && !end; i++) {
             ArenaMark mark = arena_mark(a);
-            bool ok = to_json(j, tv_item(v, i, a), a);
+            end = out->len > max ? JSON_LONG : to_json(j, tv_item(v, i, a), a, out, max);
             arena_release(a, mark);
-            if (!ok)
-                return false;
         }
         jsonw_end_list(j);
-        return true;
+        break;
     case TV_DICT:
         jsonw_begin_object(j);
-        for (size_t i = 0; i < v->n; i++) {
+        for (size_t i = 0; i < v->n && !end; i++) {
             jsonw_key(j, v->keys[i]);
-            if (!to_json(j, v->items[i], a))
-                return false;
+            end = to_json(j, v->items[i], a, out, max);
         }
         jsonw_end_object(j);
-        return true;
-    case TV_MACRO: return false;
+        break;
+    case TV_MACRO: end = JSON_MACRO; break;
     }
-    return false;
+    return end;
 }
 
 static TValue *f_tojson(Rn *r, const Expr *e, TValue *v, TValue *const *args)
 {
     (void)args;
-    /* a generated list of any length (range) is written item by item:
-     * its length is bounded by the string limit, checked first */
-    if (v->kind == TV_LIST && v->gen && !str_room(r, e, 0, 0, v->n, v->n))
-        return NULL;
     Buf b = {0};
     JsonW j;
     jsonw_init(&j, &b, 0);
     TValue *out = NULL;
-    /* its length is bounded by the value's (a tree the caller built): it
-     * is measured once made */
-    if (to_json(&j, v, &r->a))
-        out = made_str(r, e, b.s, b.len);
-    else
+    JsonEnd end = to_json(&j, v, &r->a, &b, r->lim->max_string);
+    if (end == JSON_MACRO)
         rerr(r, e, 0, 0, "filter 'tojson': a macro cannot be written as JSON");
+    else if (end == JSON_LONG) /* past max: str_room says so */
+        str_room(r, e, 0, 0, 0, b.len);
+    else
+        out = made_str(r, e, b.s, b.len);
     buf_free(&b);
     return out;
 }
@@ -3304,13 +3345,11 @@ static TValue *m_split(Rn *r, const Expr *e, TValue *v, TValue *const *args)
         }
         return out;
     }
+    Finder f = finder(r, sep);
     for (;;) {
-        size_t k = i;
-        while (left && k + sep->n <= v->n && memcmp(v->s + k, sep->s, sep->n) != 0)
-            k++;
-        if (!left || k + sep->n > v->n) {
+        size_t k = left ? find_from(&f, v->s, v->n, i) : SIZE_MAX;
+        if (k == SIZE_MAX)
             return list_add(r, e, out, tv_strn(&r->a, v->s + i, v->n - i)) ? out : NULL;
-        }
         if (!list_add(r, e, out, tv_strn(&r->a, v->s + i, k - i)))
             return NULL;
         left--;
@@ -3333,19 +3372,14 @@ static TValue *m_find(Rn *r, const Expr *e, TValue *v, TValue *const *args)
         rerr(r, e, 0, 0, "'%s' needs a string, not a %s", e->name, kind_name(a));
         return NULL;
     }
-    bool count = e->name[0] == 'c';
-    int64_t n = 0;
-    for (size_t i = 0; i + a->n <= v->n;) {
-        if (memcmp(v->s + i, a->s, a->n) == 0) {
-            if (!count)
-                return tv_int(&r->a, (int64_t)i);
-            n++;
-            i += a->n ? a->n : 1;
-        } else {
-            i++;
-        }
-    }
-    return tv_int(&r->a, count ? n + (a->n == 0) : -1);
+    Finder f = finder(r, a);
+    size_t at = find_from(&f, v->s, v->n, 0);
+    if (e->name[0] != 'c')
+        return tv_int(&r->a, at == SIZE_MAX ? -1 : (int64_t)at);
+    int64_t n = 0; /* Python's count: non-overlapping, '' once a position */
+    for (; at != SIZE_MAX; n++)
+        at = find_from(&f, v->s, v->n, at + (a->n ? a->n : 1));
+    return tv_int(&r->a, n);
 }
 
 static TValue *m_keys_values(Rn *r, const Expr *e, TValue *v, TValue *const *args)
@@ -3494,8 +3528,8 @@ static bool contains(Rn *r, const Expr *e, const TValue *a, const TValue *b, boo
         return true;
     }
     if (b->kind == TV_STR && a->kind == TV_STR) {
-        for (size_t i = 0; !*in && i + a->n <= b->n; i++)
-            *in = memcmp(b->s + i, a->s, a->n) == 0;
+        Finder f = finder(r, a);
+        *in = find_from(&f, b->s, b->n, 0) != SIZE_MAX;
         return true;
     }
     return rerr(r, e, 0, 0, "'in' needs a list, dictionary or string on its right, not a %s",
@@ -4178,14 +4212,26 @@ static TValue *eval_expr(Rn *r, const Expr *e, Scope *s)
         if (!i)
             return NULL;
         if ((o->kind == TV_LIST || o->kind == TV_STR) && i->kind == TV_INT) {
-            TValue *items = o->kind == TV_STR ? as_list(r, e, o, NULL) : o;
-            int64_t k = i->i < 0 ? (int64_t)items->n + i->i : i->i;
-            if (k < 0 || (uint64_t)k >= items->n) {
+            /* a string's characters are counted, not made a list */
+            size_t n = o->n, at = 0;
+            if (o->kind == TV_STR)
+                for (size_t b = n = 0; b < o->n; b++)
+                    n += ((unsigned char)o->s[b] & 0xC0) != 0x80;
+            int64_t k = i->i < 0 ? (int64_t)n + i->i : i->i;
+            if (k < 0 || (uint64_t)k >= n) {
                 rerr(r, e, 0, 0, "index %lld outside a %s of %zu", (long long)i->i,
-                     kind_name(o), items->n);
+                     kind_name(o), n);
                 return NULL;
             }
-            return tv_item(items, (size_t)k, &r->a);
+            if (o->kind == TV_LIST)
+                return tv_item(o, (size_t)k, &r->a);
+            for (int64_t c = -1; at < o->n; at++)
+                if (((unsigned char)o->s[at] & 0xC0) != 0x80 && ++c == k)
+                    break;
+            size_t end = at + 1;
+            while (end < o->n && ((unsigned char)o->s[end] & 0xC0) == 0x80)
+                end++;
+            return tv_strn(&r->a, o->s + at, end - at);
         }
         if (o->kind == TV_DICT && i->kind == TV_STR) {
             TValue *v = tv_get(o, i->s);

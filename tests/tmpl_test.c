@@ -1096,9 +1096,19 @@ START_TEST(test_tmpl_new_constructs_bounded)
     expect_within("{{ range(9223372036854775807) | tojson }}", &lim, false,
                   "t.j2:1:33: error: a string would pass the limit of 1000 bytes "
                   "(--template-max-string=BYTES raises it)");
+    expect_within("{{ {'a': [range(9223372036854775807)]} | tojson }}", &lim, false,
+                  "t.j2:1:42: error: a string would pass the limit of 1000 bytes "
+                  "(--template-max-string=BYTES raises it)");
     expect_within("{{ '%999999999999d' | format(1) }}", &lim, false,
                   "t.j2:1:23: error: a string would pass the limit of 1000 bytes "
                   "(--template-max-string=BYTES raises it)");
+    /* searches are linear however the strings repeat themselves (a naive
+     * one takes 10^11 steps here) */
+    expect_out("{% set a = 'a' * 500000 %}{% set b = a ~ 'b' %}{{ b in a ~ a }} "
+               "{{ (a ~ a).count(b) }} {{ (a ~ a).find(b) }} {{ (a ~ a).split(b) | length }} "
+               "{{ (a ~ a).replace(b, '') | length }} {{ 'abc'.count('') }} {{ a[-1] }}"
+               "{{ ('\xC3\xA9' * 300000)[299999] }} {{ 'ab'[-2] }}",
+               "false 0 -1 1 1000000 4 a\xC3\xA9 a");
     /* a list made of itself, one {% set %} at a time */
     char *deep = repeat("{% set x = [] %}", "{% set x = [x] %}", 300, "");
     expect_err(deep, "t.j2:1:4363: error: lists and dictionaries nested more than 256 deep");
