@@ -8,7 +8,9 @@
  * parser then reads each tag's inside with a small tokenizer and builds a
  * tree (Node for statements, Expr for expressions) by recursive descent,
  * giving each name one string for all its uses in the template, so a
- * lookup compares pointers before it compares text.
+ * lookup compares pointers before it compares text.  Filter and test names
+ * are looked up in their tables (`filters`, `tests`) then, once; a method
+ * (s.upper()) by the kind of value it is called on, when it runs.
  * Rendering walks the tree with a chain of variable scopes (each with a
  * 64-bit mask of its names' hashes, so a lookup skips the scopes that
  * cannot hold the name); values made while rendering live in an arena
@@ -18,12 +20,18 @@
  * the parser counts how deep it recurses and how tall each expression's
  * tree grows (a chain of 100,000 '~' parses in a loop but would evaluate,
  * dump and print recursively), both at most TMPL_MAX_NESTING; the renderer
- * counts its own recursion, which macro calls and includes stack up;
- * integer arithmetic is checked; each loop iteration and macro call gives
- * back the arena memory it used (nothing made inside one outlives it: a
- * {% set %} stays in the iteration's scope, a macro returns its text), and
- * the output, every string made and the loop iterations and macro calls
- * are counted against TmplLimits.
+ * counts its own recursion, which macro calls, includes, imports and
+ * super() stack up (64 deep each, and an extends chain 64 long); the lists
+ * and dictionaries a template writes nest at most TMPL_MAX_NESTING deep
+ * (printing, comparing and tojson recurse on them); integer arithmetic is
+ * checked; each loop iteration and macro call gives back the arena memory
+ * it used (nothing made inside one outlives it: a {% set %} stays in the
+ * iteration's scope, a macro returns its text); the output, every string
+ * and list made (a list's items at ITEM_BYTES each), and the loop
+ * iterations, macro calls and every item a filter, a comparison or a slice
+ * walks are counted against TmplLimits.  range() makes its items as they
+ * are walked, so its length costs nothing until then; string searches are
+ * linear (Finder).
  */
 #include "tmpl.h"
 #include "jsonw.h"
@@ -1132,11 +1140,12 @@ static Expr *parse_product(P *p)
     return e;
 }
 
-/* sum: product ( ( '+' | '-' ) product )* */
-static Expr *parse_sum(P *p)
+/* concat: product ( '~' product )*
+ * Tighter than '+', as in Jinja: 'a' ~ 1 + 2 is ('a' ~ 1) + 2. */
+static Expr *parse_concat(P *p)
 {
     Expr *e = parse_product(p);
-    while (e && (p->tok == '+' || p->tok == '-')) {
+    while (e && p->tok == '~') {
         OpAt o = op_here(p, p->tok);
         next(p);
         e = bin(p, o, e, parse_product(p));
@@ -1144,24 +1153,24 @@ static Expr *parse_sum(P *p)
     return e;
 }
 
-/* concat: sum ( '~' sum )* */
-static Expr *parse_concat(P *p)
+/* sum: concat ( ( '+' | '-' ) concat )* */
+static Expr *parse_sum(P *p)
 {
-    Expr *e = parse_sum(p);
-    while (e && p->tok == '~') {
+    Expr *e = parse_concat(p);
+    while (e && (p->tok == '+' || p->tok == '-')) {
         OpAt o = op_here(p, p->tok);
         next(p);
-        e = bin(p, o, e, parse_sum(p));
+        e = bin(p, o, e, parse_concat(p));
     }
     return e;
 }
 
 enum { OP_IN = 300, OP_NOTIN, OP_AND, OP_OR };
 
-/* compare: concat ( ( '==' | '!=' | '<' | '<=' | '>' | '>=' | 'in' | 'not' 'in' ) concat )* */
+/* compare: sum ( ( '==' | '!=' | '<' | '<=' | '>' | '>=' | 'in' | 'not' 'in' ) sum )* */
 static Expr *parse_compare(P *p)
 {
-    Expr *e = parse_concat(p);
+    Expr *e = parse_sum(p);
     while (e) {
         OpAt o = op_here(p, p->tok);
         if (o.op == T_EQ || o.op == T_NE || o.op == T_LE || o.op == T_GE || o.op == '<' ||
@@ -1182,7 +1191,7 @@ static Expr *parse_compare(P *p)
         } else {
             break;
         }
-        e = bin(p, o, e, parse_concat(p));
+        e = bin(p, o, e, parse_sum(p));
     }
     return e;
 }

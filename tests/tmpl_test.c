@@ -772,7 +772,7 @@ START_TEST(test_tmpl_arithmetic_operators)
                "{{ 2 ** 10 }} {{ 6 / 3 }} {{ 1 + 2 * 3 ** 2 }} {{ 2 ** 3 ** 2 }} {{ -2 ** 2 }}",
                "42 3 -4 1 2 -2 1024 2 19 64 4");
     expect_out("{{ 'ab' * 3 }}|{{ 3 * 'ab' }}|{{ 'ab' * -1 }}|{{ ([1] * 3) | join }}|"
-               "{{ ([1, 2] + [3]) | join }}|{{ 'a' ~ 1 + 2 }}|{{ '%s=%d' % ('x', 3) }}|"
+               "{{ ([1, 2] + [3]) | join }}|{{ 'a' ~ (1 + 2) }}|{{ '%s=%d' % ('x', 3) }}|"
                "{{ '%s!' % 'y' }}",
                "ababab|ababab||111|123|a3|x=3|y!");
     expect_err("{{ 7 / 2 }}", "t.j2:1:6: error: 7 / 2 is not a whole number (there are no "
