@@ -1598,7 +1598,9 @@ static bool parse_filter_block(P *p, const Seg *g, Node *n)
     return parse_block_body(p, g, &n->body, "filter", "endfilter");
 }
 
-/* block: 'block' name body 'endblock' [ name ] */
+/* block: 'block' name [ 'scoped' ] body 'endblock' [ name ]
+ * A block sees the names where it is (a loop's, with or without
+ * 'scoped'). */
 static bool parse_named_block(P *p, const Seg *g, Node *n)
 {
     if (p->tok != T_NAME)
@@ -1611,6 +1613,8 @@ static bool parse_named_block(P *p, const Seg *g, Node *n)
     map_put(&p->block_names, n->text, n, false);
     vec_push(&p->t->blocks, n);
     next(p);
+    if (is_word(p, "scoped"))
+        next(p);
     if (!tag_end(p))
         return false;
     static const char *const stops[] = {"endblock", NULL};

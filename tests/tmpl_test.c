@@ -999,6 +999,8 @@ START_TEST(test_tmpl_import_and_extends)
                   true, "head\ntop-A<mid-A[A]>Bcctail\n");
     expect_family("{% extends 'base.j2' %}{% set z = name %}{% block a %}{{ z }}{% endblock %}",
                   true, "head\nEventBCtail\n");
+    expect_family("{% for x in items %}{% block b scoped %}{{ x }}{% endblock %}{% endfor %}",
+                  true, "abc");
     expect_family("{% import 'm.j2' as m %}{{ m.hi(1) }} {{ m.k }}", true, "hi 1 5");
     expect_family("{% from 'm.j2' import hi, k as kk %}{{ hi(2) }} {{ kk }}", true, "hi 2 5");
     /* errors name the template they are in */
