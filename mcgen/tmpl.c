@@ -750,11 +750,10 @@ static void call_args(P *p, Expr *e)
     expect(p, ')', "')'");
 }
 
-/* A literal list, tuple or dictionary's items up to `close`:
+/* A literal list or dictionary's items up to `close`:
  * items: [ item ( ',' item )* [ ',' ] ]   item: expr, or expr ':' expr
- * in a dictionary.  A tuple is a list (the language has no tuples);
- * (x) is x, (x,) a list. */
-static Expr *parse_items(P *p, int close, bool dict, bool *comma)
+ * in a dictionary. */
+static Expr *parse_items(P *p, int close, bool dict)
 {
     Expr *e = new_expr(p, dict ? E_DICT : E_LIST);
     next(p); /* [ { ( */
@@ -773,7 +772,6 @@ static Expr *parse_items(P *p, int close, bool dict, bool *comma)
         }
         if (p->tok != ',')
             break;
-        *comma = true;
         next(p);
     }
     if (!expect(p, close, close == ']' ? "']'" : close == '}' ? "'}'" : "')'"))
@@ -823,7 +821,8 @@ static Expr *parse_atom(P *p)
             e->kind = E_NAME, e->name = tok_name(p), e->bit = name_bit(e->name);
         next(p);
     } else if (p->tok == '(') {
-        /* ( expr ) or a tuple: one expression without a comma is itself */
+        /* ( expr ), or a tuple: (x) is x, (x,) and (x, y) lists (the
+         * language has no tuples) */
         uint32_t col = p->tokcol;
         Expr *empty = new_expr(p, E_LIST);
         next(p);
@@ -853,8 +852,7 @@ static Expr *parse_atom(P *p)
         if (!expect(p, ')', "')'"))
             return NULL;
     } else if (p->tok == '[' || p->tok == '{') {
-        bool comma = false;
-        return parse_items(p, p->tok == '[' ? ']' : '}', p->tok == '{', &comma);
+        return parse_items(p, p->tok == '[' ? ']' : '}', p->tok == '{');
     } else {
         perr(p, p->tline, p->tokcol, "expression expected");
         return NULL;
