@@ -133,7 +133,7 @@ def render_ours(mcgen, tmp, i, text):
         f.write(text)
     out = os.path.join(d, "out.txt")
     r = subprocess.run([mcgen, "--render=%s:%s" % (tpl, out), HELLO], capture_output=True,
-                       text=True)
+                       text=True, cwd=d)
     if r.returncode:
         return "exit %d: %s" % (r.returncode, r.stderr)
     with open(out, encoding="utf-8") as f:
@@ -164,11 +164,12 @@ def check_extends_header(mcgen, tmp):
         f.write(EXTENDS_HEADER)
     out = os.path.join(tmp, "myh.h")
     r = subprocess.run([mcgen, "-um", "--render=%s:%s" % (tpl, out), HELLO],
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, cwd=tmp)
     if r.returncode:
         return False, "exit %d: %s" % (r.returncode, r.stderr)
     hdir = os.path.join(tmp, "hdr")
-    r = subprocess.run([mcgen, "-um", "-h", hdir, HELLO], capture_output=True, text=True)
+    r = subprocess.run([mcgen, "-um", "-h", hdir, "-r", hdir, HELLO], capture_output=True,
+                       text=True, cwd=tmp)
     with open(os.path.join(hdir, "hello.h"), newline="") as f:
         want = f.read().replace("\r\n", "\n") + "\n/* my own end: 1 provider(s) */\n"
     with open(out, newline="") as f:
@@ -180,6 +181,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mcgen", required=True)
     args = ap.parse_args()
+    args.mcgen = os.path.abspath(args.mcgen)  # the runs are in temporary directories
     results = {"passed": 0, "failed": 0, "skipped": 0}
     try:
         import jinja2
@@ -190,7 +192,8 @@ def main():
               % len(TEMPLATES))
     with tempfile.TemporaryDirectory() as tmp:
         model = os.path.join(tmp, "model.json")
-        r = subprocess.run([args.mcgen, "--json=" + model, HELLO], capture_output=True)
+        r = subprocess.run([args.mcgen, "--json=" + model, HELLO], capture_output=True,
+                           cwd=tmp)
         if r.returncode:
             print("FAIL --json: exit %d %s" % (r.returncode, r.stderr))
             return 1
