@@ -229,7 +229,7 @@ def check_options(mcgen, tmp, man, bounded):
     rc, err, _, _ = run(mcgen, small + ["--templates=" + empty, hello], tmp, bounded)
     # header.h.j2's first text is at line 11 (after its comment), rc.j2's
     # inside its loop, at line 12
-    want = ["header.h.j2:11:1: error: the output would pass the limit of 1 bytes "
+    want = ["header.h.j2:18:1: error: the output would pass the limit of 1 bytes "
             "(--template-max-output=BYTES raises it)",
             "rc.j2:12:1: error: the output would pass the limit of 1 bytes "
             "(--template-max-output=BYTES raises it)"]
