@@ -2804,6 +2804,8 @@ static TValue *f_reverse(Rn *r, const Expr *e, TValue *v, TValue *const *args)
 {
     if (v->kind == TV_STR) {
         TValue *chars = as_list(r, e, v, "'reverse'");
+        if (!chars)
+            return NULL;
         Buf b = {0};
         for (size_t i = chars->n; i-- > 0;)
             buf_add(&b, chars->items[i]->s, chars->items[i]->n);
@@ -4159,10 +4161,24 @@ static TValue *slice(Rn *r, const Expr *e, Scope *s)
         rerr(r, e, 0, 0, "cannot slice a %s", kind_name(o));
         return NULL;
     }
-    TValue *items = o->kind == TV_STR ? as_list(r, e, o, NULL) : o;
     int64_t start = 0, step = 1;
     size_t len = 0;
-    if (!slice_of(r, e, s, items->n, &start, &step, &len))
+    bool ascii = o->kind == TV_STR;
+    for (size_t i = 0; ascii && i < o->n; i++)
+        ascii = !(o->s[i] & 0x80);
+    if (ascii) { /* its bytes are its characters: no list of them */
+        if (!slice_of(r, e, s, o->n, &start, &step, &len))
+            return NULL;
+        char *t = arena_alloc(&r->a, len + 1);
+        for (size_t i = 0; i < len; i++)
+            t[i] = o->s[start + (int64_t)i * step];
+        TValue *v = tv_new(&r->a, TV_STR);
+        v->s = t, v->n = len;
+        return v;
+    }
+    /* a string's characters: a list within the list limit, or NULL */
+    TValue *items = o->kind == TV_STR ? as_list(r, e, o, NULL) : o;
+    if (!items || !slice_of(r, e, s, items->n, &start, &step, &len))
         return NULL;
     TValue *out = tv_list(&r->a);
     Buf b = {0};

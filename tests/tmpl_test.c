@@ -1082,6 +1082,8 @@ START_TEST(test_tmpl_new_constructs_bounded)
         "{{ ([0] * 11) | length }}", "{{ ([0] * 6 + [1] * 5) | length }}",
         "{{ 'abcdefghijk' | list | length }}", "{{ 'a,b,c,d,e,f,g,h,i,j,k'.split(',') | length }}",
         "{% for c in 'abcdefghijk' %}{% endfor %}",
+        /* fuzz finding: a slice of a string too long to be a list */
+        "{{ ('\xC3\xA9' * 11)[1:] }}", "{{ ('\xC3\xA9' * 11) | reverse }}",
     };
     for (size_t i = 0; i < sizeof made / sizeof *made; i++) {
         bool ok;
@@ -1092,6 +1094,8 @@ START_TEST(test_tmpl_new_constructs_bounded)
         free(got);
     }
     expect_within("{{ range(10) | sort | length }}", &lim, true, "10");
+    /* an ASCII string is sliced as bytes: no list, no limit but its own */
+    expect_within("{{ ('abcdefghij' * 50)[::50] }}", &lim, true, "aaaaaaaaaa");
     expect_within("{{ 'ab' * 9223372036854775807 }}", &lim, false,
                   "t.j2:1:9: error: a string would pass the limit of 1000 bytes "
                   "(--template-max-string=BYTES raises it)");
