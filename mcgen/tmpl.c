@@ -2751,10 +2751,11 @@ static TValue *f_int(Rn *r, const Expr *e, TValue *v, TValue *const *args)
     if (i == n)
         return def;
     uint64_t u = 0;
-    for (; i < n; i++) {
+    for (size_t first = i; i < n; i++) {
         char c = low(v->s[i]);
         int d = is_dig(c) ? c - '0' : is_low(c) ? c - 'a' + 10 : 99;
-        if (c == '_' && i + 1 < n && v->s[i - 1] != '_')
+        /* Python's 1_000: one '_' between two digits */
+        if (c == '_' && i > first && i + 1 < n && v->s[i - 1] != '_')
             continue;
         if (d >= base)
             return def;

@@ -869,8 +869,9 @@ START_TEST(test_tmpl_filters_of_jinja)
                "Hello World-Wide (Yes) Hello world x|hi a-00042 b    ff FF 0xff +5   7 %");
     expect_out("{{ '%.2s' | format('xyz') }} {{ '42' | int }} {{ 'x' | int }} {{ 'x' | int(7) }} "
                "{{ '0x1F' | int(base=16) }} {{ ' -12 ' | int }} {{ flag | int }} "
-               "{{ n | string }}{{ -3 | abs }}",
-               "xy 42 0 7 31 -12 1 263");
+               "{{ n | string }}{{ -3 | abs }} {{ '1_000' | int }} {{ '_1' | int }} "
+               "{{ '1__0' | int }}",
+               "xy 42 0 7 31 -12 1 263 1000 0 0");
     expect_out("{{ [3, 1, 2] | sort | join }} {{ ['b', 'A', 'c'] | sort | join }} "
                "{{ ['b', 'A', 'c'] | sort(case_sensitive=true) | join }} "
                "{{ [3, 1, 2] | sort(reverse=true) | join }} {{ [1, 2, 1, 3] | unique | join }} "
