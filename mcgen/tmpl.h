@@ -1,30 +1,34 @@
 /*
- * tmpl.h - mcgen's template engine: a Jinja subset (../shared/docs/DESIGN.md,
- * "The template language").  It knows nothing of manifests: it renders a
- * template against a generic value tree (none, booleans, integers, strings,
- * lists, dictionaries) that a caller builds.
+ * tmpl.h - mcgen's template engine: Jinja's language (../shared/docs/DESIGN.md,
+ * "The template language"; docs/templates.md lists it and where it is not
+ * Jinja).  It knows nothing of manifests: it renders a template against a
+ * generic value tree (none, booleans, integers, strings, lists,
+ * dictionaries) that a caller builds.
  *
- *   {{ expr }}                 expr: literals ('s', "s", 12, true, false,
- *                              none), names, a.b, a[i], calls of macros,
- *                              filters x | f(args), + -, == != < <= > >=,
- *                              in, not in, and, or, not, ( )
+ *   {{ expr }}   expr: literals ('s', 12, true, none, [..], {k: v}, (..)),
+ *                names, a.b, a[i], a[i:j:k], calls of macros, methods and
+ *                range/dict/super, filters x | f(args), tests x is [not] t,
+ *                a if c else b, + - * / // % ** ~, comparisons, in, and, or, not
  *   {% if %} {% elif %} {% else %} {% endif %}
- *   {% for x in list %} ... {% else %} ... {% endfor %}   loop.index,
- *                              loop.index0, loop.first, loop.last, loop.length
- *   {% set x = expr %}   {% macro name(a, b) %} ... {% endmacro %}
- *   {% include "other.j2" %}   {# comment #}
- *   {%- -%} {{- -}} trim white space; block tags on their own line take
- *   the line with them (Jinja's trim_blocks + lstrip_blocks).
+ *   {% for x in seq %} ... {% else %} ... {% endfor %}   (for k, v in d.items())
+ *   {% set x = expr %}  {% set x %}...{% endset %}  {% with a = 1 %}...{% endwith %}
+ *   {% macro name(a, b=1) %} ... {% endmacro %}  {% filter f %}...{% endfilter %}
+ *   {% include "x.j2" %}  {% import "x.j2" as m %}  {% from "x.j2" import a %}
+ *   {% extends "x.j2" %}  {% block b %}...{% endblock %}  {% raw %}...{% endraw %}
+ *   {# comment #}  {%- -%} {{- -}} trim white space; block tags on their
+ *   own line take the line with them (Jinja's trim_blocks + lstrip_blocks).
  *
  * Templates are parsed once into a tree, then rendered any number of
- * times.  Errors name the template, line and column and what was expected.
- * An undefined name is an error, not an empty string.
+ * times; filter and test names are resolved when parsed.  Errors name the
+ * template, line and column, then show the line and a caret.  An
+ * undefined name is an error, not an empty string.
  *
- * Bounded by construction: blocks and expressions nest at most
- * TMPL_MAX_NESTING deep (an error when parsed), integer arithmetic that
- * overflows 64 bits is an error, and a render stops with an error at the
- * limits of TmplLimits (output bytes, string length, loop iterations and
- * macro calls).  docs/templates.md gives the defaults and why.
+ * Bounded by construction: blocks, expressions and the lists a template
+ * writes nest at most TMPL_MAX_NESTING deep, integer arithmetic that
+ * overflows 64 bits or divides by zero is an error, and a render stops
+ * with an error at the limits of TmplLimits (output bytes, string and
+ * list length, loop iterations, macro calls and the items filters walk).
+ * docs/templates.md gives the defaults and why.
  */
 #ifndef MCGEN_TMPL_H
 #define MCGEN_TMPL_H
@@ -47,6 +51,7 @@ struct TValue {
     const char **keys;  /* TV_DICT keys (insertion order) */
     const void *macro;  /* TV_MACRO: the macro's node; a generated TV_LIST: gen's ctx */
     TvGen gen;          /* a generated TV_LIST: makes its items (items is NULL) */
+    int depth; /* a list or dictionary a template made: how deep it nests (0: the caller's) */
 };
 
 /* Building values; all memory comes from the arena. */
@@ -92,9 +97,11 @@ enum { TMPL_MAX_NESTING = 256 };
  * in); crossing a limit ends the render with an error naming it. */
 typedef struct TmplLimits {
     uint64_t max_output;     /* bytes written to `out` */
-    uint64_t max_string;     /* bytes of one string the template makes: ~, +,
-                                a filter's result, a macro call's text */
-    uint64_t max_iterations; /* loop iterations, macro calls and includes */
+    uint64_t max_string;     /* bytes of one string the template makes: ~, +, *,
+                                a filter's result, a macro call's text; and of
+                                one list it makes, 96 bytes an item */
+    uint64_t max_iterations; /* loop iterations, macro calls, includes, imports
+                                and the items filters and comparisons walk */
 } TmplLimits;
 /* 512 MiB, 16 MiB, 5,000,000 (docs/templates.md says why) */
 extern const TmplLimits tmpl_default_limits;

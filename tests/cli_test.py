@@ -237,8 +237,11 @@ def templates(mcgen, tmp):
     with open(bad, "w") as f:
         f.write("line 1\n{% for p in providers %}{{ p.nope }}{% endfor %}\n")
     r = run(mcgen, "--render=%s:%s" % (bad, os.path.join(work, "bad.out")), HELLO)
-    check(r.returncode == 2 and r.stderr == "%s:2:30: error: no attribute 'nope'\n1 error\n"
-          % bad and not os.path.exists(os.path.join(work, "bad.out")),
+    check(r.returncode == 2 and r.stderr == "%s:2:30: error: no attribute 'nope' (the keys are: "
+          "index, name, guid, symbol, resourceFileName, messageFileName, parameterFileName, "
+          "namespace, controlGuid, message, traits, channels and 9 more)\n"
+          "  {%% for p in providers %%}{{ p.nope }}{%% endfor %%}\n"
+          "                               ^\n1 error\n" % bad and not os.path.exists(os.path.join(work, "bad.out")),
           "--render: a template error names the template's line and column; exit 2 (the "
           "template's problem, not the manifest's); no output", repr(r.stderr))
 
@@ -258,8 +261,8 @@ def templates(mcgen, tmp):
     with open(syntax, "w") as f:
         f.write("a\n{% if %}x{% endif %}\n")
     r, left = nothing_written("--json=j.json", "--render=%s:s.out" % syntax)
-    check(r.returncode == 2 and r.stderr == "%s:2:7: error: expression expected\n1 error\n"
-          % syntax and left == [], "--render: a template syntax error exits 2, nothing written",
+    check(r.returncode == 2 and r.stderr == "%s:2:7: error: expression expected\n"
+          "  {%% if %%}x{%% endif %%}\n        ^\n1 error\n" % syntax and left == [], "--render: a template syntax error exits 2, nothing written",
           "exit %d %r %r" % (r.returncode, r.stderr, left))
     r, left = nothing_written("--json=j.json", "--render=missing.j2:m.out")
     check(r.returncode == 2 and r.stderr == "mcgen: error: cannot open the template "
@@ -280,7 +283,7 @@ def templates(mcgen, tmp):
         f.write("{% for %}\n")
     r, left = nothing_written("--templates=" + broken)
     check(r.returncode == 2 and r.stderr == "header.h.j2:1:8: error: loop variable expected\n"
-          "1 error\n" and left == [], "--templates: a broken override exits 2, nothing written",
+          "  {% for %}\n         ^\n1 error\n" and left == [], "--templates: a broken override exits 2, nothing written",
           "exit %d %r %r" % (r.returncode, r.stderr, left))
 
 

@@ -12,6 +12,8 @@ generated manifest of 1,000 events, the patterns of the reproducers in
     (signed overflow: undefined behaviour);
   * 28 lines of `{% set s = s ~ s %}` (a 4 GiB string) and five nested
     loops over the 1,000 events (10^12 iterations; 10.7 GB in 20 s);
+  * range(2**63 - 1) walked by a loop or sorted, a list or a string
+    repeated 2**63 - 1 times, a format width of 10**12;
 
 each must exit with status 2 (a template problem, as every template
 error), print its error at the template's line and column word for word
@@ -131,7 +133,27 @@ def cases():
          "(--template-max-iterations=N raises the limit)"
          % loop_col(LOOPS, loop_of_iteration(5000001, [1, 1000, 1000, 1000, 1000])),
          "tmpl-unbounded-loop-memory.j2"),
+        # the constructs of issue 18: range() is walked, not made, and its
+        # walks count; repetition is held to the string limit or counted
+        ("range(2**63 - 1)", "{% for i in range(9223372036854775807) %}{% endfor %}",
+         "1:1: error: " + ITERATIONS, None),
+        ("sort of range(2**63 - 1)", "{{ range(9223372036854775807) | sort | length }}",
+         "1:33: error: " + LIST, None),
+        ("list * 2**63 - 1", "{{ ([0] * 9223372036854775807) | length }}",
+         "1:9: error: " + LIST, None),
+        ("string * 2**63 - 1", "{{ 'ab' * 9223372036854775807 }}",
+         "1:9: error: a string would pass the limit of 16777216 bytes "
+         "(--template-max-string=BYTES raises it)", None),
+        ("'%*d' of 10**12", "{{ '%1000000000000d' | format(1) }}",
+         "1:24: error: a string would pass the limit of 16777216 bytes "
+         "(--template-max-string=BYTES raises it)", None),
     ]
+
+
+LIST = ("a list would pass the limit of 16777216 bytes, 174762 items "
+        "(--template-max-string=BYTES raises it)")
+ITERATIONS = ("more than 5000000 loop iterations, macro calls and includes "
+              "(--template-max-iterations=N raises the limit)")
 
 
 def check_hostile(mcgen, tmp, man, bounded, name, path, want):
@@ -207,7 +229,7 @@ def check_options(mcgen, tmp, man, bounded):
     rc, err, _, _ = run(mcgen, small + ["--templates=" + empty, hello], tmp, bounded)
     # header.h.j2's first text is at line 11 (after its comment), rc.j2's
     # inside its loop, at line 12
-    want = ["header.h.j2:11:1: error: the output would pass the limit of 1 bytes "
+    want = ["header.h.j2:18:1: error: the output would pass the limit of 1 bytes "
             "(--template-max-output=BYTES raises it)",
             "rc.j2:12:1: error: the output would pass the limit of 1 bytes "
             "(--template-max-output=BYTES raises it)"]
@@ -233,8 +255,10 @@ def main():
             with open(path, "w") as f:
                 f.write(text)
             check_hostile(mcgen, tmp, man, bounded, name, path, path + ":" + want)
-            shared = os.path.join(REPRO, repro)
-            if os.path.exists(shared):
+            shared = os.path.join(REPRO, repro) if repro else None
+            if not shared:
+                pass
+            elif os.path.exists(shared):
                 shared = os.path.abspath(shared)
                 check_hostile(mcgen, tmp, man, bounded, "../shared/repro/" + repro, shared,
                               shared + ":" + want)

@@ -57,7 +57,7 @@ TARGETS = {
     "tmpl": ("the template engine: parse, render against a manifest's values",
              lambda: (_files("templates/*.j2", "examples/**/*.j2", "tests/**/*.j2")
                       + _shared("repro/*.j2")),
-             os.path.join(SHARED, "repro", "tmpl.dict"), None),
+             os.path.join(ROOT, "tests", "fuzz", "tmpl.dict"), None),
 }
 
 
