@@ -180,11 +180,13 @@ typedef struct Regex {
     Glushkov g;
     VEC(CharClass) classes;
     VEC(DState) states;
-    /* the states' ASCII moves again, one flat row of ROW per state,
-     * indexed by the byte: the row offset (ROW x the state) of a known
-     * live move, -1 for any other (not yet made, or dead: re_match's slow
-     * path tells them apart, and decodes the bytes from 0x80 on, whose
-     * entries stay -1, so that the fast loop tests no byte's range) */
+    /* the states' ASCII moves again, one flat row of ROW per byte value,
+     * state st's at ROW x (st + 1): the row offset of a known live move,
+     * 0 for any other (not yet made, or dead: re_match's slow path tells
+     * them apart, and decodes the bytes from 0x80 on, whose entries stay
+     * 0, so that the fast loop tests no byte's range).  Row 0 is all 0s:
+     * a move to it stays there, so the fast loop follows four moves
+     * before it tests whether one stopped. */
     VEC(int32_t) ascii;
 } Regex;
 
@@ -517,8 +519,9 @@ static int32_t re_add(Regex *re, uint64_t set, bool start, bool accept)
     for (int i = 0; i < NSYM; i++)
         d.next[i] = -2;
     vec_push(&re->states, d);
-    for (int i = 0; i < ROW; i++)
-        vec_push(&re->ascii, -1);
+    /* the stopping row first, then this state's */
+    for (int i = re->ascii.n ? 0 : -ROW; i < ROW; i++)
+        vec_push(&re->ascii, 0);
     return (int32_t)re->states.n - 1;
 }
 
@@ -548,53 +551,41 @@ static int32_t re_step(Regex *re, int32_t st, int sym)
     }
     re->states.v[st].next[sym] = to;
     if (sym < 128 && to >= 0)
-        re->ascii.v[(size_t)st * ROW + (size_t)sym] = to * ROW;
+        re->ascii.v[(size_t)(st + 1) * ROW + (size_t)sym] = (to + 1) * ROW;
     return to;
 }
 
 /* Whether the whole of s[0..n) matches (XSD patterns are anchored).  The
- * ASCII loop is one load from the flat rows per character; a state's
- * move is made (re_step) the first time a character takes it, and may
- * move both vectors. */
+ * ASCII loop is one load from the flat rows per character, four
+ * characters to a test of whether a move stopped (the stopping row keeps
+ * it stopped); a stop is found again one character at a time, and that
+ * state's move made (re_step) the first time a character takes it,
+ * which may move both vectors. */
 static bool re_match(Regex *re, const char *s, size_t n)
 {
     if (!re->states.n)
         re_start(re);
     const unsigned char *p = (const unsigned char *)s, *end = p + n;
-    size_t off = 0; /* ROW x the current state */
+    size_t off = ROW; /* ROW x (the current state + 1) */
     for (;;) {
         const int32_t *rows = re->ascii.v;
         int32_t to;
-        /* four characters a round while four are left: one end test
-         * for four loads */
         while (end - p >= 4) {
             int32_t a = rows[off + p[0]];
-            if (a < 0)
-                break;
             int32_t b = rows[(size_t)a + p[1]];
-            if (b < 0) {
-                off = (size_t)a, p += 1;
-                break;
-            }
             int32_t c = rows[(size_t)b + p[2]];
-            if (c < 0) {
-                off = (size_t)b, p += 2;
-                break;
-            }
             int32_t d = rows[(size_t)c + p[3]];
-            if (d < 0) {
-                off = (size_t)c, p += 3;
+            if (!d)
                 break;
-            }
             off = (size_t)d, p += 4;
         }
-        while (p < end && (to = rows[off + *p]) >= 0) {
+        while (p < end && (to = rows[off + *p]) != 0) {
             off = (size_t)to;
             p++;
         }
         if (p == end)
             break;
-        int32_t st = (int32_t)(off / ROW);
+        int32_t st = (int32_t)(off / ROW) - 1;
         int sym = *p;
         if (sym < 128) {
             p++;
@@ -608,9 +599,9 @@ static bool re_match(Regex *re, const char *s, size_t n)
             to = re_step(re, st, sym);
         if (to < 0)
             return false;
-        off = (size_t)to * ROW;
+        off = (size_t)(to + 1) * ROW;
     }
-    return re->states.v[off / ROW].accept;
+    return re->states.v[off / ROW - 1].accept;
 }
 
 /* ======================================================================
