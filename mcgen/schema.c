@@ -2268,6 +2268,8 @@ bool schema_start(SchemaCheck *sc, XmlReader *r, const XmlElem *e)
     }
     nf.type = leaf->type;
     vec_push(&sc->stack, nf);
+    if (leaf->type->content != CT_SIMPLE && !leaf->type->mixed)
+        xml_drop_blank_text(r); /* schema_end asks only whether it is blank */
     return check_attrs(sc, leaf->type, e);
 }
 

@@ -921,6 +921,7 @@ typedef struct Frame {
     size_t local_len;  /* strlen(elem.local) */
     size_t text_start; /* where this element's text starts in r->text */
     size_t attr_start; /* where its attributes start in r->attrs */
+    bool drop_blank;   /* xml_drop_blank_text: its white-space pieces are not kept */
 } Frame;
 
 struct XmlReader {
@@ -1456,6 +1457,7 @@ static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *
     f->local_len = split_name(r, name, &f->elem.ns, &f->elem.local);
     f->text_start = r->text.len;
     f->attr_start = r->attrs.n;
+    f->drop_blank = false;
     size_t n = 0;
     for (; atts[2 * n]; n++) {
         if (r->attrs.n + n == r->attrs.cap)
@@ -1504,10 +1506,38 @@ static void reader_end(XmlReader *r)
     r->stack.n--;
 }
 
-static void reader_text(XmlReader *r, const char *s, size_t len)
+/* Whether s[0..len) is all white space.  expat gives the text between
+ * child elements as a line break, then a run of spaces: a run of 8 or
+ * more is compared 8 at a time, the last 8 overlapping the word before
+ * (any other text goes character by character). */
+static bool all_space(const char *s, size_t len)
+{
+    const uint64_t spaces = 0x2020202020202020ULL;
+    uint64_t w;
+    if (len >= 8) {
+        size_t i = 0;
+        while (i + 8 < len && (memcpy(&w, s + i, 8), w == spaces))
+            i += 8;
+        if (i + 8 >= len && (memcpy(&w, s + len - 8, 8), w == spaces))
+            return true;
+    }
+    for (size_t i = 0; i < len; i++)
+        if (s[i] != ' ' && s[i] != '\n' && s[i] != '\t' && s[i] != '\r')
+            return false;
+    return true;
+}
+
+void xml_drop_blank_text(XmlReader *r)
 {
     if (r->stack.n)
-        buf_add(&r->text, s, len);
+        r->stack.v[r->stack.n - 1].drop_blank = true;
+}
+
+static void reader_text(XmlReader *r, const char *s, size_t len)
+{
+    if (!r->stack.n || (r->stack.v[r->stack.n - 1].drop_blank && all_space(s, len)))
+        return;
+    buf_add(&r->text, s, len);
 }
 
 /* The declarations in scope changed: every cached QName resolution is

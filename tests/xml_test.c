@@ -582,6 +582,46 @@ START_TEST(test_xml_mapped_file_late_error_position)
 }
 END_TEST
 
+/* Elements named "e" take no text (xml_drop_blank_text): an all-blank
+ * text comes to their end callback empty; any other keeps its
+ * characters (which pieces of white space go depends on where expat cut
+ * the text, so they are shown without it).  Other elements keep theirs
+ * whole. */
+static void drop_start(void *ctx, XmlReader *r, const XmlElem *e)
+{
+    (void)ctx;
+    if (!strcmp(e->local, "e"))
+        xml_drop_blank_text(r);
+}
+
+static void drop_end(void *ctx, XmlReader *r, const XmlElem *e, const char *text, size_t len)
+{
+    (void)r;
+    Buf *out = ctx;
+    buf_printf(out, "%s[", e->local);
+    for (size_t i = 0; i < len; i++)
+        if (strcmp(e->local, "e") || !strchr(" \t\r\n", text[i]))
+            buf_addc(out, text[i]);
+    buf_printf(out, "]%s", len ? "" : "empty ");
+}
+
+START_TEST(test_xml_drop_blank_text_keeps_the_rest)
+{
+    static const char doc[] =
+        "<r>\n <e>\n  <e> \t\r\n</e>\n  <k> </k>\n  x y\n         \n</e> </r>";
+    for (int i = 0; i < 5; i++) {
+        Buf out = {0};
+        Arena a = {0};
+        XmlHandler h = {&out, drop_start, drop_end};
+        ck_assert(xml_parse_mem("t.xml", doc, sizeof doc - 1, unit_chunks[i], &a, &h));
+        ck_assert_str_eq(out.s, "e[]empty k[ ]e[xy]r[\n  ]");
+        buf_free(&out);
+        arena_free(&a);
+    }
+    diag_reset();
+}
+END_TEST
+
 /* The file cut short by another process while mapped: the pages past its
  * new end cannot be read.  The run ends with a message and status 2. */
 static void cut_start(void *ctx, XmlReader *r, const XmlElem *e)
@@ -685,6 +725,7 @@ Suite *xml_suite(void)
     tcase_add_test(tc, test_xml_mapped_file_parses_as_in_memory);
     tcase_add_test(tc, test_xml_mapped_file_late_error_position);
     tcase_add_test(tc, test_xml_mapped_file_cut_short);
+    tcase_add_test(tc, test_xml_drop_blank_text_keeps_the_rest);
     tcase_add_test(tc, test_os_map_file_only_over_its_pages);
     tcase_add_test(tc, test_xml_every_allocation_failure_ends_cleanly);
     tcase_add_test(tc, test_xml_recorded_replays_the_parse);
