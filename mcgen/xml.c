@@ -1259,13 +1259,31 @@ static WALK_INLINE bool shaped_walk(XmlReader *r, const unsigned char *p, size_t
     return seen == breaks;
 }
 
-/* shaped_walk for the tag's encoding: true when it placed every
- * attribute.  *plain: the tag is ASCII without a line break.  nl_hint 0:
- * the producer knows the tag holds no '\n'; ascii: it knows the tag is
- * ASCII bytes (in an 8-bit encoding). */
+/* A tight tag: one placed by its length alone.  Every part of a start
+ * tag, '<' Name (S Name Eq AttValue)* S? ('>' | '/>'), has a least
+ * length, met only by the shape '<' local (' ' name '=' quote value
+ * quote)* ('>' | '/>') with the names and values expat gives; anything
+ * else makes an ASCII tag longer (a prefix, a wider gap, spaces around
+ * '=', an xmlns declaration expat does not report, a reference or "\r\n"
+ * in a value, which expat shortens; every other ASCII unit is one byte of
+ * expat's value).  So a tag on one line of exactly that least length has
+ * that shape, and each name's column is the tag's plus its offset:
+ * reader_start sets the attributes' positions so as it sums the length
+ * (`tight`, without the tag's end; 0: a prefixed name, not tight), and
+ * they stand when the tag is that long, with no unit of it read. */
+static bool tight_tag(const unsigned char *raw, size_t units, Encoding enc, size_t tight)
+{
+    return tight && units >= 2 &&
+           tight + (tag_unit(raw, units - 2, enc) == '/' ? 2 : 1) == units;
+}
+
+/* A tight tag, or shaped_walk for the tag's encoding: true when the
+ * attributes are placed.  *plain: the tag is ASCII without a line break.
+ * nl_hint 0: the producer knows the tag holds no '\n'; ascii: it knows
+ * the tag is ASCII bytes (in an 8-bit encoding). */
 static bool locate_attrs_shaped(XmlReader *r, const unsigned char *raw, size_t rawlen,
                                 int nl_hint, bool ascii, size_t local_len, XmlAttr *attrs,
-                                size_t nattrs, Loc start, bool *plain)
+                                size_t nattrs, Loc start, size_t tight, bool *plain)
 {
     *plain = false;
     if (!ascii && !tag_ascii(raw, rawlen, r->enc))
@@ -1274,6 +1292,9 @@ static bool locate_attrs_shaped(XmlReader *r, const unsigned char *raw, size_t r
     size_t breaks = (nl_hint == 0 ? 0 : count_byte(raw, rawlen, '\n')) +
                     (r->cr_free ? 0 : count_byte(raw, rawlen, '\r'));
     *plain = breaks == 0;
+    size_t units = r->enc == ENC_UTF16LE || r->enc == ENC_UTF16BE ? rawlen / 2 : rawlen;
+    if (*plain && tight_tag(raw, units, r->enc, tight))
+        return true;
     bool done;
     switch (r->enc) {
     case ENC_UTF16LE:
@@ -1389,15 +1410,15 @@ static void locate_attrs_scan(XmlReader *r, const Frame *f, XmlAttr *attrs, size
 
 /* Gives every attribute of the element the position of its name, from the
  * raw bytes of the start tag (without them, the element's; a tag the walk
- * does not place is scanned from that start). */
+ * does not place is scanned from that start).  tight: tight_tag's. */
 static void locate_attrs(XmlReader *r, Frame *f, size_t nattrs, const unsigned char *raw,
-                         size_t rawlen, int nl_hint, bool ascii)
+                         size_t rawlen, int nl_hint, bool ascii, size_t tight)
 {
     XmlAttr *attrs = attrs_from(r, f->attr_start);
     bool plain = false;
     if (nattrs == 0 ||
         (rawlen && locate_attrs_shaped(r, raw, rawlen, nl_hint, ascii, f->local_len, attrs,
-                                       nattrs, f->elem.loc, &plain)))
+                                       nattrs, f->elem.loc, tight, &plain)))
         return;
     for (size_t k = 0; k < nattrs; k++)
         attrs[k].loc = f->elem.loc;
@@ -1458,7 +1479,8 @@ static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *
     f->text_start = r->text.len;
     f->attr_start = r->attrs.n;
     f->drop_blank = false;
-    size_t n = 0;
+    size_t n = 0, at = 2 + f->local_len; /* the next name's offset in a tight tag */
+    bool tight = true;
     for (; atts[2 * n]; n++) {
         if (r->attrs.n + n == r->attrs.cap)
             vec_grow_((void **)&r->attrs.v, &r->attrs.cap, sizeof *r->attrs.v);
@@ -1466,13 +1488,18 @@ static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *
         split_attr(r, atts[2 * n], a);
         a->value = atts[2 * n + 1];
         a->value_len = strlen(a->value);
-        if (a->ns[0] || !a->local_len)
+        /* placed as in a tight tag, and kept when it is one */
+        a->loc = (Loc){r->file_id, line, col + (uint32_t)at};
+        at += 4 + a->local_len + a->value_len;
+        if (a->ns[0] || !a->local_len) {
+            tight = false;
             continue;
+        }
         uint8_t *s = &f->elem.by_slot[xml_attr_slot(a->local, a->local_len)];
         *s = *s || n + 1 >= XML_SLOT_SHARED ? XML_SLOT_SHARED : (uint8_t)(n + 1);
     }
     r->attrs.n += n;
-    locate_attrs(r, f, n, raw, rawlen, nl_hint, ascii);
+    locate_attrs(r, f, n, raw, rawlen, nl_hint, ascii, tight ? at - 1 : 0);
     f->elem.nattrs = n;
     open_element(r);
 }

@@ -113,6 +113,36 @@ START_TEST(test_xml_positions_on_one_line)
 }
 END_TEST
 
+/* Tags of the least length for their names and values (placed by their
+ * length, tight_tag) and tags one deviation longer each (a reference, a
+ * wider gap, a prefixed element, a declaration or a prefixed attribute
+ * among the attributes, spaces around '=' and before '/>'), one a line;
+ * columns counted by hand. */
+START_TEST(test_xml_positions_of_tight_tags)
+{
+    static const char doc[] = "<r xmlns='urn:a' xmlns:p='urn:p'>\n"
+                              "<e a=\"1\" b=\"xy\"/>\n"
+                              "<e a=\"&amp;\" b=\"x\"/>\n"
+                              "<e a=\"1\"  b=\"x\"></e>\n"
+                              "<p:e a=\"1\" b=\"x\"/>\n"
+                              "<e xmlns:q='urn:q' a='1'/>\n"
+                              "<e a='1' q:b='2' xmlns:q='urn:q'/>\n"
+                              "<e a = '1' b='2' />\n"
+                              "<e\ta='1'\tb='2'>\t</e></r>";
+    expect_events(doc, sizeof doc - 1,
+                  "<urn:a|r 1:1\n"
+                  "<urn:a|e 2:1 a=1@2:4 b=xy@2:10\n>e ''\n"
+                  "<urn:a|e 3:1 a=&@3:4 b=x@3:14\n>e ''\n"
+                  "<urn:a|e 4:1 a=1@4:4 b=x@4:11\n>e ''\n"
+                  "<urn:p|e 5:1 a=1@5:6 b=x@5:12\n>e ''\n"
+                  "<urn:a|e 6:1 a=1@6:20\n>e ''\n"
+                  "<urn:a|e 7:1 a=1@7:4 b=2@7:10\n>e ''\n"
+                  "<urn:a|e 8:1 a=1@8:4 b=2@8:12\n>e ''\n"
+                  "<urn:a|e 9:1 a=1@9:4 b=2@9:10\n>e ''\n"
+                  ">r ''\n");
+}
+END_TEST
+
 /* Lone \r and \r\n line ends, and characters of 2 and 4 UTF-8 bytes
  * before a tag on its line; element positions as Python's pyexpat gives
  * them, attribute positions counted by hand. */
@@ -710,6 +740,7 @@ Suite *xml_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_xml_positions_are_one_based);
     tcase_add_test(tc, test_xml_positions_on_one_line);
+    tcase_add_test(tc, test_xml_positions_of_tight_tags);
     tcase_add_test(tc, test_xml_positions_after_cr_and_multibyte);
     tcase_add_test(tc, test_xml_utf8_bom);
     tcase_add_test(tc, test_xml_utf16le_and_be_with_bom);
