@@ -228,6 +228,7 @@ static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *
                          int nl_hint, bool ascii);
 static void reader_end(XmlReader *r);
 static void reader_text(XmlReader *r, const char *s, size_t len);
+static inline bool reader_drops(const XmlReader *r, const char *s, size_t len);
 static void reader_ns_start(XmlReader *r, const char *prefix, const char *uri);
 static void reader_ns_end(XmlReader *r, const char *prefix);
 static void reader_error(XmlReader *r, RecType type, uint32_t line, uint32_t col,
@@ -332,6 +333,27 @@ static inline bool stopped(Producer *pr)
     if (!expat_ran_out && !(pr->r && reader_failed(pr->r)))
         return pr->failed;
     return stop_now(pr);
+}
+
+/* Whether s[0..len) is all white space.  expat gives the text between
+ * child elements as a line break, then a run of spaces: a run of 8 or
+ * more is compared 8 at a time, the last 8 overlapping the word before
+ * (any other text goes character by character). */
+static bool all_space(const char *s, size_t len)
+{
+    const uint64_t spaces = 0x2020202020202020ULL;
+    uint64_t w;
+    if (len >= 8) {
+        size_t i = 0;
+        while (i + 8 < len && (memcpy(&w, s + i, 8), w == spaces))
+            i += 8;
+        if (i + 8 >= len && (memcpy(&w, s + len - 8, 8), w == spaces))
+            return true;
+    }
+    for (size_t i = 0; i < len; i++)
+        if (s[i] != ' ' && s[i] != '\n' && s[i] != '\t' && s[i] != '\r')
+            return false;
+    return true;
 }
 
 /* How many of the bytes p[0..n) are UTF-8 continuation bytes (10xxxxxx),
@@ -535,6 +557,10 @@ static void XMLCALL on_end(void *ud, const XML_Char *name)
 static void XMLCALL on_text(void *ud, const XML_Char *s, int len)
 {
     Producer *pr = ud;
+    /* the indentation between elements, first: dropped, nothing else to
+     * ask (after a stop too, it would be dropped) */
+    if (pr->r && len > 0 && reader_drops(pr->r, s, (size_t)len))
+        return;
     if (stopped(pr) || len <= 0)
         return;
     if (pr->r) {
@@ -937,6 +963,7 @@ struct XmlReader {
     VEC(const char *) argv; /* a replayed start tag's names and values */
     Buf text;
     Encoding enc;
+    bool drop_blank; /* the innermost open element's Frame.drop_blank */
     bool failed; /* a diagnostic was given or a handler stopped the parse */
     bool cr_free; /* the document holds no '\r' (Producer.cr_free) */
     const char *last_ns; /* intern_ns cache */
@@ -1478,7 +1505,7 @@ static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *
     f->local_len = split_name(r, name, &f->elem.ns, &f->elem.local);
     f->text_start = r->text.len;
     f->attr_start = r->attrs.n;
-    f->drop_blank = false;
+    f->drop_blank = r->drop_blank = false;
     size_t n = 0, at = 2 + f->local_len; /* the next name's offset in a tight tag */
     bool tight = true;
     for (; atts[2 * n]; n++) {
@@ -1531,38 +1558,24 @@ static void reader_end(XmlReader *r)
         r->text.s[r->text.len] = '\0';
     r->attrs.n = f->attr_start;
     r->stack.n--;
-}
-
-/* Whether s[0..len) is all white space.  expat gives the text between
- * child elements as a line break, then a run of spaces: a run of 8 or
- * more is compared 8 at a time, the last 8 overlapping the word before
- * (any other text goes character by character). */
-static bool all_space(const char *s, size_t len)
-{
-    const uint64_t spaces = 0x2020202020202020ULL;
-    uint64_t w;
-    if (len >= 8) {
-        size_t i = 0;
-        while (i + 8 < len && (memcpy(&w, s + i, 8), w == spaces))
-            i += 8;
-        if (i + 8 >= len && (memcpy(&w, s + len - 8, 8), w == spaces))
-            return true;
-    }
-    for (size_t i = 0; i < len; i++)
-        if (s[i] != ' ' && s[i] != '\n' && s[i] != '\t' && s[i] != '\r')
-            return false;
-    return true;
+    r->drop_blank = r->stack.n && r->stack.v[r->stack.n - 1].drop_blank;
 }
 
 void xml_drop_blank_text(XmlReader *r)
 {
     if (r->stack.n)
-        r->stack.v[r->stack.n - 1].drop_blank = true;
+        r->stack.v[r->stack.n - 1].drop_blank = r->drop_blank = true;
+}
+
+/* Whether the piece of text s[0..len) is dropped (xml_drop_blank_text). */
+static inline bool reader_drops(const XmlReader *r, const char *s, size_t len)
+{
+    return r->drop_blank && all_space(s, len);
 }
 
 static void reader_text(XmlReader *r, const char *s, size_t len)
 {
-    if (!r->stack.n || (r->stack.v[r->stack.n - 1].drop_blank && all_space(s, len)))
+    if (!r->stack.n || reader_drops(r, s, len))
         return;
     buf_add(&r->text, s, len);
 }
