@@ -2170,6 +2170,14 @@ static bool value_valid(SchemaCheck *sc, const SType *t, const char *v, size_t n
     if (t->builtin == B_STRING || t->builtin == B_NORMALIZED || t->builtin == B_TOKEN)
         return true; /* any text: nothing to remember */
     bool unique = t->patterns.n && t->base && t->base->builtin == B_STRING;
+    if (unique && !t->enums.n && !t->has_min && !t->has_max && t->length < 0 &&
+        t->min_length < 0 && t->max_length < 0) {
+        /* patterns only: what type_valid and facets_valid come to */
+        for (size_t i = 0; i < t->patterns.n; i++)
+            if (re_match(t->patterns.v[i], v, n))
+                return true;
+        return false;
+    }
     if (n >= VCACHE_TEXT || unique)
         return type_valid(&sc->ck, t, v, n);
     const unsigned char *u = (const unsigned char *)v;
