@@ -2162,6 +2162,31 @@ static const AttrDecl *attr_decl(const CType *c, const char *name, size_t *index
     return NULL;
 }
 
+/* Whether v[0..n) is a plain decimal number, digits only, that t takes
+ * because t is an unsigned built-in, or a union with no facets of its own
+ * whose first member is one (UInt32Type: xs:unsignedInt or hex): such
+ * values (value="92", version="0") are checked faster than they are
+ * looked up, and are mostly each written once.  false: not known so, to
+ * be checked in full. */
+static bool plain_unsigned(const SType *t, const char *v, size_t n)
+{
+    if (t->members.n && !t->enums.n && !t->patterns.n)
+        t = t->members.v[0];
+    Builtin b = t->builtin;
+    uint64_t max = b == B_UBYTE ? 255 : b == B_USHORT ? 65535 : b == B_UINT ? 4294967295u
+                 : b == B_ULONG || b == B_NONNEG ? UINT64_MAX : 0;
+    if (!max || n == 0 || n > 19) /* 19 digits: below 2^64 */
+        return false;
+    uint64_t x = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned d = (unsigned)((unsigned char)v[i] - '0');
+        if (d > 9)
+            return false;
+        x = x * 10 + d;
+    }
+    return x <= max;
+}
+
 /* Whether v[0..n) is a value of t, through sc->vcache; epoch: the
  * reader's xml_ns_epoch. */
 static bool value_valid(SchemaCheck *sc, const SType *t, const char *v, size_t n,
@@ -2169,6 +2194,8 @@ static bool value_valid(SchemaCheck *sc, const SType *t, const char *v, size_t n
 {
     if (t->builtin == B_STRING || t->builtin == B_NORMALIZED || t->builtin == B_TOKEN)
         return true; /* any text: nothing to remember */
+    if (plain_unsigned(t, v, n))
+        return true;
     bool unique = t->patterns.n && t->base && t->base->builtin == B_STRING;
     if (unique && !t->enums.n && !t->has_min && !t->has_max && t->length < 0 &&
         t->min_length < 0 && t->max_length < 0) {
