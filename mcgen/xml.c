@@ -1506,24 +1506,29 @@ static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *
     f->text_start = r->text.len;
     f->attr_start = r->attrs.n;
     f->drop_blank = r->drop_blank = false;
-    size_t n = 0, at = 2 + f->local_len; /* the next name's offset in a tight tag */
+    size_t n = 0;
+    while (atts[2 * n])
+        n++;
+    while (r->attrs.cap - r->attrs.n < n)
+        vec_grow_((void **)&r->attrs.v, &r->attrs.cap, sizeof *r->attrs.v);
+    XmlAttr *attrs = attrs_from(r, r->attrs.n);
+    uint32_t file_id = r->file_id;
+    size_t at = 2 + f->local_len; /* the next name's offset in a tight tag */
     bool tight = true;
-    for (; atts[2 * n]; n++) {
-        if (r->attrs.n + n == r->attrs.cap)
-            vec_grow_((void **)&r->attrs.v, &r->attrs.cap, sizeof *r->attrs.v);
-        XmlAttr *a = &r->attrs.v[r->attrs.n + n];
-        split_attr(r, atts[2 * n], a);
-        a->value = atts[2 * n + 1];
-        a->value_len = strlen(a->value);
+    for (size_t k = 0; k < n; k++) {
+        XmlAttr *a = &attrs[k];
+        split_attr(r, atts[2 * k], a);
+        a->value = atts[2 * k + 1];
+        size_t local_len = a->local_len, value_len = a->value_len = strlen(a->value);
         /* placed as in a tight tag, and kept when it is one */
-        a->loc = (Loc){r->file_id, line, col + (uint32_t)at};
-        at += 4 + a->local_len + a->value_len;
-        if (a->ns[0] || !a->local_len) {
+        a->loc = (Loc){file_id, line, col + (uint32_t)at};
+        at += 4 + local_len + value_len;
+        if (a->ns[0] || !local_len) {
             tight = false;
             continue;
         }
-        uint8_t *s = &f->elem.by_slot[xml_attr_slot(a->local, a->local_len)];
-        *s = *s || n + 1 >= XML_SLOT_SHARED ? XML_SLOT_SHARED : (uint8_t)(n + 1);
+        uint8_t *s = &f->elem.by_slot[xml_attr_slot(a->local, local_len)];
+        *s = *s || k + 1 >= XML_SLOT_SHARED ? XML_SLOT_SHARED : (uint8_t)(k + 1);
     }
     r->attrs.n += n;
     locate_attrs(r, f, n, raw, rawlen, nl_hint, ascii, tight ? at - 1 : 0);
