@@ -556,7 +556,7 @@ static int32_t re_step(Regex *re, int32_t st, int sym)
 }
 
 /* Whether the whole of s[0..n) matches (XSD patterns are anchored).  The
- * ASCII loop is one load from the flat rows per character, four
+ * ASCII loop is one load from the flat rows per character, eight
  * characters to a test of whether a move stopped (the stopping row keeps
  * it stopped); a stop is found again one character at a time, and that
  * state's move made (re_step) the first time a character takes it,
@@ -570,14 +570,18 @@ static bool re_match(Regex *re, const char *s, size_t n)
     for (;;) {
         const int32_t *rows = re->ascii.v;
         int32_t to;
-        while (end - p >= 4) {
-            int32_t a = rows[off + p[0]];
-            int32_t b = rows[(size_t)a + p[1]];
-            int32_t c = rows[(size_t)b + p[2]];
-            int32_t d = rows[(size_t)c + p[3]];
-            if (!d)
+        while (end - p >= 8) {
+            size_t q = (size_t)rows[off + p[0]];
+            q = (size_t)rows[q + p[1]];
+            q = (size_t)rows[q + p[2]];
+            q = (size_t)rows[q + p[3]];
+            q = (size_t)rows[q + p[4]];
+            q = (size_t)rows[q + p[5]];
+            q = (size_t)rows[q + p[6]];
+            q = (size_t)rows[q + p[7]];
+            if (!q)
                 break;
-            off = (size_t)d, p += 4;
+            off = q, p += 8;
         }
         while (p < end && (to = rows[off + *p]) != 0) {
             off = (size_t)to;
