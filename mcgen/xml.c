@@ -1757,13 +1757,18 @@ bool xml_qname(XmlReader *r, const char *value, QName *out)
     return xml_qname_n(r, value, strlen(value), out);
 }
 
-bool xml_qname_n(XmlReader *r, const char *value, size_t vn, QName *out)
+/* A function kept out of its caller, so that the caller's common case
+ * saves and restores no registers for what it does. */
+#if defined(__GNUC__)
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE
+#endif
+
+/* xml_qname_n past its cache (c: the entry to make, or NULL). */
+static NOINLINE bool qname_resolve(XmlReader *r, const char *value, size_t vn, QCacheEntry *c,
+                                   QName *out)
 {
-    QCacheEntry *c = qcache_entry(r, value, vn);
-    if (c && c->gen == r->ns_gen && c->len == vn && memcmp(c->text, value, vn) == 0) {
-        *out = c->q;
-        return true;
-    }
     /* the value trimmed of XML whitespace, split at its first ':' */
     const char *v = value;
     while (qname_space(*v))
@@ -1791,6 +1796,16 @@ bool xml_qname_n(XmlReader *r, const char *value, size_t vn, QName *out)
         c->q = *out;
     }
     return true;
+}
+
+bool xml_qname_n(XmlReader *r, const char *value, size_t vn, QName *out)
+{
+    QCacheEntry *c = qcache_entry(r, value, vn);
+    if (c && c->gen == r->ns_gen && c->len == vn && memcmp(c->text, value, vn) == 0) {
+        *out = c->q;
+        return true;
+    }
+    return qname_resolve(r, value, vn, c, out);
 }
 
 bool xml_prefix_declared(XmlReader *r, const char *p, size_t n)
