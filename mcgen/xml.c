@@ -930,6 +930,18 @@ typedef struct ICacheEntry {
     size_t len;
 } ICacheEntry;
 
+/* An element's name as expat gives it ("uri\x01local") and its split,
+ * by a cheap hash of the whole name: element names repeat (<event>,
+ * <data>), and a hit is one compare, not a search for the separator and
+ * an intern of the local part. */
+enum { ECACHE = 64 };
+typedef struct ECacheEntry {
+    const char *name; /* interned; NULL: empty */
+    size_t len;
+    const char *ns, *local;
+    size_t local_len;
+} ECacheEntry;
+
 /* The last resolution of a QName value, by a cheap hash of its text:
  * such values repeat (inType="win:UInt32", level="win:Informational"),
  * and a resolution holds until a namespace declaration comes or goes
@@ -969,6 +981,7 @@ struct XmlReader {
     const char *last_ns; /* intern_ns cache */
     size_t last_ns_len;
     ICacheEntry icache[ICACHE];
+    ECacheEntry ecache[ECACHE];
     uint32_t ns_gen; /* bumped by every declaration's start and end */
     uint64_t ns_changes; /* the same count, never wrapping (xml_ns_epoch) */
     QCacheEntry qcache[QCACHE];
@@ -1029,30 +1042,24 @@ static const char *intern_ns(XmlReader *r, const char *s, size_t n)
 }
 
 /* Splits expat's "uri\x01local" element name into its parts, both
- * interned (an element's names live as long as the element); returns the
- * local part's length. */
+ * interned (an element's names live as long as the element), through
+ * r->ecache; returns the local part's length. */
 static size_t split_name(XmlReader *r, const char *name, const char **ns, const char **local)
 {
-    /* most elements are in the namespace of the one before: its URI and
-     * the separator are compared, not searched for (a URI holds no
-     * NS_SEP, so a match ends where the URI does) */
-    size_t ln = r->last_ns_len;
-    if (r->last_ns && strncmp(name, r->last_ns, ln) == 0 && name[ln] == NS_SEP) {
-        *ns = r->last_ns;
-        size_t n = strlen(name + ln + 1);
-        *local = intern_n(r, name + ln + 1, n);
-        return n;
+    size_t len = strlen(name);
+    ECacheEntry *c = &r->ecache[cheap_hash(name, len) % ECACHE];
+    if (!c->name || c->len != len || memcmp(c->name, name, len) != 0) {
+        const char *sep = memchr(name, NS_SEP, len);
+        const char *lp = sep ? sep + 1 : name;
+        c->ns = sep ? intern_ns(r, name, (size_t)(sep - name)) : "";
+        c->local_len = len - (size_t)(lp - name);
+        c->local = intern_n(r, lp, c->local_len);
+        c->name = intern_n(r, name, len);
+        c->len = len;
     }
-    const char *sep = strchr(name, NS_SEP);
-    if (!sep) {
-        *ns = "";
-        sep = name - 1;
-    } else {
-        *ns = intern_ns(r, name, (size_t)(sep - name));
-    }
-    size_t n = strlen(sep + 1);
-    *local = intern_n(r, sep + 1, n);
-    return n;
+    *ns = c->ns;
+    *local = c->local;
+    return c->local_len;
 }
 
 /* An attribute's name, split as split_name does (the local part not
