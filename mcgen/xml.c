@@ -204,6 +204,10 @@ typedef struct Producer {
     size_t pos_off;
     uint32_t pos_line, pos_col;
     bool pos_expat; /* a byte-order mark the declaration contradicts: expat's */
+    /* the document is all of expat's buffer, from its first byte, in one
+     * final call (read_whole): an offset there is the byte index, not to
+     * be asked of expat */
+    bool whole;
     /* the first '\n' at or after pos_off, searched for in the buffer's
      * first nl_end bytes (nl_end itself: none there); nl_known: searched */
     size_t next_nl, nl_end;
@@ -461,7 +465,7 @@ static void position_at(Producer *pr, const unsigned char *p, size_t to, size_t 
 static bool tag_position(Producer *pr, const char *ctx, int off, int size, uint32_t *line,
                          uint32_t *col)
 {
-    if (ctx && off >= 0 && (XML_Index)off == XML_GetCurrentByteIndex(pr->p) &&
+    if (ctx && off >= 0 && (pr->whole || (XML_Index)off == XML_GetCurrentByteIndex(pr->p)) &&
         (size_t)off >= pr->pos_off && (pr->enc == ENC_8BIT || pr->enc == ENC_SINGLE) &&
         !pr->pos_expat) {
         const unsigned char *p = (const unsigned char *)ctx;
@@ -864,6 +868,7 @@ static bool read_whole(Producer *pr, size_t size)
     memcpy(pr->head, buf, pr->nhead);
     if (!sniff(pr))
         return false;
+    pr->whole = final;
     if (XML_ParseBuffer(pr->p, (int)n, final) == XML_STATUS_ERROR) {
         parse_error(pr);
         return false;
