@@ -343,7 +343,7 @@ static inline bool stopped(Producer *pr)
  * child elements as a line break, then a run of spaces: a run of 8 or
  * more is compared 8 at a time, the last 8 overlapping the word before
  * (any other text goes character by character). */
-static bool all_space(const char *s, size_t len)
+static inline bool all_space(const char *s, size_t len)
 {
     const uint64_t spaces = 0x2020202020202020ULL;
     uint64_t w;
