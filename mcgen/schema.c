@@ -1957,8 +1957,8 @@ typedef struct SFrame {
 } SFrame;
 
 /* An attribute value found valid, by a cheap hash of its type and text:
- * most values repeat (version="0", level="win:Informational",
- * inType="win:UInt32"), and a hit is a compare of a few bytes, not the
+ * most values repeat (level="win:Informational", inType="win:UInt32"),
+ * and a hit is a compare of a few bytes, not the
  * type's check (its patterns, numbers, QName prefix).  A QName's validity
  * depends on the declarations in scope, so an entry holds while they are
  * unchanged (xml_ns_epoch).  Only valid values are remembered: a refused
@@ -1966,8 +1966,13 @@ typedef struct SFrame {
  * restricted by patterns is not remembered: such values are symbols and
  * message references, each written once, whose one pass through the
  * pattern's automaton costs what a miss does, and which would push the
- * repeating values out (on the generated 5 MB manifest, 22,000 of them). */
-enum { VCACHE = 256, VCACHE_TEXT = 40 };
+ * repeating values out (on the generated 5 MB manifest, 22,000 of them).
+ * Each hash has two entries (the newer first), so that two values that
+ * meet there both stay: the task, opcode and template names events refer
+ * to are many (check_attrs on that manifest: 27.8 million instructions
+ * with 256 entries one a hash, 27.3 with 512 two a hash, 27.1 with 1024
+ * one a hash, in twice the memory: 64 KiB against 32). */
+enum { VCACHE = 512, VCACHE_TEXT = 40 };
 typedef struct VCacheEntry {
     const SType *type; /* NULL: empty */
     uint64_t epoch;
@@ -2215,11 +2220,14 @@ static bool value_valid(SchemaCheck *sc, const SType *t, const char *v, size_t n
     size_t h = (size_t)((uintptr_t)t >> 4) * 31 + n * 7;
     if (n)
         h += u[0] + u[n / 2] * 3 + u[n - 1] * 5 + u[n >= 2 ? n - 2 : 0] * 11;
-    VCacheEntry *c = &sc->vcache[h % VCACHE];
-    if (c->type == t && c->len == n && c->epoch == epoch && memcmp(c->text, v, n) == 0)
-        return true;
+    VCacheEntry *set = &sc->vcache[h % (VCACHE / 2) * 2];
+    for (VCacheEntry *c = set; c < set + 2; c++)
+        if (c->type == t && c->len == n && c->epoch == epoch && memcmp(c->text, v, n) == 0)
+            return true;
     if (!type_valid(&sc->ck, t, v, n))
         return false;
+    set[1] = set[0]; /* the older entry of the two goes */
+    VCacheEntry *c = &set[0];
     c->type = t;
     c->epoch = epoch;
     c->len = (uint32_t)n;
