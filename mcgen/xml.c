@@ -1450,10 +1450,10 @@ static void locate_attrs_scan(XmlReader *r, const Frame *f, XmlAttr *attrs, size
 /* Gives every attribute of the element the position of its name, from the
  * raw bytes of the start tag (without them, the element's; a tag the walk
  * does not place is scanned from that start).  tight: tight_tag's. */
-static void locate_attrs(XmlReader *r, Frame *f, size_t nattrs, const unsigned char *raw,
-                         size_t rawlen, int nl_hint, bool ascii, size_t tight)
+static void locate_attrs(XmlReader *r, Frame *f, XmlAttr *attrs, size_t nattrs,
+                         const unsigned char *raw, size_t rawlen, int nl_hint, bool ascii,
+                         size_t tight)
 {
-    XmlAttr *attrs = attrs_from(r, f->attr_start);
     bool plain = false;
     if (nattrs == 0 ||
         (rawlen && locate_attrs_shaped(r, raw, rawlen, nl_hint, ascii, f->local_len, attrs,
@@ -1543,7 +1543,7 @@ static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *
         *s = *s || k + 1 >= XML_SLOT_SHARED ? XML_SLOT_SHARED : (uint8_t)(k + 1);
     }
     r->attrs.n += n;
-    locate_attrs(r, f, n, raw, rawlen, nl_hint, ascii, tight ? at - 1 : 0);
+    locate_attrs(r, f, attrs, n, raw, rawlen, nl_hint, ascii, tight ? at - 1 : 0);
     f->elem.nattrs = n;
     open_element(r);
 }
