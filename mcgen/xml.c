@@ -929,7 +929,7 @@ typedef struct NsDecl {
  * bytes: element names and QName values repeat (<data>,
  * inType="win:UInt32"), and a hit costs a compare of a dozen bytes, not
  * a copy, a full hash and a map lookup.  A miss only costs the lookup. */
-enum { ICACHE = 128 };
+enum { ICACHE = 512 };
 typedef struct ICacheEntry {
     const char *s; /* interned; NULL: empty */
     size_t len;
