@@ -27,7 +27,8 @@
  * positions are found in the raw bytes of the tag (which expat still
  * holds): a tag of the usual shape, ASCII with line breaks only between
  * attributes, in any of the encodings, is checked against the names and
- * value lengths expat gives rather than scanned.  Both counts know the input's code-unit width (UTF-8 or UTF-16)
+ * value lengths expat gives rather than scanned (one on one line of the
+ * least length those allow is placed by the lengths alone).  Both counts know the input's code-unit width (UTF-8 or UTF-16)
  * from the byte-order mark, or from an XML declaration's first bytes
  * (UTF-16 without a mark, read with a warning as xmllint and MSXML read
  * it), and the single-byte encodings from the declaration's name; a
