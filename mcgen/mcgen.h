@@ -267,6 +267,12 @@ uint64_t xml_ns_epoch(const XmlReader *r);
 const char *xml_intern(XmlReader *r, const char *s);
 /* Stops the parse after the current callback (used on fatal errors). */
 void xml_stop(XmlReader *r);
+/* From the start callback: the element being started takes no text (the
+ * schema allows it only white space between its children), so the pieces
+ * of its character data that are all white space are left out of the
+ * text its end callback gets, which is then blank only if all of it was
+ * (most of a manifest's text is the indentation between elements). */
+void xml_drop_blank_text(XmlReader *r);
 /* The element's unqualified attribute `local`, or NULL.  Inline so that
  * the callers' literal names have their length and slot known at compile
  * time: a lookup is one slot and one fixed-size compare, no scan (the

@@ -180,11 +180,13 @@ typedef struct Regex {
     Glushkov g;
     VEC(CharClass) classes;
     VEC(DState) states;
-    /* the states' ASCII moves again, one flat row of ROW per state,
-     * indexed by the byte: the row offset (ROW x the state) of a known
-     * live move, -1 for any other (not yet made, or dead: re_match's slow
-     * path tells them apart, and decodes the bytes from 0x80 on, whose
-     * entries stay -1, so that the fast loop tests no byte's range) */
+    /* the states' ASCII moves again, one flat row of ROW per byte value,
+     * state st's at ROW x (st + 1): the row offset of a known live move,
+     * 0 for any other (not yet made, or dead: re_match's slow path tells
+     * them apart, and decodes the bytes from 0x80 on, whose entries stay
+     * 0, so that the fast loop tests no byte's range).  Row 0 is all 0s:
+     * a move to it stays there, so the fast loop follows four moves
+     * before it tests whether one stopped. */
     VEC(int32_t) ascii;
 } Regex;
 
@@ -517,8 +519,9 @@ static int32_t re_add(Regex *re, uint64_t set, bool start, bool accept)
     for (int i = 0; i < NSYM; i++)
         d.next[i] = -2;
     vec_push(&re->states, d);
-    for (int i = 0; i < ROW; i++)
-        vec_push(&re->ascii, -1);
+    /* the stopping row first, then this state's */
+    for (int i = re->ascii.n ? 0 : -ROW; i < ROW; i++)
+        vec_push(&re->ascii, 0);
     return (int32_t)re->states.n - 1;
 }
 
@@ -548,53 +551,45 @@ static int32_t re_step(Regex *re, int32_t st, int sym)
     }
     re->states.v[st].next[sym] = to;
     if (sym < 128 && to >= 0)
-        re->ascii.v[(size_t)st * ROW + (size_t)sym] = to * ROW;
+        re->ascii.v[(size_t)(st + 1) * ROW + (size_t)sym] = (to + 1) * ROW;
     return to;
 }
 
 /* Whether the whole of s[0..n) matches (XSD patterns are anchored).  The
- * ASCII loop is one load from the flat rows per character; a state's
- * move is made (re_step) the first time a character takes it, and may
- * move both vectors. */
+ * ASCII loop is one load from the flat rows per character, eight
+ * characters to a test of whether a move stopped (the stopping row keeps
+ * it stopped); a stop is found again one character at a time, and that
+ * state's move made (re_step) the first time a character takes it,
+ * which may move both vectors. */
 static bool re_match(Regex *re, const char *s, size_t n)
 {
     if (!re->states.n)
         re_start(re);
     const unsigned char *p = (const unsigned char *)s, *end = p + n;
-    size_t off = 0; /* ROW x the current state */
+    size_t off = ROW; /* ROW x (the current state + 1) */
     for (;;) {
         const int32_t *rows = re->ascii.v;
         int32_t to;
-        /* four characters a round while four are left: one end test
-         * for four loads */
-        while (end - p >= 4) {
-            int32_t a = rows[off + p[0]];
-            if (a < 0)
+        while (end - p >= 8) {
+            size_t q = (size_t)rows[off + p[0]];
+            q = (size_t)rows[q + p[1]];
+            q = (size_t)rows[q + p[2]];
+            q = (size_t)rows[q + p[3]];
+            q = (size_t)rows[q + p[4]];
+            q = (size_t)rows[q + p[5]];
+            q = (size_t)rows[q + p[6]];
+            q = (size_t)rows[q + p[7]];
+            if (!q)
                 break;
-            int32_t b = rows[(size_t)a + p[1]];
-            if (b < 0) {
-                off = (size_t)a, p += 1;
-                break;
-            }
-            int32_t c = rows[(size_t)b + p[2]];
-            if (c < 0) {
-                off = (size_t)b, p += 2;
-                break;
-            }
-            int32_t d = rows[(size_t)c + p[3]];
-            if (d < 0) {
-                off = (size_t)c, p += 3;
-                break;
-            }
-            off = (size_t)d, p += 4;
+            off = q, p += 8;
         }
-        while (p < end && (to = rows[off + *p]) >= 0) {
+        while (p < end && (to = rows[off + *p]) != 0) {
             off = (size_t)to;
             p++;
         }
         if (p == end)
             break;
-        int32_t st = (int32_t)(off / ROW);
+        int32_t st = (int32_t)(off / ROW) - 1;
         int sym = *p;
         if (sym < 128) {
             p++;
@@ -608,9 +603,9 @@ static bool re_match(Regex *re, const char *s, size_t n)
             to = re_step(re, st, sym);
         if (to < 0)
             return false;
-        off = (size_t)to * ROW;
+        off = (size_t)(to + 1) * ROW;
     }
-    return re->states.v[off / ROW].accept;
+    return re->states.v[off / ROW - 1].accept;
 }
 
 /* ======================================================================
@@ -1776,6 +1771,13 @@ static bool builtin_valid(Check *ck, Builtin b, const char *v, size_t n)
     return false;
 }
 
+/* Whether t takes any text (xs:string, collapsed or not): nothing to
+ * check. */
+static bool any_text(const SType *t)
+{
+    return t->builtin == B_STRING || t->builtin == B_NORMALIZED || t->builtin == B_TOKEN;
+}
+
 /* The root built-in of a restriction chain (B_NONE for unions, lists). */
 static Builtin primitive(const SType *t)
 {
@@ -1827,8 +1829,8 @@ static bool type_valid(Check *ck, const SType *t, const char *v, size_t n)
 {
     if (t->builtin != B_NONE) {
         Builtin b = t->builtin;
-        if (b == B_STRING || b == B_NORMALIZED || b == B_TOKEN)
-            return true; /* any text, collapsed or not */
+        if (any_text(t))
+            return true;
         /* No value of these contains whitespace, so one valid as written
          * is its own collapsed form: only a refused one is collapsed and
          * tried again (most values are valid and need no scan). */
@@ -1962,8 +1964,8 @@ typedef struct SFrame {
 } SFrame;
 
 /* An attribute value found valid, by a cheap hash of its type and text:
- * most values repeat (version="0", level="win:Informational",
- * inType="win:UInt32"), and a hit is a compare of a few bytes, not the
+ * most values repeat (level="win:Informational", inType="win:UInt32"),
+ * and a hit is a compare of a few bytes, not the
  * type's check (its patterns, numbers, QName prefix).  A QName's validity
  * depends on the declarations in scope, so an entry holds while they are
  * unchanged (xml_ns_epoch).  Only valid values are remembered: a refused
@@ -1971,8 +1973,13 @@ typedef struct SFrame {
  * restricted by patterns is not remembered: such values are symbols and
  * message references, each written once, whose one pass through the
  * pattern's automaton costs what a miss does, and which would push the
- * repeating values out (on the generated 5 MB manifest, 22,000 of them). */
-enum { VCACHE = 256, VCACHE_TEXT = 40 };
+ * repeating values out (on the generated 5 MB manifest, 22,000 of them).
+ * Each hash has two entries (the newer first), so that two values that
+ * meet there both stay: the task, opcode and template names events refer
+ * to are many (check_attrs on that manifest: 27.8 million instructions
+ * with 256 entries one a hash, 27.3 with 512 two a hash, 27.1 with 1024
+ * one a hash, in twice the memory: 64 KiB against 32). */
+enum { VCACHE = 512, VCACHE_TEXT = 40 };
 typedef struct VCacheEntry {
     const SType *type; /* NULL: empty */
     uint64_t epoch;
@@ -2171,25 +2178,63 @@ static const AttrDecl *attr_decl(const CType *c, const char *name, size_t *index
     return NULL;
 }
 
+/* Whether v[0..n) is a plain decimal number, digits only, that t takes
+ * because t is an unsigned built-in, or a union with no facets of its own
+ * whose first member is one (UInt32Type: xs:unsignedInt or hex): such
+ * values (value="92", version="0") are checked faster than they are
+ * looked up, and are mostly each written once.  false: not known so, to
+ * be checked in full. */
+static bool plain_unsigned(const SType *t, const char *v, size_t n)
+{
+    if (t->members.n && !t->enums.n && !t->patterns.n)
+        t = t->members.v[0];
+    Builtin b = t->builtin;
+    uint64_t max = b == B_UBYTE ? 255 : b == B_USHORT ? 65535 : b == B_UINT ? 4294967295u
+                 : b == B_ULONG || b == B_NONNEG ? UINT64_MAX : 0;
+    if (!max || n == 0 || n > 19) /* 19 digits: below 2^64 */
+        return false;
+    uint64_t x = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned d = (unsigned)((unsigned char)v[i] - '0');
+        if (d > 9)
+            return false;
+        x = x * 10 + d;
+    }
+    return x <= max;
+}
+
 /* Whether v[0..n) is a value of t, through sc->vcache; epoch: the
  * reader's xml_ns_epoch. */
 static bool value_valid(SchemaCheck *sc, const SType *t, const char *v, size_t n,
                         uint64_t epoch)
 {
-    if (t->builtin == B_STRING || t->builtin == B_NORMALIZED || t->builtin == B_TOKEN)
-        return true; /* any text: nothing to remember */
+    if (any_text(t))
+        return true; /* nothing to remember */
+    if (plain_unsigned(t, v, n))
+        return true;
     bool unique = t->patterns.n && t->base && t->base->builtin == B_STRING;
+    if (unique && !t->enums.n && !t->has_min && !t->has_max && t->length < 0 &&
+        t->min_length < 0 && t->max_length < 0) {
+        /* patterns only: what type_valid and facets_valid come to */
+        for (size_t i = 0; i < t->patterns.n; i++)
+            if (re_match(t->patterns.v[i], v, n))
+                return true;
+        return false;
+    }
     if (n >= VCACHE_TEXT || unique)
         return type_valid(&sc->ck, t, v, n);
     const unsigned char *u = (const unsigned char *)v;
     size_t h = (size_t)((uintptr_t)t >> 4) * 31 + n * 7;
     if (n)
         h += u[0] + u[n / 2] * 3 + u[n - 1] * 5 + u[n >= 2 ? n - 2 : 0] * 11;
-    VCacheEntry *c = &sc->vcache[h % VCACHE];
-    if (c->type == t && c->len == n && c->epoch == epoch && memcmp(c->text, v, n) == 0)
-        return true;
+    VCacheEntry *set = &sc->vcache[h % (VCACHE / 2) * 2];
+    for (VCacheEntry *c = set; c < set + 2; c++)
+        if (c->type == t && c->len == n && c->epoch == epoch && memcmp(c->text, v, n) == 0)
+            return true;
     if (!type_valid(&sc->ck, t, v, n))
         return false;
+    set[1] = set[0]; /* the older entry of the two goes */
+    VCacheEntry *c = &set[0];
     c->type = t;
     c->epoch = epoch;
     c->len = (uint32_t)n;
@@ -2277,6 +2322,8 @@ bool schema_start(SchemaCheck *sc, XmlReader *r, const XmlElem *e)
     }
     nf.type = leaf->type;
     vec_push(&sc->stack, nf);
+    if (leaf->type->content != CT_SIMPLE && !leaf->type->mixed)
+        xml_drop_blank_text(r); /* schema_end asks only whether it is blank */
     return check_attrs(sc, leaf->type, e);
 }
 
@@ -2350,7 +2397,7 @@ bool schema_end(SchemaCheck *sc, const XmlElem *e, const char *text, size_t len)
     int before = sc->errors;
     if (c->content == CT_SIMPLE) {
         sc->ck.why = NULL;
-        if (!type_valid(&sc->ck, c->text, text, len)) {
+        if (!any_text(c->text) && !type_valid(&sc->ck, c->text, text, len)) {
             Buf shown = {0};
             buf_add(&shown, text, len > 60 ? 60 : len);
             schema_error(sc, D_SCHEMA_VALUE, e->loc, "invalid content '%s%s' of <%s>: %s%s",

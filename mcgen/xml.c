@@ -27,7 +27,8 @@
  * positions are found in the raw bytes of the tag (which expat still
  * holds): a tag of the usual shape, ASCII with line breaks only between
  * attributes, in any of the encodings, is checked against the names and
- * value lengths expat gives rather than scanned.  Both counts know the input's code-unit width (UTF-8 or UTF-16)
+ * value lengths expat gives rather than scanned (one on one line of the
+ * least length those allow is placed by the lengths alone).  Both counts know the input's code-unit width (UTF-8 or UTF-16)
  * from the byte-order mark, or from an XML declaration's first bytes
  * (UTF-16 without a mark, read with a warning as xmllint and MSXML read
  * it), and the single-byte encodings from the declaration's name; a
@@ -204,6 +205,10 @@ typedef struct Producer {
     size_t pos_off;
     uint32_t pos_line, pos_col;
     bool pos_expat; /* a byte-order mark the declaration contradicts: expat's */
+    /* the document is all of expat's buffer, from its first byte, in one
+     * final call (read_whole): an offset there is the byte index, not to
+     * be asked of expat */
+    bool whole;
     /* the first '\n' at or after pos_off, searched for in the buffer's
      * first nl_end bytes (nl_end itself: none there); nl_known: searched */
     size_t next_nl, nl_end;
@@ -228,6 +233,7 @@ static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *
                          int nl_hint, bool ascii);
 static void reader_end(XmlReader *r);
 static void reader_text(XmlReader *r, const char *s, size_t len);
+static inline bool reader_drops(const XmlReader *r, const char *s, size_t len);
 static void reader_ns_start(XmlReader *r, const char *prefix, const char *uri);
 static void reader_ns_end(XmlReader *r, const char *prefix);
 static void reader_error(XmlReader *r, RecType type, uint32_t line, uint32_t col,
@@ -332,6 +338,27 @@ static inline bool stopped(Producer *pr)
     if (!expat_ran_out && !(pr->r && reader_failed(pr->r)))
         return pr->failed;
     return stop_now(pr);
+}
+
+/* Whether s[0..len) is all white space.  expat gives the text between
+ * child elements as a line break, then a run of spaces: a run of 8 or
+ * more is compared 8 at a time, the last 8 overlapping the word before
+ * (any other text goes character by character). */
+static inline bool all_space(const char *s, size_t len)
+{
+    const uint64_t spaces = 0x2020202020202020ULL;
+    uint64_t w;
+    if (len >= 8) {
+        size_t i = 0;
+        while (i + 8 < len && (memcpy(&w, s + i, 8), w == spaces))
+            i += 8;
+        if (i + 8 >= len && (memcpy(&w, s + len - 8, 8), w == spaces))
+            return true;
+    }
+    for (size_t i = 0; i < len; i++)
+        if (s[i] != ' ' && s[i] != '\n' && s[i] != '\t' && s[i] != '\r')
+            return false;
+    return true;
 }
 
 /* How many of the bytes p[0..n) are UTF-8 continuation bytes (10xxxxxx),
@@ -439,7 +466,7 @@ static void position_at(Producer *pr, const unsigned char *p, size_t to, size_t 
 static bool tag_position(Producer *pr, const char *ctx, int off, int size, uint32_t *line,
                          uint32_t *col)
 {
-    if (ctx && off >= 0 && (XML_Index)off == XML_GetCurrentByteIndex(pr->p) &&
+    if (ctx && off >= 0 && (pr->whole || (XML_Index)off == XML_GetCurrentByteIndex(pr->p)) &&
         (size_t)off >= pr->pos_off && (pr->enc == ENC_8BIT || pr->enc == ENC_SINGLE) &&
         !pr->pos_expat) {
         const unsigned char *p = (const unsigned char *)ctx;
@@ -535,6 +562,10 @@ static void XMLCALL on_end(void *ud, const XML_Char *name)
 static void XMLCALL on_text(void *ud, const XML_Char *s, int len)
 {
     Producer *pr = ud;
+    /* the indentation between elements, first: dropped, nothing else to
+     * ask (after a stop too, it would be dropped) */
+    if (pr->r && len > 0 && reader_drops(pr->r, s, (size_t)len))
+        return;
     if (stopped(pr) || len <= 0)
         return;
     if (pr->r) {
@@ -838,6 +869,7 @@ static bool read_whole(Producer *pr, size_t size)
     memcpy(pr->head, buf, pr->nhead);
     if (!sniff(pr))
         return false;
+    pr->whole = final;
     if (XML_ParseBuffer(pr->p, (int)n, final) == XML_STATUS_ERROR) {
         parse_error(pr);
         return false;
@@ -898,11 +930,23 @@ typedef struct NsDecl {
  * bytes: element names and QName values repeat (<data>,
  * inType="win:UInt32"), and a hit costs a compare of a dozen bytes, not
  * a copy, a full hash and a map lookup.  A miss only costs the lookup. */
-enum { ICACHE = 128 };
+enum { ICACHE = 512 };
 typedef struct ICacheEntry {
     const char *s; /* interned; NULL: empty */
     size_t len;
 } ICacheEntry;
+
+/* An element's name as expat gives it ("uri\x01local") and its split,
+ * by a cheap hash of the whole name: element names repeat (<event>,
+ * <data>), and a hit is one compare, not a search for the separator and
+ * an intern of the local part. */
+enum { ECACHE = 64 };
+typedef struct ECacheEntry {
+    const char *name; /* interned; NULL: empty */
+    size_t len;
+    const char *ns, *local;
+    size_t local_len;
+} ECacheEntry;
 
 /* The last resolution of a QName value, by a cheap hash of its text:
  * such values repeat (inType="win:UInt32", level="win:Informational"),
@@ -921,6 +965,7 @@ typedef struct Frame {
     size_t local_len;  /* strlen(elem.local) */
     size_t text_start; /* where this element's text starts in r->text */
     size_t attr_start; /* where its attributes start in r->attrs */
+    bool drop_blank;   /* xml_drop_blank_text: its white-space pieces are not kept */
 } Frame;
 
 struct XmlReader {
@@ -936,11 +981,13 @@ struct XmlReader {
     VEC(const char *) argv; /* a replayed start tag's names and values */
     Buf text;
     Encoding enc;
+    bool drop_blank; /* the innermost open element's Frame.drop_blank */
     bool failed; /* a diagnostic was given or a handler stopped the parse */
     bool cr_free; /* the document holds no '\r' (Producer.cr_free) */
     const char *last_ns; /* intern_ns cache */
     size_t last_ns_len;
     ICacheEntry icache[ICACHE];
+    ECacheEntry ecache[ECACHE];
     uint32_t ns_gen; /* bumped by every declaration's start and end */
     uint64_t ns_changes; /* the same count, never wrapping (xml_ns_epoch) */
     QCacheEntry qcache[QCACHE];
@@ -1001,30 +1048,24 @@ static const char *intern_ns(XmlReader *r, const char *s, size_t n)
 }
 
 /* Splits expat's "uri\x01local" element name into its parts, both
- * interned (an element's names live as long as the element); returns the
- * local part's length. */
+ * interned (an element's names live as long as the element), through
+ * r->ecache; returns the local part's length. */
 static size_t split_name(XmlReader *r, const char *name, const char **ns, const char **local)
 {
-    /* most elements are in the namespace of the one before: its URI and
-     * the separator are compared, not searched for (a URI holds no
-     * NS_SEP, so a match ends where the URI does) */
-    size_t ln = r->last_ns_len;
-    if (r->last_ns && strncmp(name, r->last_ns, ln) == 0 && name[ln] == NS_SEP) {
-        *ns = r->last_ns;
-        size_t n = strlen(name + ln + 1);
-        *local = intern_n(r, name + ln + 1, n);
-        return n;
+    size_t len = strlen(name);
+    ECacheEntry *c = &r->ecache[cheap_hash(name, len) % ECACHE];
+    if (!c->name || c->len != len || memcmp(c->name, name, len) != 0) {
+        const char *sep = memchr(name, NS_SEP, len);
+        const char *lp = sep ? sep + 1 : name;
+        c->ns = sep ? intern_ns(r, name, (size_t)(sep - name)) : "";
+        c->local_len = len - (size_t)(lp - name);
+        c->local = intern_n(r, lp, c->local_len);
+        c->name = intern_n(r, name, len);
+        c->len = len;
     }
-    const char *sep = strchr(name, NS_SEP);
-    if (!sep) {
-        *ns = "";
-        sep = name - 1;
-    } else {
-        *ns = intern_ns(r, name, (size_t)(sep - name));
-    }
-    size_t n = strlen(sep + 1);
-    *local = intern_n(r, sep + 1, n);
-    return n;
+    *ns = c->ns;
+    *local = c->local;
+    return c->local_len;
 }
 
 /* An attribute's name, split as split_name does (the local part not
@@ -1258,13 +1299,31 @@ static WALK_INLINE bool shaped_walk(XmlReader *r, const unsigned char *p, size_t
     return seen == breaks;
 }
 
-/* shaped_walk for the tag's encoding: true when it placed every
- * attribute.  *plain: the tag is ASCII without a line break.  nl_hint 0:
- * the producer knows the tag holds no '\n'; ascii: it knows the tag is
- * ASCII bytes (in an 8-bit encoding). */
+/* A tight tag: one placed by its length alone.  Every part of a start
+ * tag, '<' Name (S Name Eq AttValue)* S? ('>' | '/>'), has a least
+ * length, met only by the shape '<' local (' ' name '=' quote value
+ * quote)* ('>' | '/>') with the names and values expat gives; anything
+ * else makes an ASCII tag longer (a prefix, a wider gap, spaces around
+ * '=', an xmlns declaration expat does not report, a reference or "\r\n"
+ * in a value, which expat shortens; every other ASCII unit is one byte of
+ * expat's value).  So a tag on one line of exactly that least length has
+ * that shape, and each name's column is the tag's plus its offset:
+ * reader_start sets the attributes' positions so as it sums the length
+ * (`tight`, without the tag's end; 0: a prefixed name, not tight), and
+ * they stand when the tag is that long, with no unit of it read. */
+static bool tight_tag(const unsigned char *raw, size_t units, Encoding enc, size_t tight)
+{
+    return tight && units >= 2 &&
+           tight + (tag_unit(raw, units - 2, enc) == '/' ? 2 : 1) == units;
+}
+
+/* A tight tag, or shaped_walk for the tag's encoding: true when the
+ * attributes are placed.  *plain: the tag is ASCII without a line break.
+ * nl_hint 0: the producer knows the tag holds no '\n'; ascii: it knows
+ * the tag is ASCII bytes (in an 8-bit encoding). */
 static bool locate_attrs_shaped(XmlReader *r, const unsigned char *raw, size_t rawlen,
                                 int nl_hint, bool ascii, size_t local_len, XmlAttr *attrs,
-                                size_t nattrs, Loc start, bool *plain)
+                                size_t nattrs, Loc start, size_t tight, bool *plain)
 {
     *plain = false;
     if (!ascii && !tag_ascii(raw, rawlen, r->enc))
@@ -1273,6 +1332,9 @@ static bool locate_attrs_shaped(XmlReader *r, const unsigned char *raw, size_t r
     size_t breaks = (nl_hint == 0 ? 0 : count_byte(raw, rawlen, '\n')) +
                     (r->cr_free ? 0 : count_byte(raw, rawlen, '\r'));
     *plain = breaks == 0;
+    size_t units = r->enc == ENC_UTF16LE || r->enc == ENC_UTF16BE ? rawlen / 2 : rawlen;
+    if (*plain && tight_tag(raw, units, r->enc, tight))
+        return true;
     bool done;
     switch (r->enc) {
     case ENC_UTF16LE:
@@ -1388,15 +1450,15 @@ static void locate_attrs_scan(XmlReader *r, const Frame *f, XmlAttr *attrs, size
 
 /* Gives every attribute of the element the position of its name, from the
  * raw bytes of the start tag (without them, the element's; a tag the walk
- * does not place is scanned from that start). */
-static void locate_attrs(XmlReader *r, Frame *f, size_t nattrs, const unsigned char *raw,
-                         size_t rawlen, int nl_hint, bool ascii)
+ * does not place is scanned from that start).  tight: tight_tag's. */
+static void locate_attrs(XmlReader *r, Frame *f, XmlAttr *attrs, size_t nattrs,
+                         const unsigned char *raw, size_t rawlen, int nl_hint, bool ascii,
+                         size_t tight)
 {
-    XmlAttr *attrs = attrs_from(r, f->attr_start);
     bool plain = false;
     if (nattrs == 0 ||
         (rawlen && locate_attrs_shaped(r, raw, rawlen, nl_hint, ascii, f->local_len, attrs,
-                                       nattrs, f->elem.loc, &plain)))
+                                       nattrs, f->elem.loc, tight, &plain)))
         return;
     for (size_t k = 0; k < nattrs; k++)
         attrs[k].loc = f->elem.loc;
@@ -1456,21 +1518,33 @@ static void reader_start(XmlReader *r, uint32_t line, uint32_t col, const char *
     f->local_len = split_name(r, name, &f->elem.ns, &f->elem.local);
     f->text_start = r->text.len;
     f->attr_start = r->attrs.n;
+    f->drop_blank = r->drop_blank = false;
     size_t n = 0;
-    for (; atts[2 * n]; n++) {
-        if (r->attrs.n + n == r->attrs.cap)
-            vec_grow_((void **)&r->attrs.v, &r->attrs.cap, sizeof *r->attrs.v);
-        XmlAttr *a = &r->attrs.v[r->attrs.n + n];
-        split_attr(r, atts[2 * n], a);
-        a->value = atts[2 * n + 1];
-        a->value_len = strlen(a->value);
-        if (a->ns[0] || !a->local_len)
+    while (atts[2 * n])
+        n++;
+    while (r->attrs.cap - r->attrs.n < n)
+        vec_grow_((void **)&r->attrs.v, &r->attrs.cap, sizeof *r->attrs.v);
+    XmlAttr *attrs = attrs_from(r, r->attrs.n);
+    uint32_t file_id = r->file_id;
+    size_t at = 2 + f->local_len; /* the next name's offset in a tight tag */
+    bool tight = true;
+    for (size_t k = 0; k < n; k++) {
+        XmlAttr *a = &attrs[k];
+        split_attr(r, atts[2 * k], a);
+        a->value = atts[2 * k + 1];
+        size_t local_len = a->local_len, value_len = a->value_len = strlen(a->value);
+        /* placed as in a tight tag, and kept when it is one */
+        a->loc = (Loc){file_id, line, col + (uint32_t)at};
+        at += 4 + local_len + value_len;
+        if (a->ns[0] || !local_len) {
+            tight = false;
             continue;
-        uint8_t *s = &f->elem.by_slot[xml_attr_slot(a->local, a->local_len)];
-        *s = *s || n + 1 >= XML_SLOT_SHARED ? XML_SLOT_SHARED : (uint8_t)(n + 1);
+        }
+        uint8_t *s = &f->elem.by_slot[xml_attr_slot(a->local, local_len)];
+        *s = *s || k + 1 >= XML_SLOT_SHARED ? XML_SLOT_SHARED : (uint8_t)(k + 1);
     }
     r->attrs.n += n;
-    locate_attrs(r, f, n, raw, rawlen, nl_hint, ascii);
+    locate_attrs(r, f, attrs, n, raw, rawlen, nl_hint, ascii, tight ? at - 1 : 0);
     f->elem.nattrs = n;
     open_element(r);
 }
@@ -1502,12 +1576,26 @@ static void reader_end(XmlReader *r)
         r->text.s[r->text.len] = '\0';
     r->attrs.n = f->attr_start;
     r->stack.n--;
+    r->drop_blank = r->stack.n && r->stack.v[r->stack.n - 1].drop_blank;
+}
+
+void xml_drop_blank_text(XmlReader *r)
+{
+    if (r->stack.n)
+        r->stack.v[r->stack.n - 1].drop_blank = r->drop_blank = true;
+}
+
+/* Whether the piece of text s[0..len) is dropped (xml_drop_blank_text). */
+static inline bool reader_drops(const XmlReader *r, const char *s, size_t len)
+{
+    return r->drop_blank && all_space(s, len);
 }
 
 static void reader_text(XmlReader *r, const char *s, size_t len)
 {
-    if (r->stack.n)
-        buf_add(&r->text, s, len);
+    if (!r->stack.n || reader_drops(r, s, len))
+        return;
+    buf_add(&r->text, s, len);
 }
 
 /* The declarations in scope changed: every cached QName resolution is
@@ -1682,13 +1770,18 @@ bool xml_qname(XmlReader *r, const char *value, QName *out)
     return xml_qname_n(r, value, strlen(value), out);
 }
 
-bool xml_qname_n(XmlReader *r, const char *value, size_t vn, QName *out)
+/* A function kept out of its caller, so that the caller's common case
+ * saves and restores no registers for what it does. */
+#if defined(__GNUC__)
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE
+#endif
+
+/* xml_qname_n past its cache (c: the entry to make, or NULL). */
+static NOINLINE bool qname_resolve(XmlReader *r, const char *value, size_t vn, QCacheEntry *c,
+                                   QName *out)
 {
-    QCacheEntry *c = qcache_entry(r, value, vn);
-    if (c && c->gen == r->ns_gen && c->len == vn && memcmp(c->text, value, vn) == 0) {
-        *out = c->q;
-        return true;
-    }
     /* the value trimmed of XML whitespace, split at its first ':' */
     const char *v = value;
     while (qname_space(*v))
@@ -1716,6 +1809,16 @@ bool xml_qname_n(XmlReader *r, const char *value, size_t vn, QName *out)
         c->q = *out;
     }
     return true;
+}
+
+bool xml_qname_n(XmlReader *r, const char *value, size_t vn, QName *out)
+{
+    QCacheEntry *c = qcache_entry(r, value, vn);
+    if (c && c->gen == r->ns_gen && c->len == vn && memcmp(c->text, value, vn) == 0) {
+        *out = c->q;
+        return true;
+    }
+    return qname_resolve(r, value, vn, c, out);
 }
 
 bool xml_prefix_declared(XmlReader *r, const char *p, size_t n)

@@ -113,6 +113,36 @@ START_TEST(test_xml_positions_on_one_line)
 }
 END_TEST
 
+/* Tags of the least length for their names and values (placed by their
+ * length, tight_tag) and tags one deviation longer each (a reference, a
+ * wider gap, a prefixed element, a declaration or a prefixed attribute
+ * among the attributes, spaces around '=' and before '/>'), one a line;
+ * columns counted by hand. */
+START_TEST(test_xml_positions_of_tight_tags)
+{
+    static const char doc[] = "<r xmlns='urn:a' xmlns:p='urn:p'>\n"
+                              "<e a=\"1\" b=\"xy\"/>\n"
+                              "<e a=\"&amp;\" b=\"x\"/>\n"
+                              "<e a=\"1\"  b=\"x\"></e>\n"
+                              "<p:e a=\"1\" b=\"x\"/>\n"
+                              "<e xmlns:q='urn:q' a='1'/>\n"
+                              "<e a='1' q:b='2' xmlns:q='urn:q'/>\n"
+                              "<e a = '1' b='2' />\n"
+                              "<e\ta='1'\tb='2'>\t</e></r>";
+    expect_events(doc, sizeof doc - 1,
+                  "<urn:a|r 1:1\n"
+                  "<urn:a|e 2:1 a=1@2:4 b=xy@2:10\n>e ''\n"
+                  "<urn:a|e 3:1 a=&@3:4 b=x@3:14\n>e ''\n"
+                  "<urn:a|e 4:1 a=1@4:4 b=x@4:11\n>e ''\n"
+                  "<urn:p|e 5:1 a=1@5:6 b=x@5:12\n>e ''\n"
+                  "<urn:a|e 6:1 a=1@6:20\n>e ''\n"
+                  "<urn:a|e 7:1 a=1@7:4 b=2@7:10\n>e ''\n"
+                  "<urn:a|e 8:1 a=1@8:4 b=2@8:12\n>e ''\n"
+                  "<urn:a|e 9:1 a=1@9:4 b=2@9:10\n>e ''\n"
+                  ">r ''\n");
+}
+END_TEST
+
 /* Lone \r and \r\n line ends, and characters of 2 and 4 UTF-8 bytes
  * before a tag on its line; element positions as Python's pyexpat gives
  * them, attribute positions counted by hand. */
@@ -582,6 +612,46 @@ START_TEST(test_xml_mapped_file_late_error_position)
 }
 END_TEST
 
+/* Elements named "e" take no text (xml_drop_blank_text): an all-blank
+ * text comes to their end callback empty; any other keeps its
+ * characters (which pieces of white space go depends on where expat cut
+ * the text, so they are shown without it).  Other elements keep theirs
+ * whole. */
+static void drop_start(void *ctx, XmlReader *r, const XmlElem *e)
+{
+    (void)ctx;
+    if (!strcmp(e->local, "e"))
+        xml_drop_blank_text(r);
+}
+
+static void drop_end(void *ctx, XmlReader *r, const XmlElem *e, const char *text, size_t len)
+{
+    (void)r;
+    Buf *out = ctx;
+    buf_printf(out, "%s[", e->local);
+    for (size_t i = 0; i < len; i++)
+        if (strcmp(e->local, "e") || !strchr(" \t\r\n", text[i]))
+            buf_addc(out, text[i]);
+    buf_printf(out, "]%s", len ? "" : "empty ");
+}
+
+START_TEST(test_xml_drop_blank_text_keeps_the_rest)
+{
+    static const char doc[] =
+        "<r>\n <e>\n  <e> \t\r\n</e>\n  <k> </k>\n  x y\n         \n</e> </r>";
+    for (int i = 0; i < 5; i++) {
+        Buf out = {0};
+        Arena a = {0};
+        XmlHandler h = {&out, drop_start, drop_end};
+        ck_assert(xml_parse_mem("t.xml", doc, sizeof doc - 1, unit_chunks[i], &a, &h));
+        ck_assert_str_eq(out.s, "e[]empty k[ ]e[xy]r[\n  ]");
+        buf_free(&out);
+        arena_free(&a);
+    }
+    diag_reset();
+}
+END_TEST
+
 /* The file cut short by another process while mapped: the pages past its
  * new end cannot be read.  The run ends with a message and status 2. */
 static void cut_start(void *ctx, XmlReader *r, const XmlElem *e)
@@ -670,6 +740,7 @@ Suite *xml_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_xml_positions_are_one_based);
     tcase_add_test(tc, test_xml_positions_on_one_line);
+    tcase_add_test(tc, test_xml_positions_of_tight_tags);
     tcase_add_test(tc, test_xml_positions_after_cr_and_multibyte);
     tcase_add_test(tc, test_xml_utf8_bom);
     tcase_add_test(tc, test_xml_utf16le_and_be_with_bom);
@@ -685,6 +756,7 @@ Suite *xml_suite(void)
     tcase_add_test(tc, test_xml_mapped_file_parses_as_in_memory);
     tcase_add_test(tc, test_xml_mapped_file_late_error_position);
     tcase_add_test(tc, test_xml_mapped_file_cut_short);
+    tcase_add_test(tc, test_xml_drop_blank_text_keeps_the_rest);
     tcase_add_test(tc, test_os_map_file_only_over_its_pages);
     tcase_add_test(tc, test_xml_every_allocation_failure_ends_cleanly);
     tcase_add_test(tc, test_xml_recorded_replays_the_parse);
