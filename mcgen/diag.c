@@ -791,7 +791,12 @@ void diag_formatted(const char *text)
         }
         msg = sep + strlen(": error: ");
     }
-    record_msg(DIAG_ERROR, D_NONE, loc, (Loc){0}, NULL, xstrdup(msg));
+    /* the message is its first line: a template error's source line and
+     * caret follow it, and the documents quote the source themselves */
+    size_t n = strcspn(msg, "\n");
+    char *first = memcpy(xmalloc(n + 1), msg, n);
+    first[n] = '\0';
+    record_msg(DIAG_ERROR, D_NONE, loc, (Loc){0}, NULL, first);
     buf_free(&file);
 }
 

@@ -336,6 +336,41 @@ def test_paths_and_output(mcgen, schema):
         shutil.rmtree(tmp)
 
 
+def test_template_error(mcgen):
+    """A template error's text ends with its source line and a caret; in
+    the documents its message is the first line alone, at its place."""
+    hello = os.path.join(ROOT, "examples", "hello", "hello.man")
+    with tempfile.TemporaryDirectory() as tmp:
+        tpl = os.path.join(tmp, "t.j2")
+        with open(tpl, "w") as f:
+            f.write("a\n{{ providers[0].nmae }}\n")
+        out = os.path.join(tmp, "t.txt")
+        r = run(mcgen, "--render=%s:%s" % (tpl, out), hello, cwd=tmp)
+        text = r.stderr.decode()
+        check(r.returncode == 2 and text.startswith(
+            tpl + ":2:17: error: no attribute 'nmae' (did you mean 'name'?") and
+            "\n  {{ providers[0].nmae }}\n                  ^\n" in text,
+            "gcc: a template error with its source line and caret", text)
+        for fmt in ("json", "sarif"):
+            r = run(mcgen, "--diagnostics-format=" + fmt, "--render=%s:%s" % (tpl, out), hello,
+                    cwd=tmp)
+            doc = json.loads(r.stdout)
+            if fmt == "json":
+                d = doc["diagnostics"][0]
+                msg, where = d["message"], (d["file"], d["line"], d["column"])
+            else:
+                d = doc["runs"][0]["results"][0]
+                msg = d["message"]["text"]
+                reg = d["locations"][0]["physicalLocation"]["region"]
+                where = (tpl, reg["startLine"], reg["startColumn"])
+            check(r.returncode == 2 and "\n" not in msg and
+                  msg.startswith("no attribute 'nmae' (did you mean 'name'?") and
+                  where == (tpl, 2, 17),
+                  fmt + ": a template error's message is its first line, at its place",
+                  (r.returncode, msg, where))
+        check(not os.path.exists(out), "a template error writes nothing")
+
+
 def test_usage(mcgen):
     r = run(mcgen, "--diagnostics-format=sarif", "-q", "x.man")
     log = json.loads(r.stdout)
@@ -524,6 +559,7 @@ def main():
     test_sarif_all(mcgen, schema)
     test_paths_and_output(mcgen, schema)
     test_usage(mcgen)
+    test_template_error(mcgen)
     test_flood(mcgen)
     test_invalid_utf8_source(mcgen)
     test_ci(mcgen)
