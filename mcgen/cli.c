@@ -145,6 +145,7 @@ static int set_codepage(Options *o, const OptDef *d, const char *word, const cha
     if (k < 0)
         return usage_error("-cp takes ansi, utf-8 or utf-16, not '%s'", val);
     o->encoding = enc[k];
+    o->encoding_given = true;
     return -1;
 }
 
@@ -239,6 +240,7 @@ static int set_line_endings(Options *o, const OptDef *d, const char *word, const
     if (k < 0)
         return usage_error("--line-endings takes crlf or lf, not '%s'", val);
     o->lf = k == 1;
+    o->line_endings_given = true;
     return -1;
 }
 

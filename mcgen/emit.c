@@ -383,13 +383,25 @@ static void render_files(const EmitCtx *c, OutputList *l)
 
 static void out_sink_write(void *out, const char *s, size_t n) { out_put(out, s, n); }
 
+/* A render's output is the template's bytes as they come, unless
+ * --line-endings or -cp is given: then it is a text output as the others
+ * are, its line ends --line-endings' (CR LF unless lf), in -cp's encoding
+ * (UTF-8 without a byte-order mark, as written, when only --line-endings
+ * is given: a template's text need not fit the ANSI code page).  A failed
+ * render's partial text goes nowhere, as the run fails. */
 static bool render_file(const EmitCtx *c, size_t job, const char *path, Out *out)
 {
-    (void)path;
-    /* the user's bytes as they come (no conversion): a failed render's
-     * partial text goes nowhere, as the run fails */
     TmplSink sink = {out, out_sink_write};
-    return render_user_template(c->m, c->facts, c->o, c->o->renders.v[job].tmpl, &sink, c->tf);
+    const char *tmpl = c->o->renders.v[job].tmpl;
+    if (!c->o->line_endings_given && !c->o->encoding_given)
+        return render_user_template(c->m, c->facts, c->o, tmpl, &sink, c->tf);
+    TextOut t;
+    text_begin(&t, c, path, false, false, out);
+    if (!c->o->encoding_given)
+        t.enc = ENC_UTF8, t.begun = true; /* no byte-order mark */
+    sink = (TmplSink){&t, text_put};
+    bool ok = render_user_template(c->m, c->facts, c->o, tmpl, &sink, c->tf);
+    return text_end(&t) && ok;
 }
 
 /* mc -x: a .mc file's message ids and their symbolic names. */

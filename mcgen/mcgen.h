@@ -1222,6 +1222,7 @@ typedef struct Options {
     bool verbose;                    /* -v */
     MsgTableOptions tables;          /* -A, -U, -n */
     TextEncoding encoding;           /* -cp */
+    bool encoding_given;             /* -cp was given (--render follows it then) */
     /* mc.exe's switches for message-text (.mc) files */
     bool utf16_input;                /* -u (-a: ANSI, the default) */
     bool customer_bit;               /* -c */
@@ -1234,6 +1235,7 @@ typedef struct Options {
     bool era_year;                   /* --mc-compat named a year before manifests */
     /* mcgen's own */
     bool lf;                         /* --line-endings=lf */
+    bool line_endings_given;         /* --line-endings was given (--render follows it then) */
     bool help, version, print_outputs;
     bool selected; /* an output was named: write only the named ones ... */
     bool mc_outputs; /* --mc-outputs: ... and mc's outputs too */

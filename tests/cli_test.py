@@ -233,6 +233,32 @@ def templates(mcgen, tmp):
           in h and "logging_functions.h.j2" in open(os.path.join(work, "hello.d")).read(),
           "--templates: a built-in template overridden by name, the others kept, depfile lists it",
           r.stderr)
+    # a render's bytes are the template's as they come, unless
+    # --line-endings or -cp is given (docs/templates.md)
+    mixed = os.path.join(work, "mixed.j2")
+    with open(mixed, "wb") as f:
+        f.write("a\nb\r\n{{ providers[0].name }} \u00e9\u20ac\u2603\n".encode())
+    as_written = "a\nb\r\nMcgen-Example-Hello \u00e9\u20ac\u2603\n".encode()
+    for args, want in (([], as_written),
+                       (["--line-endings=lf"], as_written.replace(b"\r\n", b"\n")),
+                       (["--line-endings=crlf"], as_written.replace(b"\r\n", b"\n")
+                        .replace(b"\n", b"\r\n")),
+                       (["-cp", "utf-16", "--line-endings=lf"], b"\xff\xfe" +
+                        as_written.replace(b"\r\n", b"\n").decode().encode("utf-16-le")),
+                       (["-cp", "utf-8"], b"\xef\xbb\xbf" +
+                        as_written.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))):
+        out = os.path.join(work, "mixed.out")
+        r = run(mcgen, *args, "--render=%s:%s" % (mixed, out), HELLO)
+        got = open(out, "rb").read() if r.returncode == 0 else r.stderr
+        check(r.returncode == 0 and got == want, "--render %s: %s" % (
+            " ".join(args) or "alone", "the template's bytes as they come" if not args else
+            "line ends and encoding as asked"), repr(got))
+    r = run(mcgen, "-cp", "ansi", "--render=%s:%s" % (mixed, os.path.join(work, "ansi.out")),
+            HELLO)
+    check(r.returncode == 1 and "a character cannot be written in the ANSI code page" in r.stderr
+          and not os.path.exists(os.path.join(work, "ansi.out")),
+          "--render -cp ansi: a character Windows-1252 lacks (U+2603) is an error, nothing "
+          "written", "exit %d %r" % (r.returncode, r.stderr))
     bad = os.path.join(work, "bad.j2")
     with open(bad, "w") as f:
         f.write("line 1\n{% for p in providers %}{{ p.nope }}{% endfor %}\n")
