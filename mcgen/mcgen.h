@@ -782,6 +782,11 @@ const String *manifest_string(const Manifest *m, const Culture *c, const char *i
 /* Loads the built-in definitions of schema/winmeta.xml (read when mcgen
  * was built) into m->wm. */
 bool winmeta_load(Manifest *m);
+/* The name of winmeta's inType ("win:UInt32", in) or outType ("xs:int")
+ * of that value, or NULL: for readers of compiled binaries. */
+const char *winmeta_type_name(bool in, unsigned value);
+/* The name of winmeta's channel of that value ("System"), or NULL. */
+const char *winmeta_channel_name(unsigned value);
 /* At build time only (winmeta.c compiled with WINMETA_COMPILER, linked
  * into tools/xmlrec.c): winmeta.xml's text checked and written to `out`
  * as the table of rows mcgen's winmeta.c includes; false after a
@@ -1024,12 +1029,64 @@ typedef struct WevtSpan {
     char *what; /* "provider 0, EVNT[3] message id" (heap) */
 } WevtSpan;
 
+/* A named entry of CHAN, OPCO, LEVL, TASK, KEYW or FLTR, as stored. */
+typedef struct WevtItem {
+    uint64_t value;   /* channel, level, task or filter value, opcode value, keyword mask */
+    uint32_t flags;   /* CHAN: 1 imported */
+    uint16_t task;    /* OPCO: the task value (0 provider-level) */
+    uint8_t version;  /* FLTR */
+    int tmpl;         /* FLTR: its template's index, -1 none */
+    uint32_t message; /* 0xFFFFFFFF: none */
+    Guid guid;        /* TASK: eventGUID (zero: none) */
+    const char *name; /* UTF-8 */
+} WevtItem;
+
+typedef struct WevtMapItem {
+    uint32_t value, message;
+} WevtMapItem;
+
+typedef struct WevtMap {
+    bool bitmap;
+    const char *name;
+    size_t n;
+    WevtMapItem *items; /* as stored: sorted by value */
+} WevtMap;
+
+/* A property entry (wevt-template.md 10.1). */
+typedef struct WevtProperty {
+    uint32_t flags; /* 1 struct, 2 fixed length, 4 length names a property, 8 fixed count,
+                     * 0x10 count names a property */
+    uint8_t in, out;        /* data: inType, outType codes */
+    uint16_t first, members; /* struct: its members' first index and count */
+    int map;                /* index into the provider's maps, -1 none */
+    uint16_t count, length;
+    const char *name;
+} WevtProperty;
+
+typedef struct WevtTemplate {
+    uint32_t kind; /* 1 EventData, 2 UserData */
+    uint32_t ntop;
+    unsigned char id[16];
+    const char *name; /* EventData's Name attribute (the tid's name=), or NULL */
+    const unsigned char *binxml; /* the fragment, padding included */
+    size_t binxml_len;
+    size_t n;
+    WevtProperty *props;
+} WevtTemplate;
+
 typedef struct WevtEvent {
     uint16_t id;
     uint8_t version, channel, level, opcode;
     uint16_t task;
     uint64_t keywords;
     uint32_t message;
+    /* the entries it points at: indices into the provider's lists, -1 none */
+    int tmpl, chan, levl, opco, tsk;
+    size_t nkeyw;
+    int *keyw;
+    const char *name;         /* EVTA: name=, or NULL */
+    size_t nattrs;
+    const char **attrs;       /* EVTA: "key=value", as written */
 } WevtEvent;
 
 typedef struct WevtProvider {
@@ -1037,12 +1094,22 @@ typedef struct WevtProvider {
     uint32_t message;
     uint32_t channels, opcodes, levels, tasks, keywords, templates;
     VEC(WevtEvent) events;
+    /* the lists in full (in the file's arena); counts above */
+    WevtItem *chan, *opco, *levl, *task, *keyw;
+    WevtTemplate *temp;
+    size_t nmaps, nfilters, nqueries;
+    WevtMap *maps;     /* in file (manifest) order */
+    WevtItem *filters;
+    const char *name;  /* PRVA (v5): the provider's name, or NULL */
+    bool has_control, has_group;
+    Guid control, group; /* PRVA */
 } WevtProvider;
 
 typedef struct WevtFile {
     uint16_t major, minor;
     VEC(WevtProvider) providers;
     VEC(WevtSpan) spans; /* where each field lives */
+    Arena arena;         /* names, entries and lists of the providers */
 } WevtFile;
 
 /* Reads a TEMP.BIN strictly.  false with `err` set to "offset 0x..: what
@@ -1393,17 +1460,70 @@ extern const EmbeddedFile embedded_templates[];
  * read.c: the reader table
  * ==================================================================== */
 
+/* A binary input, decoded: the WEVT_TEMPLATE resource and the message
+ * tables of one or more files (a TEMP.BIN, MSG*.bin, a .res, a PE image),
+ * for --dump and --decompile. */
+typedef struct BinTable {
+    uint16_t lang;    /* the resource's language; 0 for a bare MSG*.bin */
+    const char *from; /* "app.dll" or "MSG00001.bin" */
+    MsgTable table;
+} BinTable;
+
+typedef struct BinImage {
+    bool has_wevt;
+    const char *wevt_from;
+    WevtFile wevt;
+    VEC(BinTable) tables;
+    Arena arena;
+} BinImage;
+
 /* An input format: its name, whether a file is of it (its path and its
- * first bytes), and its reader (a raw model, or NULL after diagnostics). */
+ * first 64 bytes), and its reader: a text format's `read` gives a raw
+ * model (or NULL after diagnostics); a binary format's `read_bin` adds
+ * what the file holds to an image (false with `err` set to "offset 0x..:
+ * what is wrong"). */
 typedef struct Reader {
     const char *name;
     bool (*recognises)(const char *path, const unsigned char *head, size_t n);
     Manifest *(*read)(const char *path, const struct Options *o);
+    bool (*read_bin)(const char *path, const unsigned char *p, size_t n, BinImage *img,
+                     Buf *err);
 } Reader;
 extern const Reader readers[]; /* ends with a NULL name */
 /* The input read by the first reader that recognises it (the first row
  * when none does, to report what is wrong with it). */
 Manifest *read_input(const char *path, const struct Options *o);
+/* A binary input added to `img` by the row that recognises it; false with
+ * "PATH: what is wrong" in `err` (a text input, an unreadable file, the
+ * reader's error).  A second WEVT_TEMPLATE is an error. */
+bool read_binary(const char *path, BinImage *img, Buf *err);
+void bin_free(BinImage *img);
+/* "offset 0x..: " and the message into err; false (the binary readers'
+ * one error form). */
+bool bin_fail(Buf *err, size_t at, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
+/* ======================================================================
+ * read_res.c, read_pe.c: resource containers
+ * ==================================================================== */
+
+/* A resource of a .res file or a PE image. */
+typedef struct Resource {
+    const char *type; /* a named type ("WEVT_TEMPLATE"), or NULL: type_id */
+    uint32_t type_id; /* 11: RT_MESSAGETABLE */
+    const char *name; /* or NULL: name_id */
+    uint32_t name_id;
+    uint16_t lang;
+    size_t at, size; /* the data's place in the file */
+} Resource;
+typedef VEC(Resource) ResourceList;
+
+/* Whether the first bytes are a .res file's marker entry, a PE's "MZ". */
+bool res_is(const unsigned char *head, size_t n);
+bool pe_is(const unsigned char *head, size_t n);
+/* The resources of a .res file or a PE image (names in `a`), strictly;
+ * false with "offset 0x..: what is wrong" in err. */
+bool res_read(const void *bytes, size_t n, ResourceList *out, Arena *a, Buf *err);
+bool pe_read(const void *bytes, size_t n, ResourceList *out, Arena *a, Buf *err);
 
 /* ======================================================================
  * emit.c: the emitter table

@@ -169,6 +169,13 @@ void buf_add_shown(Buf *b, const char *s);
 /* Little-endian writers (for the binary emitters), inline: TEMP.BIN is
  * hundreds of thousands of them, and the call cost more than the store. */
 static inline void buf_u8(Buf *b, uint8_t v) { buf_add(b, &v, 1); }
+/* Little-endian reads of bytes the caller has checked are there. */
+static inline uint32_t get_u16le(const unsigned char *p) { return (uint32_t)(p[0] | p[1] << 8); }
+static inline uint32_t get_u32le(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 static inline void buf_u16le(Buf *b, uint16_t v)
 {
     unsigned char x[2] = {(unsigned char)v, (unsigned char)(v >> 8)};
