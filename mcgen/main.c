@@ -403,6 +403,39 @@ static int compile(const Options *o)
     return status;
 }
 
+/* The binaries named, read into one image; false after a diagnostic. */
+static bool read_binaries(const Options *o, BinImage *img)
+{
+    for (size_t i = 0; i < o->inputs.n; i++) {
+        Buf err = {0};
+        bool ok = read_binary(o->inputs.v[i], img, &err);
+        if (!ok)
+            diag_plain(DIAG_ERROR, "%s", err.s);
+        buf_free(&err);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* --dump: 0 when every binary reads cleanly, 1 when one does not. */
+static int dump(const Options *o)
+{
+    BinImage img = {0};
+    bool ok = read_binaries(o, &img);
+    if (ok) {
+        Buf out = {0};
+        dump_write(&img, o->dump_json, &out);
+        if (fwrite(out.s, 1, out.len, stdout) != out.len || fflush(stdout) != 0) {
+            diag_io("cannot write to standard output: %s", strerror(errno));
+            ok = false;
+        }
+        buf_free(&out);
+    }
+    bin_free(&img);
+    return ok ? 0 : 1;
+}
+
 /* One run after the command line was read; the exit status. */
 static int run(const Options *o)
 {
@@ -426,6 +459,8 @@ static int run(const Options *o)
     }
     if (o->check_wevt)
         return check_wevt(o->check_wevt, o->explain);
+    if (o->dump)
+        return dump(o);
     if (o->verbose && o->ignored_schema)
         diag_plain(DIAG_NOTE, "-W/-w '%s' ignored: mcgen uses its built-in schema files",
                    o->ignored_schema);

@@ -945,6 +945,8 @@ extern const size_t culture_nlangs;
 /* The language id of a culture name, case ignored ("en-US" -> 0x0409,
  * "de" -> 0x0007); false when Windows assigns it none. */
 bool culture_langid(const char *name, uint16_t *langid);
+/* The first culture name (in name order) of a language id, or NULL. */
+const char *culture_name(uint16_t langid);
 
 /* ======================================================================
  * check_msgid.c
@@ -1063,13 +1065,19 @@ typedef struct WevtProperty {
     const char *name;
 } WevtProperty;
 
+/* A patternMap of QTAB: its name, format and items. */
+typedef struct WevtQuery {
+    const char *name, *format;
+    size_t n;
+    const char **item_names, **item_values;
+} WevtQuery;
+
 typedef struct WevtTemplate {
     uint32_t kind; /* 1 EventData, 2 UserData */
     uint32_t ntop;
     unsigned char id[16];
     const char *name; /* EventData's Name attribute (the tid's name=), or NULL */
-    const unsigned char *binxml; /* the fragment, padding included */
-    size_t binxml_len;
+    const char *xml; /* the BinXml fragment as XML text, substitutions as %N */
     size_t n;
     WevtProperty *props;
 } WevtTemplate;
@@ -1100,6 +1108,7 @@ typedef struct WevtProvider {
     size_t nmaps, nfilters, nqueries;
     WevtMap *maps;     /* in file (manifest) order */
     WevtItem *filters;
+    WevtQuery *queries;
     const char *name;  /* PRVA (v5): the provider's name, or NULL */
     bool has_control, has_group;
     Guid control, group; /* PRVA */
@@ -1268,6 +1277,9 @@ typedef struct Options {
     bool selected; /* an output was named: write only the named ones ... */
     bool mc_outputs; /* --mc-outputs: ... and mc's outputs too */
     const char *json, *wevt, *rc, *tables_dir, *check_wevt, *explain;
+    bool dump, dump_json;  /* --dump, --dump-format=json */
+    bool decompile;        /* --decompile */
+    const char *output;    /* --output (-o FILE with --decompile): the manifest */
     const char *depfile; /* --depfile: Makefile rule of outputs and inputs */
     const char *diag_output; /* --diagnostics-output: the document's file */
     const char *templates_dir; /* --templates: built-in templates overridden by name */
@@ -1501,6 +1513,23 @@ void bin_free(BinImage *img);
 /* "offset 0x..: " and the message into err; false (the binary readers'
  * one error form). */
 bool bin_fail(Buf *err, size_t at, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
+/* ======================================================================
+ * dump.c: --dump
+ * ==================================================================== */
+
+/* What the binaries of `img` declare, as a listing or as JSON (the JSON
+ * model's vocabulary), appended to `out`. */
+void dump_write(const BinImage *img, bool json, Buf *out);
+/* The tid a template of a binary is given: "T" and its index. */
+void bin_tid(Buf *b, size_t index);
+/* The text of message `id` in table t without mc's "\r\n" (in scratch),
+ * or NULL when t has no such message. */
+const char *bin_message_text(const BinTable *t, uint32_t id, Buf *scratch);
+/* The culture of a table: its language's name; en-US for a bare
+ * MSG*.bin (language 0) when it is the image's only one; else
+ * "unknown". */
+const char *bin_culture(const BinImage *img, const BinTable *t);
 
 /* ======================================================================
  * read_res.c, read_pe.c: resource containers

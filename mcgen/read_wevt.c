@@ -258,6 +258,154 @@ static bool read_evnt(R *r, size_t at, size_t end, Lists *l, WevtProvider *wp)
     return true;
 }
 
+/* ---- the template's BinXml (wevt-template.md 10.3), as XML text ---- */
+
+typedef struct Bx {
+    R *r;
+    size_t at, end;
+    Buf *xml;
+    const char *root_name; /* the root element's Name attribute, or NULL */
+    int depth;
+} Bx;
+
+static void xml_escaped(Buf *b, const char *s, bool attr)
+{
+    for (; *s; s++) {
+        if (*s == '&')
+            buf_adds(b, "&amp;");
+        else if (*s == '<')
+            buf_adds(b, "&lt;");
+        else if (*s == '>')
+            buf_adds(b, "&gt;");
+        else if (attr && *s == '"')
+            buf_adds(b, "&quot;");
+        else
+            buf_addc(b, *s);
+    }
+}
+
+/* u16 hash, u16 nchars, chars, NUL: the name as UTF-8. */
+static bool bx_name(Bx *x, const char **name)
+{
+    if (x->end - x->at < 4)
+        return fail(x->r, x->at, "BinXml: name past the end of the fragment");
+    size_t nchars = u16(x->r, x->at + 2);
+    if ((x->end - x->at - 4) / 2 < nchars + 1)
+        return fail(x->r, x->at, "BinXml: name of %zu characters past the end of the fragment",
+                    nchars);
+    *name = utf16_text(x->r, x->at + 4, 2 * nchars);
+    x->at += 4 + 2 * nchars + 2;
+    return true;
+}
+
+/* 05 01 u16 nchars chars: a string value. */
+static bool bx_value(Bx *x, const char **text)
+{
+    if (x->end - x->at < 4 || x->r->p[x->at] != 0x05 || x->r->p[x->at + 1] != 0x01)
+        return fail(x->r, x->at, "BinXml: expected a string value (05 01)");
+    size_t nchars = u16(x->r, x->at + 2);
+    if ((x->end - x->at - 4) / 2 < nchars)
+        return fail(x->r, x->at, "BinXml: value past the end of the fragment");
+    *text = utf16_text(x->r, x->at + 4, 2 * nchars);
+    x->at += 4 + 2 * nchars;
+    return true;
+}
+
+static bool bx_element(Bx *x)
+{
+    R *r = x->r;
+    if (++x->depth > 64)
+        return fail(r, x->at, "BinXml: elements nested more than 64 deep");
+    unsigned tok = r->p[x->at];
+    if (x->end - x->at < 7)
+        return fail(r, x->at, "BinXml: element header past the end of the fragment");
+    x->at += 7; /* token, dependency id, data size */
+    const char *name;
+    if (!bx_name(x, &name))
+        return false;
+    buf_printf(x->xml, "<%s", name);
+    if (tok & 0x40) {
+        if (x->end - x->at < 4)
+            return fail(r, x->at, "BinXml: attribute list past the end of the fragment");
+        x->at += 4;
+        for (bool more = true; more;) {
+            if (x->at >= x->end || (r->p[x->at] & 0xBF) != 0x06)
+                return fail(r, x->at, "BinXml: expected an attribute (06 or 46)");
+            more = r->p[x->at++] & 0x40;
+            const char *an, *av;
+            if (!bx_name(x, &an) || !bx_value(x, &av))
+                return false;
+            if (x->depth == 1 && strcmp(an, "Name") == 0)
+                x->root_name = av;
+            buf_printf(x->xml, " %s=\"", an);
+            xml_escaped(x->xml, av, true);
+            buf_addc(x->xml, '"');
+        }
+    }
+    if (x->at >= x->end)
+        return fail(r, x->at, "BinXml: element without its close-start token");
+    if (r->p[x->at] == 0x03) { /* close-empty */
+        x->at++;
+        buf_adds(x->xml, "/>");
+        x->depth--;
+        return true;
+    }
+    if (r->p[x->at++] != 0x02)
+        return fail(r, x->at - 1, "BinXml: expected the close-start token 02 or 03");
+    buf_addc(x->xml, '>');
+    for (;;) {
+        if (x->at >= x->end)
+            return fail(r, x->at, "BinXml: element <%s> without its end token", name);
+        unsigned t = r->p[x->at];
+        if (t == 0x04) {
+            x->at++;
+            break;
+        }
+        if (t == 0x01 || t == 0x41) {
+            if (!bx_element(x))
+                return false;
+        } else if (t == 0x0D || t == 0x0E) {
+            if (x->end - x->at < 4)
+                return fail(r, x->at, "BinXml: substitution past the end of the fragment");
+            buf_printf(x->xml, "%%%u", u16(r, x->at + 1) + 1);
+            x->at += 4;
+        } else if (t == 0x05) {
+            const char *text;
+            if (!bx_value(x, &text))
+                return false;
+            xml_escaped(x->xml, text, false);
+        } else {
+            return fail(r, x->at, "BinXml: token 0x%02x inside <%s>", t, name);
+        }
+    }
+    buf_printf(x->xml, "</%s>", name);
+    x->depth--;
+    return true;
+}
+
+/* The fragment [at, end): header 0F 01 01 00, one element, 00, zero
+ * padding. */
+static bool read_binxml(R *r, size_t at, size_t end, WevtTemplate *tp)
+{
+    Buf xml = {0};
+    Bx x = {r, at, end, &xml, NULL, 0};
+    bool ok = true;
+    if (end - at < 5 || memcmp(r->p + at, "\x0F\x01\x01\x00", 4) != 0)
+        ok = fail(r, at, "BinXml: expected the fragment header 0F 01 01 00");
+    else if (x.at += 4, r->p[x.at] != 0x01 && r->p[x.at] != 0x41)
+        ok = fail(r, x.at, "BinXml: expected an element");
+    else if (!bx_element(&x))
+        ok = false;
+    else if (x.at >= end || r->p[x.at] != 0x00)
+        ok = fail(r, x.at, "BinXml: expected the end of the fragment (00)");
+    if (ok) {
+        tp->xml = arena_strndup(&r->out->arena, xml.s ? xml.s : "", xml.len);
+        tp->name = x.root_name;
+    }
+    buf_free(&xml);
+    return ok;
+}
+
 static bool read_ttbl(R *r, size_t at, size_t end, Lists *l, WevtProvider *wp)
 {
     if (!inside(at, 12, at, end) || memcmp(r->p + at, "TTBL", 4) != 0)
@@ -295,10 +443,8 @@ static bool read_ttbl(R *r, size_t at, size_t end, Lists *l, WevtProvider *wp)
         tp->kind = u32(r, t + 20);
         tp->ntop = ntop;
         memcpy(tp->id, r->p + t + 24, 16);
-        tp->binxml_len = props - (t + 40);
-        unsigned char *bx = arena_alloc(&r->out->arena, tp->binxml_len + 1);
-        memcpy(bx, r->p + t + 40, tp->binxml_len);
-        tp->binxml = bx;
+        if (!read_binxml(r, t + 40, props, tp))
+            return false;
         tp->n = nprops; /* bounded by the bytes there (inside above) */
         tp->props = arena_alloc(&r->out->arena, (nprops ? nprops : 1) * sizeof *tp->props);
         wp->templates = i + 1;
@@ -491,15 +637,40 @@ static bool read_fltr(R *r, size_t at, size_t end, const Lists *l, WevtProvider 
     return ok;
 }
 
-/* QTAB: bounds only. */
-static bool read_plain(R *r, size_t at, size_t end, const char *sig, size_t header)
+/* QTAB: patternMaps {QUER: name, format, items {name, value}}, strings
+ * in the list's pool. */
+static bool read_qtab(R *r, size_t at, size_t end, WevtProvider *wp)
 {
-    if (!inside(at, header, at, end) || memcmp(r->p + at, sig, 4) != 0)
-        return fail(r, at, "expected the signature %s", sig);
-    uint32_t size = u32(r, at + 4);
-    if (size < header || !inside(at, size, at, end))
-        return fail(r, at + 4, "%s: size %u outside its provider block", sig, size);
-    span(r, at, size, "%s list", sig);
+    if (!inside(at, 12, at, end) || memcmp(r->p + at, "QTAB", 4) != 0)
+        return fail(r, at, "expected the signature QTAB");
+    uint32_t size = u32(r, at + 4), n = u32(r, at + 8);
+    if (size < 12 || !inside(at, size, at, end) || n > (size - 12) / 24)
+        return fail(r, at + 4, "QTAB: size %u and count %u do not fit", size, n);
+    span(r, at, size, "QTAB list");
+    size_t lend = at + size;
+    wp->queries = arena_alloc(&r->out->arena, (n ? n : 1) * sizeof *wp->queries);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t q = u32(r, at + 12 + 4 * (size_t)i);
+        if (!inside(q, 20, at, lend) || memcmp(r->p + q, "QUER", 4) != 0)
+            return fail(r, at + 12 + 4 * (size_t)i, "QTAB: entry %u at 0x%x is no QUER", i, q);
+        uint32_t items = u32(r, q + 16);
+        if (!inside(q + 20, 8 * (size_t)items, at, lend))
+            return fail(r, q + 16, "QUER[%u]: %u items do not fit in the list", i, items);
+        WevtQuery *wq = &wp->queries[i];
+        wq->n = items;
+        wq->item_names = arena_alloc(&r->out->arena, (items ? items : 1) * sizeof(char *));
+        wq->item_values = arena_alloc(&r->out->arena, (items ? items : 1) * sizeof(char *));
+        char what[32];
+        snprintf(what, sizeof what, "QUER[%u]", i);
+        if (!cstr_ok(r, u32(r, q + 8), at, lend, what, &wq->name) ||
+            !cstr_ok(r, u32(r, q + 12), at, lend, what, &wq->format))
+            return false;
+        for (uint32_t k = 0; k < items; k++)
+            if (!cstr_ok(r, u32(r, q + 20 + 8 * (size_t)k), at, lend, what, &wq->item_names[k]) ||
+                !cstr_ok(r, u32(r, q + 24 + 8 * (size_t)k), at, lend, what, &wq->item_values[k]))
+                return false;
+    }
+    wp->nqueries = n;
     return true;
 }
 
@@ -573,7 +744,7 @@ static bool read_provider(R *r, size_t at, size_t end, int major, WevtProvider *
         case 9: ok = read_fltr(r, off, wend, &l, wp); break;
         case 12: ok = read_evta(r, off, wend, wp); break;
         case 13: ok = read_prva(r, off, wend, wp); break;
-        default: ok = read_plain(r, off, wend, sig, 12), wp->nqueries = u32(r, off + 8); break;
+        default: ok = read_qtab(r, off, wend, wp); break; /* 8 */
         }
     }
     vec_free(&l.chan);
