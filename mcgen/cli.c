@@ -475,6 +475,11 @@ static const OptDef options[] = {
      "events, messages per language"},
     {NULL, "dump-format", "text|json", OPT_MCGEN, set_dump_format, 0,
      "--dump's listing as text (default) or as JSON in the JSON model's vocabulary"},
+    {NULL, "decompile", NULL, OPT_MCGEN, set_true, F(decompile),
+     "write a manifest that compiles back to the binaries named (docs/decompile.md); "
+     "-o FILE names it (default: standard output)"},
+    {NULL, "output", "FILE", OPT_MCGEN, set_string, F(output),
+     "--decompile's manifest (-o FILE with --decompile)"},
     {NULL, "check-wevt", "FILE", OPT_MCGEN, set_string, F(check_wevt),
      "read a TEMP.BIN (mc's or mcgen's) strictly and summarise it in one line (--dump "
      "lists it whole)"},
@@ -596,6 +601,7 @@ void cli_usage(FILE *f)
                  "       mcgen --validate [options] MANIFEST|FILE.mc...\n"
                  "       mcgen --check-wevt=FILE [--explain=OFFSET]\n"
                  "       mcgen --dump [--dump-format=json] BINARY...\n"
+                 "       mcgen --decompile BINARY... [-o FILE.man]\n"
 
                  "\n"
                  "Compiles a Windows event instrumentation manifest.  Without options it\n"
@@ -774,6 +780,11 @@ int cli_parse(int argc, char **argv, Options *o)
     if (r0 >= 0)
         return r0;
     bool words = false; /* after "--" */
+    /* with --decompile, -o names the manifest written (mc's -o, the OLE2
+     * layout comment of a .mc header, means nothing there) */
+    bool decompiling = false;
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        decompiling |= strcmp(argv[i], "--decompile") == 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int r = -1;
@@ -781,6 +792,9 @@ int cli_parse(int argc, char **argv, Options *o)
             vec_push(&o->inputs, a);
         else if (strcmp(a, "--") == 0)
             words = true;
+        else if (decompiling && strcmp(a, "-o") == 0)
+            r = i + 1 < argc ? apply(o, find_long("output", 6), a, argv[++i])
+                             : usage_error("%s needs a value", a);
         else if (a[0] == '-' && a[1] == '-')
             r = parse_long(o, argc, argv, &i);
         else if (a[0] == '-' && a[1])

@@ -165,25 +165,16 @@ void bin_tid(Buf *b, size_t index) { buf_printf(b, "T%zu", index); }
 /* The text of message `id` in table t (without mc's "\r\n"), or NULL. */
 const char *bin_message_text(const BinTable *t, uint32_t id, Buf *scratch)
 {
-    size_t lo = 0, hi = t->table.entries.n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        uint32_t m = t->table.entries.v[mid].id;
-        if (m == id) {
-            const char *s = t->table.entries.v[mid].text;
-            size_t n = strlen(s);
-            if (n >= 2 && s[n - 2] == '\r' && s[n - 1] == '\n')
-                n -= 2;
-            buf_reset(scratch);
-            buf_add(scratch, s, n);
-            return scratch->s ? scratch->s : "";
-        }
-        if (m < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
+    const MsgTableEntry *e = t->table.entries.v;
+    size_t n = t->table.entries.n, i = search_u32(e, n, sizeof *e, 0, id);
+    if (i == n || e[i].id != id)
+        return NULL;
+    size_t len = strlen(e[i].text);
+    if (len >= 2 && e[i].text[len - 2] == '\r' && e[i].text[len - 1] == '\n')
+        len -= 2;
+    buf_reset(scratch);
+    buf_add(scratch, e[i].text, len);
+    return scratch->s ? scratch->s : "";
 }
 
 const char *bin_culture(const BinImage *img, const BinTable *t)

@@ -785,6 +785,8 @@ bool winmeta_load(Manifest *m);
 /* The name of winmeta's inType ("win:UInt32", in) or outType ("xs:int")
  * of that value, or NULL: for readers of compiled binaries. */
 const char *winmeta_type_name(bool in, unsigned value);
+/* The value of the default outType of the inType of value `in`, or -1. */
+int winmeta_default_out(unsigned in);
 /* The name of winmeta's channel of that value ("System"), or NULL. */
 const char *winmeta_channel_name(unsigned value);
 /* At build time only (winmeta.c compiled with WINMETA_COMPILER, linked
@@ -1124,6 +1126,9 @@ typedef struct WevtFile {
 /* Reads a TEMP.BIN strictly.  false with `err` set to "offset 0x..: what
  * is wrong"; `out` holds what was read before (free it either way). */
 bool wevt_read(const void *bytes, size_t n, WevtFile *out, Buf *err);
+/* The same, recording the spans only when `spans` (--dump and --decompile
+ * need none: a span is a formatted string per field). */
+bool wevt_read_content(const void *bytes, size_t n, WevtFile *out, Buf *err, bool spans);
 /* The name of the field at `offset`, as recorded by wevt_read. */
 const char *wevt_explain(const WevtFile *f, uint32_t offset);
 void wevt_free(WevtFile *f);
@@ -1484,6 +1489,8 @@ typedef struct BinTable {
 typedef struct BinImage {
     bool has_wevt;
     const char *wevt_from;
+    uint16_t wevt_lang; /* the resource's language (rc gives it the last
+                         * LANGUAGE's: the .rc's last culture); 0 bare */
     WevtFile wevt;
     VEC(BinTable) tables;
     Arena arena;
@@ -1530,6 +1537,16 @@ const char *bin_message_text(const BinTable *t, uint32_t id, Buf *scratch);
  * MSG*.bin (language 0) when it is the image's only one; else
  * "unknown". */
 const char *bin_culture(const BinImage *img, const BinTable *t);
+
+/* ======================================================================
+ * decompile.c: --decompile
+ * ==================================================================== */
+
+/* A manifest that compiles back to the binaries of `img`, appended to
+ * out; `file` goes into resourceFileName and messageFileName.  false with
+ * err set when the image cannot give one (a table whose language is not
+ * known). */
+bool decompile_write(const BinImage *img, const char *file, Buf *out, Buf *err);
 
 /* ======================================================================
  * read_res.c, read_pe.c: resource containers

@@ -96,16 +96,17 @@ static bool is_pe(const char *path, const unsigned char *head, size_t n)
     return pe_is(head, n);
 }
 
-static bool add_wevt(BinImage *img, const char *from, const unsigned char *p, size_t n,
-                     Buf *err)
+static bool add_wevt(BinImage *img, const char *from, uint16_t lang, const unsigned char *p,
+                     size_t n, Buf *err)
 {
     if (img->has_wevt) {
         buf_printf(err, "a second WEVT_TEMPLATE (the first from %s)", img->wevt_from);
         return false;
     }
     img->has_wevt = true;
+    img->wevt_lang = lang;
     img->wevt_from = arena_strdup(&img->arena, from);
-    return wevt_read(p, n, &img->wevt, err);
+    return wevt_read_content(p, n, &img->wevt, err, false);
 }
 
 static bool add_table(BinImage *img, const char *from, uint16_t lang, const unsigned char *p,
@@ -120,7 +121,7 @@ static bool add_table(BinImage *img, const char *from, uint16_t lang, const unsi
 static bool read_wevt_bin(const char *path, const unsigned char *p, size_t n, BinImage *img,
                           Buf *err)
 {
-    return add_wevt(img, path, p, n, err);
+    return add_wevt(img, path, 0, p, n, err);
 }
 
 static bool read_msgtable_bin(const char *path, const unsigned char *p, size_t n, BinImage *img,
@@ -140,7 +141,7 @@ static bool add_resources(const char *path, const unsigned char *p, const Resour
         if (!wevt && (r->type || r->type_id != 11))
             continue;
         Buf inner = {0};
-        bool ok = wevt ? add_wevt(img, path, p + r->at, r->size, &inner)
+        bool ok = wevt ? add_wevt(img, path, r->lang, p + r->at, r->size, &inner)
                        : add_table(img, path, r->lang, p + r->at, r->size, &inner);
         if (!ok)
             buf_printf(err, "%s resource (language 0x%04x) at offset 0x%zx: %s",

@@ -21,7 +21,8 @@ typedef struct R {
     size_t n;
     WevtFile *out;
     Buf *err;
-    int prov; /* provider being read */
+    int prov;   /* provider being read */
+    bool spans; /* record where each field lives (--explain) */
 } R;
 
 static uint32_t u32(const R *r, size_t at)
@@ -56,6 +57,8 @@ static bool fail(R *r, size_t at, const char *fmt, ...)
 static void span(R *r, size_t at, size_t len, const char *fmt, ...) PRINTF_LIKE(4, 5);
 static void span(R *r, size_t at, size_t len, const char *fmt, ...)
 {
+    if (!r->spans)
+        return;
     Buf b = {0};
     if (r->prov >= 0)
         buf_printf(&b, "provider %d, ", r->prov);
@@ -118,21 +121,12 @@ static Guid guid_at(const R *r, size_t at)
 /* Entry starts of one list, to check what events point at. */
 typedef VEC(uint32_t) Offsets;
 
-/* The index of the entry starting at `at`, or -1.  Entry starts are
- * ascending within a list, so a binary search. */
+/* The index of the entry starting at `at`, or -1 (entry starts ascend
+ * within a list). */
 static int index_of(const Offsets *o, uint32_t at)
 {
-    size_t lo = 0, hi = o->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (o->v[mid] == at)
-            return (int)mid;
-        if (o->v[mid] < at)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
+    size_t i = search_u32(o->v, o->n, sizeof *o->v, 0, at);
+    return i < o->n && o->v[i] == at ? (int)i : -1;
 }
 
 typedef struct Lists {
@@ -268,22 +262,6 @@ typedef struct Bx {
     int depth;
 } Bx;
 
-static void xml_escaped(Buf *b, const char *s, bool attr)
-{
-    for (; *s; s++) {
-        if (*s == '&')
-            buf_adds(b, "&amp;");
-        else if (*s == '<')
-            buf_adds(b, "&lt;");
-        else if (*s == '>')
-            buf_adds(b, "&gt;");
-        else if (attr && *s == '"')
-            buf_adds(b, "&quot;");
-        else
-            buf_addc(b, *s);
-    }
-}
-
 /* u16 hash, u16 nchars, chars, NUL: the name as UTF-8. */
 static bool bx_name(Bx *x, const char **name)
 {
@@ -338,7 +316,7 @@ static bool bx_element(Bx *x)
             if (x->depth == 1 && strcmp(an, "Name") == 0)
                 x->root_name = av;
             buf_printf(x->xml, " %s=\"", an);
-            xml_escaped(x->xml, av, true);
+            buf_add_xml(x->xml, av, true);
             buf_addc(x->xml, '"');
         }
     }
@@ -373,7 +351,7 @@ static bool bx_element(Bx *x)
             const char *text;
             if (!bx_value(x, &text))
                 return false;
-            xml_escaped(x->xml, text, false);
+            buf_add_xml(x->xml, text, false);
         } else {
             return fail(r, x->at, "BinXml: token 0x%02x inside <%s>", t, name);
         }
@@ -759,8 +737,13 @@ static bool read_provider(R *r, size_t at, size_t end, int major, WevtProvider *
 
 bool wevt_read(const void *bytes, size_t n, WevtFile *out, Buf *err)
 {
+    return wevt_read_content(bytes, n, out, err, true);
+}
+
+bool wevt_read_content(const void *bytes, size_t n, WevtFile *out, Buf *err, bool spans)
+{
     memset(out, 0, sizeof *out);
-    R r = {bytes, n, out, err, -1};
+    R r = {bytes, n, out, err, -1, spans};
     if (n < 16 || memcmp(r.p, "CRIM", 4) != 0)
         return fail(&r, 0, "%zu bytes: not a WEVT_TEMPLATE resource (no CRIM header)", n);
     uint32_t size = u32(&r, 4), np = u32(&r, 12);

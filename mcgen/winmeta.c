@@ -386,4 +386,14 @@ const char *winmeta_channel_name(unsigned value)
             return winmeta_rows[i].name;
     return NULL;
 }
+
+int winmeta_default_out(unsigned in)
+{
+    if (!wm_index.built)
+        wm_index_build();
+    for (size_t i = 0; i < WM_ROWS; i++)
+        if (winmeta_rows[i].kind == WM_IN_TYPE && winmeta_rows[i].value == in)
+            return (int)winmeta_rows[wm_index.out_row[i]].value;
+    return -1;
+}
 #endif
