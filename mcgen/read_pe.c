@@ -174,12 +174,15 @@ bool pe_read(const void *bytes, size_t n, ResourceList *out, Arena *a, Buf *err)
     /* the directory may be larger than its data directory says (linkers
      * differ): the section's bytes bound it */
     size_t sec_end = 0;
-    for (size_t i = 0; i < nsec; i++) {
+    for (size_t i = 0; i < nsec && !sec_end; i++) {
+        /* the section pe_offset found it in: the first that holds it */
         const unsigned char *s = p + pe.sections + 40 * i;
         uint32_t va = get_u32le(s + 12), raw = get_u32le(s + 16), ptr = get_u32le(s + 20);
-        if (pe.rsrc_rva >= va && pe.rsrc_rva - va < raw)
+        if (pe.rsrc_rva >= va && pe.rsrc_rva - va < raw && 16 <= raw - (pe.rsrc_rva - va))
             sec_end = (size_t)ptr + raw;
     }
+    if (sec_end > n || sec_end < pe.rsrc + 16) /* pe_offset checked that section: unreachable */
+        return bin_fail(err, dirs + 16, "the resource section runs past the end of the file");
     pe.rsrc_size = sec_end - pe.rsrc;
     pe.budget = pe.rsrc_size / 8;
     Resource r = {0};

@@ -228,6 +228,29 @@ START_TEST(test_read_pe_exact_errors)
 }
 END_TEST
 
+/* A second section that also claims the directory's RVA, with more bytes
+ * than the file has: the first section holding it bounds the directory,
+ * as it gives its offset (a fuzz finding read past the file's end:
+ * tests/fuzz/regress/pe/resource-rva-in-two-sections-the-last-larger.dll). */
+START_TEST(test_read_pe_first_section_bounds_the_directory)
+{
+    Buf b = {0};
+    sample_pe(&b);
+    b.s[0x46] = 2; /* two sections */
+    size_t second = 0x40 + 24 + 240 + 40;
+    memcpy(b.s + second, ".big\0\0\0\0", 8);
+    set32(&b, second + 8, 0x100000);
+    set32(&b, second + 12, RVA);
+    set32(&b, second + 16, 0x100000);
+    set32(&b, second + 20, SEC);
+    lists_sample(pe_read, &b, SEC + 0x100);
+    /* a name past the first section's bytes is outside the directory */
+    set32(&b, SEC + 16, 0x80000000u | 0x1000);
+    pe_fails(&b, "offset 0x210: resource name at 0x1000 outside the resource section");
+    buf_free(&b);
+}
+END_TEST
+
 /* Directories that share a subdirectory many times over: the entries
  * visited are bounded by the section's bytes (512 / 8 = 64), not
  * multiplied (20 x 20 leaves from 41 entries). */
@@ -313,6 +336,7 @@ Suite *bin_suite(void)
     tcase_add_test(tc, test_read_pe_lists_resources);
     tcase_add_test(tc, test_read_pe_exact_errors);
     tcase_add_test(tc, test_read_pe_shared_directories_bounded);
+    tcase_add_test(tc, test_read_pe_first_section_bounds_the_directory);
     tcase_add_test(tc, test_read_res_corrupted_never_crashes);
     tcase_add_test(tc, test_read_pe_corrupted_never_crashes);
     suite_add_tcase(s, tc);
