@@ -1509,6 +1509,8 @@ typedef struct Reader {
                      Buf *err);
 } Reader;
 extern const Reader readers[]; /* ends with a NULL name */
+/* The row of that name ("wevt", "pe", ...), or NULL. */
+const Reader *reader_named(const char *name);
 /* The input read by the first reader that recognises it (the first row
  * when none does, to report what is wrong with it). */
 Manifest *read_input(const char *path, const struct Options *o);

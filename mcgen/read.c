@@ -185,6 +185,14 @@ const Reader readers[] = {
     {NULL, NULL, NULL, NULL},
 };
 
+const Reader *reader_named(const char *name)
+{
+    for (const Reader *r = readers; r->name; r++)
+        if (strcmp(r->name, name) == 0)
+            return r;
+    return NULL;
+}
+
 /* The row that recognises the file at `path` (its first bytes read), or
  * NULL. */
 static const Reader *reader_of(const char *path)
