@@ -821,6 +821,10 @@ int cli_parse(int argc, char **argv, Options *o)
                                          : "--decompile needs the binaries to read");
     if (o->dump && o->decompile)
         return usage_error("%s", "--dump and --decompile are two runs");
+    if (o->output && !o->decompile)
+        return usage_error("%s", "--output names the manifest of --decompile, which is not given");
+    if (o->dump_json && !o->dump)
+        return usage_error("%s", "--dump-format is the format of --dump, which is not given");
     if (o->dump || o->decompile)
         return -1;
     if (!o->inputs.n)
