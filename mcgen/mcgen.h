@@ -16,8 +16,10 @@
  *     codepages.c     windows-874 and windows-1250..1258 for expat (generated)
  *     schema.c        the structural check: schema/eventman.xsd, interpreted
  *     winmeta.c       the built-in win: definitions (schema/winmeta.xml)
- *     read_wevt.c     a TEMP.BIN read back strictly (--check-wevt)
+ *     read_wevt.c     a TEMP.BIN read back strictly, whole (--check-wevt, --dump)
  *     read_msgtable.c a message table read back strictly
+ *     read_res.c      a .res file's resources (--dump, --decompile)
+ *     read_pe.c       a PE image's resources (--dump, --decompile)
  *   check: raw model -> checked model + Facts; every manifest diagnostic
  *     check.c         the stage, in order:
  *     check_resolve.c   every reference resolved
@@ -36,6 +38,9 @@
  *     emit_json.c     the model walk: --json, and the values of templates
  *     emit_render.c   --render: user templates against the model
  *     finder.c        where templates come from (built in, --templates, beside)
+ *   binaries: what read.c's binary rows read (a BinImage) -> text
+ *     dump.c          --dump: a listing, or JSON in the JSON model's vocabulary
+ *     decompile.c     --decompile: a manifest that compiles back to the binaries
  *   commit
  *     out.c           the outputs of a run, committed together only on success
  *
