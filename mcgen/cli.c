@@ -212,6 +212,16 @@ static int set_explain(Options *o, const OptDef *d, const char *word, const char
     return -1;
 }
 
+static int set_dump_format(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    (void)word;
+    int k = pick(val, d->arg); /* text|json */
+    if (k < 0)
+        return usage_error("--dump-format takes text or json, not '%s'", val);
+    o->dump_json = k == 1;
+    return -1;
+}
+
 /* --mc-compat: the mc whose outputs to write.  The versions name the
  * binary formats of manifests (and the .mc outputs of their time); the
  * years name older mc generations seen only in .mc outputs. */
@@ -461,8 +471,20 @@ static const OptDef options[] = {
     {NULL, "diagnostics-limit", "N", OPT_MCGEN, set_diag_limit, 0,
      "gcc format: print at most N diagnostics of one code, then how many more (default "
      "100; 0: all)"},
+    {NULL, "dump", NULL, OPT_MCGEN, set_true, F(dump),
+     "read the binaries named (TEMP.BIN, MSG*.bin, .res, PE image) strictly and list what "
+     "they declare: providers, channels, levels, tasks, opcodes, keywords, maps, templates, "
+     "events, messages per language"},
+    {NULL, "dump-format", "text|json", OPT_MCGEN, set_dump_format, 0,
+     "--dump's listing as text (default) or as JSON in the JSON model's vocabulary"},
+    {NULL, "decompile", NULL, OPT_MCGEN, set_true, F(decompile),
+     "write a manifest that compiles back to the binaries named (docs/decompile.md); "
+     "-o FILE names it (default: standard output)"},
+    {NULL, "output", "FILE", OPT_MCGEN, set_string, F(output),
+     "--decompile's manifest (-o FILE with --decompile)"},
     {NULL, "check-wevt", "FILE", OPT_MCGEN, set_string, F(check_wevt),
-     "read a TEMP.BIN (mc's or mcgen's) strictly and summarise it"},
+     "read a TEMP.BIN (mc's or mcgen's) strictly and summarise it in one line (--dump "
+     "lists it whole)"},
     {NULL, "explain", "OFFSET", OPT_MCGEN, set_explain, 0,
      "with --check-wevt, name the field at that offset of the file"},
     {NULL, "version", NULL, OPT_MCGEN, set_true, F(version), "show the version, the commit, the licence and the mc formats written"},
@@ -580,6 +602,9 @@ void cli_usage(FILE *f)
     buf_adds(&b, "usage: mcgen [mc.exe switches] [options] [MANIFEST] [FILE.mc]\n"
                  "       mcgen --validate [options] MANIFEST|FILE.mc...\n"
                  "       mcgen --check-wevt=FILE [--explain=OFFSET]\n"
+                 "       mcgen --dump [--dump-format=json] BINARY...\n"
+                 "       mcgen --decompile BINARY... [-o FILE.man]\n"
+
                  "\n"
                  "Compiles a Windows event instrumentation manifest.  Without options it\n"
                  "writes what mc.exe writes: the header <base>.h, the resource script\n"
@@ -757,6 +782,11 @@ int cli_parse(int argc, char **argv, Options *o)
     if (r0 >= 0)
         return r0;
     bool words = false; /* after "--" */
+    /* with --decompile, -o names the manifest written (mc's -o, the OLE2
+     * layout comment of a .mc header, means nothing there) */
+    bool decompiling = false;
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        decompiling |= strcmp(argv[i], "--decompile") == 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int r = -1;
@@ -764,6 +794,9 @@ int cli_parse(int argc, char **argv, Options *o)
             vec_push(&o->inputs, a);
         else if (strcmp(a, "--") == 0)
             words = true;
+        else if (decompiling && strcmp(a, "-o") == 0)
+            r = i + 1 < argc ? apply(o, find_long("output", 6), a, argv[++i])
+                             : usage_error("%s needs a value", a);
         else if (a[0] == '-' && a[1] == '-')
             r = parse_long(o, argc, argv, &i);
         else if (a[0] == '-' && a[1])
@@ -784,6 +817,17 @@ int cli_parse(int argc, char **argv, Options *o)
                            "goes; add --diagnostics-output=FILE",
                            o->print_outputs ? "--print-outputs" : "--check-wevt");
     if (o->help || o->version || o->check_wevt)
+        return -1;
+    if ((o->dump || o->decompile) && !o->inputs.n)
+        return usage_error("%s", o->dump ? "--dump needs the binaries to read"
+                                         : "--decompile needs the binaries to read");
+    if (o->dump && o->decompile)
+        return usage_error("%s", "--dump and --decompile are two runs");
+    if (o->output && !o->decompile)
+        return usage_error("%s", "--output names the manifest of --decompile, which is not given");
+    if (o->dump_json && !o->dump)
+        return usage_error("%s", "--dump-format is the format of --dump, which is not given");
+    if (o->dump || o->decompile)
         return -1;
     if (!o->inputs.n)
         return usage_error("%s", "no manifest given");

@@ -476,3 +476,11 @@ bool culture_langid(const char *name, uint16_t *langid)
         *langid = l->langid;
     return l != NULL;
 }
+
+const char *culture_name(uint16_t langid)
+{
+    for (size_t i = 0; i < culture_nlangs; i++)
+        if (culture_langs[i].langid == langid)
+            return culture_langs[i].name;
+    return NULL;
+}

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* AddressSanitizer builds free the model at the end of a run, so that
  * LeakSanitizer sees it freed (see compile).  gcc announces ASan with
@@ -403,6 +404,76 @@ static int compile(const Options *o)
     return status;
 }
 
+/* The binaries named, read into one image; false after a diagnostic. */
+static bool read_binaries(const Options *o, BinImage *img)
+{
+    for (size_t i = 0; i < o->inputs.n; i++) {
+        Buf err = {0};
+        bool ok = read_binary(o->inputs.v[i], img, &err);
+        if (!ok)
+            diag_plain(DIAG_ERROR, "%s", err.s);
+        buf_free(&err);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* --dump: 0 when every binary reads cleanly, 1 when one does not. */
+static int dump(const Options *o)
+{
+    BinImage img = {0};
+    bool ok = read_binaries(o, &img);
+    if (ok) {
+        Buf out = {0};
+        dump_write(&img, o->dump_json, &out);
+        if (fwrite(out.s, 1, out.len, stdout) != out.len || fflush(stdout) != 0) {
+            diag_io("cannot write to standard output: %s", strerror(errno));
+            ok = false;
+        }
+        buf_free(&out);
+    }
+    bin_free(&img);
+    return ok ? 0 : 1;
+}
+
+/* --decompile: the manifest, to -o's file or standard output, committed
+ * only when every binary read cleanly. */
+static int decompile(const Options *o)
+{
+    BinImage img = {0};
+    bool ok = read_binaries(o, &img);
+    /* the module the manifest's resources live in: a PE input's name */
+    const char *file = "app.dll";
+    for (size_t i = 0; i < o->inputs.n; i++) {
+        const char *in = o->inputs.v[i], *base = in;
+        for (const char *c = in; *c; c++)
+            if (os_is_sep(*c))
+                base = c + 1;
+        size_t n = strlen(base);
+        static const char *ext[] = {".dll", ".exe", ".sys"};
+        for (int k = 0; k < 3; k++)
+            if (n > 4 && strcasecmp(base + n - 4, ext[k]) == 0 && strcmp(file, "app.dll") == 0)
+                file = base;
+    }
+    Buf man = {0}, err = {0};
+    if (ok && !decompile_write(&img, file, &man, &err)) {
+        diag_plain(DIAG_ERROR, "%s", err.s);
+        ok = false;
+    }
+    int status = ok ? 0 : 1;
+    if (ok) {
+        OutSet *set = outset_new();
+        out_put(outset_open(set, o->output ? o->output : "-"), man.s, man.len);
+        if (!outset_commit(set, true))
+            status = 2;
+    }
+    buf_free(&man);
+    buf_free(&err);
+    bin_free(&img);
+    return status;
+}
+
 /* One run after the command line was read; the exit status. */
 static int run(const Options *o)
 {
@@ -426,6 +497,10 @@ static int run(const Options *o)
     }
     if (o->check_wevt)
         return check_wevt(o->check_wevt, o->explain);
+    if (o->dump)
+        return dump(o);
+    if (o->decompile)
+        return decompile(o);
     if (o->verbose && o->ignored_schema)
         diag_plain(DIAG_NOTE, "-W/-w '%s' ignored: mcgen uses its built-in schema files",
                    o->ignored_schema);

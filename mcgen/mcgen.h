@@ -16,8 +16,10 @@
  *     codepages.c     windows-874 and windows-1250..1258 for expat (generated)
  *     schema.c        the structural check: schema/eventman.xsd, interpreted
  *     winmeta.c       the built-in win: definitions (schema/winmeta.xml)
- *     read_wevt.c     a TEMP.BIN read back strictly (--check-wevt)
+ *     read_wevt.c     a TEMP.BIN read back strictly, whole (--check-wevt, --dump)
  *     read_msgtable.c a message table read back strictly
+ *     read_res.c      a .res file's resources (--dump, --decompile)
+ *     read_pe.c       a PE image's resources (--dump, --decompile)
  *   check: raw model -> checked model + Facts; every manifest diagnostic
  *     check.c         the stage, in order:
  *     check_resolve.c   every reference resolved
@@ -36,6 +38,9 @@
  *     emit_json.c     the model walk: --json, and the values of templates
  *     emit_render.c   --render: user templates against the model
  *     finder.c        where templates come from (built in, --templates, beside)
+ *   binaries: what read.c's binary rows read (a BinImage) -> text
+ *     dump.c          --dump: a listing, or JSON in the JSON model's vocabulary
+ *     decompile.c     --decompile: a manifest that compiles back to the binaries
  *   commit
  *     out.c           the outputs of a run, committed together only on success
  *
@@ -813,6 +818,13 @@ const String *manifest_string(const Manifest *m, const Culture *c, const char *i
 /* Loads the built-in definitions of schema/winmeta.xml (read when mcgen
  * was built) into m->wm. */
 bool winmeta_load(Manifest *m);
+/* The name of winmeta's inType ("win:UInt32", in) or outType ("xs:int")
+ * of that value, or NULL: for readers of compiled binaries. */
+const char *winmeta_type_name(bool in, unsigned value);
+/* The value of the default outType of the inType of value `in`, or -1. */
+int winmeta_default_out(unsigned in);
+/* The name of winmeta's channel of that value ("System"), or NULL. */
+const char *winmeta_channel_name(unsigned value);
 /* At build time only (winmeta.c compiled with WINMETA_COMPILER, linked
  * into tools/xmlrec.c): winmeta.xml's text checked and written to `out`
  * as the table of rows mcgen's winmeta.c includes; false after a
@@ -977,6 +989,8 @@ extern const size_t culture_nlangs;
 /* The language id of a culture name, case ignored ("en-US" -> 0x0409,
  * "de" -> 0x0007); false when Windows assigns it none. */
 bool culture_langid(const char *name, uint16_t *langid);
+/* The first culture name (in name order) of a language id, or NULL. */
+const char *culture_name(uint16_t langid);
 
 /* ======================================================================
  * check_msgid.c
@@ -1061,12 +1075,70 @@ typedef struct WevtSpan {
     char *what; /* "provider 0, EVNT[3] message id" (heap) */
 } WevtSpan;
 
+/* A named entry of CHAN, OPCO, LEVL, TASK, KEYW or FLTR, as stored. */
+typedef struct WevtItem {
+    uint64_t value;   /* channel, level, task or filter value, opcode value, keyword mask */
+    uint32_t flags;   /* CHAN: 1 imported */
+    uint16_t task;    /* OPCO: the task value (0 provider-level) */
+    uint8_t version;  /* FLTR */
+    int tmpl;         /* FLTR: its template's index, -1 none */
+    uint32_t message; /* 0xFFFFFFFF: none */
+    Guid guid;        /* TASK: eventGUID (zero: none) */
+    const char *name; /* UTF-8 */
+} WevtItem;
+
+typedef struct WevtMapItem {
+    uint32_t value, message;
+} WevtMapItem;
+
+typedef struct WevtMap {
+    bool bitmap;
+    const char *name;
+    size_t n;
+    WevtMapItem *items; /* as stored: sorted by value */
+} WevtMap;
+
+/* A property entry (wevt-template.md 10.1). */
+typedef struct WevtProperty {
+    uint32_t flags; /* 1 struct, 2 fixed length, 4 length names a property, 8 fixed count,
+                     * 0x10 count names a property */
+    uint8_t in, out;        /* data: inType, outType codes */
+    uint16_t first, members; /* struct: its members' first index and count */
+    int map;                /* index into the provider's maps, -1 none */
+    uint16_t count, length;
+    const char *name;
+} WevtProperty;
+
+/* A patternMap of QTAB: its name, format and items. */
+typedef struct WevtQuery {
+    const char *name, *format;
+    size_t n;
+    const char **item_names, **item_values;
+} WevtQuery;
+
+typedef struct WevtTemplate {
+    uint32_t kind; /* 1 EventData, 2 UserData */
+    uint32_t ntop;
+    unsigned char id[16];
+    const char *name; /* EventData's Name attribute (the tid's name=), or NULL */
+    const char *xml; /* the BinXml fragment as XML text, substitutions as %N */
+    size_t n;
+    WevtProperty *props;
+} WevtTemplate;
+
 typedef struct WevtEvent {
     uint16_t id;
     uint8_t version, channel, level, opcode;
     uint16_t task;
     uint64_t keywords;
     uint32_t message;
+    /* the entries it points at: indices into the provider's lists, -1 none */
+    int tmpl, chan, levl, opco, tsk;
+    size_t nkeyw;
+    int *keyw;
+    const char *name;         /* EVTA: name=, or NULL */
+    size_t nattrs;
+    const char **attrs;       /* EVTA: "key=value", as written */
 } WevtEvent;
 
 typedef struct WevtProvider {
@@ -1074,17 +1146,31 @@ typedef struct WevtProvider {
     uint32_t message;
     uint32_t channels, opcodes, levels, tasks, keywords, templates;
     VEC(WevtEvent) events;
+    /* the lists in full (in the file's arena); counts above */
+    WevtItem *chan, *opco, *levl, *task, *keyw;
+    WevtTemplate *temp;
+    size_t nmaps, nfilters, nqueries;
+    WevtMap *maps;     /* in file (manifest) order */
+    WevtItem *filters;
+    WevtQuery *queries;
+    const char *name;  /* PRVA (v5): the provider's name, or NULL */
+    bool has_control, has_group;
+    Guid control, group; /* PRVA */
 } WevtProvider;
 
 typedef struct WevtFile {
     uint16_t major, minor;
     VEC(WevtProvider) providers;
     VEC(WevtSpan) spans; /* where each field lives */
+    Arena arena;         /* names, entries and lists of the providers */
 } WevtFile;
 
 /* Reads a TEMP.BIN strictly.  false with `err` set to "offset 0x..: what
  * is wrong"; `out` holds what was read before (free it either way). */
 bool wevt_read(const void *bytes, size_t n, WevtFile *out, Buf *err);
+/* The same, recording the spans only when `spans` (--dump and --decompile
+ * need none: a span is a formatted string per field). */
+bool wevt_read_content(const void *bytes, size_t n, WevtFile *out, Buf *err, bool spans);
 /* The name of the field at `offset`, as recorded by wevt_read. */
 const char *wevt_explain(const WevtFile *f, uint32_t offset);
 void wevt_free(WevtFile *f);
@@ -1240,6 +1326,9 @@ typedef struct Options {
     bool selected; /* an output was named: write only the named ones ... */
     bool mc_outputs; /* --mc-outputs: ... and mc's outputs too */
     const char *json, *wevt, *rc, *tables_dir, *check_wevt, *explain;
+    bool dump, dump_json;  /* --dump, --dump-format=json */
+    bool decompile;        /* --decompile */
+    const char *output;    /* --output (-o FILE with --decompile): the manifest */
     const char *depfile; /* --depfile: Makefile rule of outputs and inputs */
     const char *diag_output; /* --diagnostics-output: the document's file */
     const char *templates_dir; /* --templates: built-in templates overridden by name */
@@ -1432,17 +1521,101 @@ extern const EmbeddedFile embedded_templates[];
  * read.c: the reader table
  * ==================================================================== */
 
+/* A binary input, decoded: the WEVT_TEMPLATE resource and the message
+ * tables of one or more files (a TEMP.BIN, MSG*.bin, a .res, a PE image),
+ * for --dump and --decompile. */
+typedef struct BinTable {
+    uint16_t lang;    /* the resource's language; 0 for a bare MSG*.bin */
+    const char *from; /* "app.dll" or "MSG00001.bin" */
+    MsgTable table;
+} BinTable;
+
+typedef struct BinImage {
+    bool has_wevt;
+    const char *wevt_from;
+    uint16_t wevt_lang; /* the resource's language (rc gives it the last
+                         * LANGUAGE's: the .rc's last culture); 0 bare */
+    WevtFile wevt;
+    VEC(BinTable) tables;
+    Arena arena;
+} BinImage;
+
 /* An input format: its name, whether a file is of it (its path and its
- * first bytes), and its reader (a raw model, or NULL after diagnostics). */
+ * first 64 bytes), and its reader: a text format's `read` gives a raw
+ * model (or NULL after diagnostics); a binary format's `read_bin` adds
+ * what the file holds to an image (false with `err` set to "offset 0x..:
+ * what is wrong"). */
 typedef struct Reader {
     const char *name;
     bool (*recognises)(const char *path, const unsigned char *head, size_t n);
     Manifest *(*read)(const char *path, const struct Options *o);
+    bool (*read_bin)(const char *path, const unsigned char *p, size_t n, BinImage *img,
+                     Buf *err);
 } Reader;
 extern const Reader readers[]; /* ends with a NULL name */
+/* The row of that name ("wevt", "pe", ...), or NULL. */
+const Reader *reader_named(const char *name);
 /* The input read by the first reader that recognises it (the first row
  * when none does, to report what is wrong with it). */
 Manifest *read_input(const char *path, const struct Options *o);
+/* A binary input added to `img` by the row that recognises it; false with
+ * "PATH: what is wrong" in `err` (a text input, an unreadable file, the
+ * reader's error).  A second WEVT_TEMPLATE is an error. */
+bool read_binary(const char *path, BinImage *img, Buf *err);
+void bin_free(BinImage *img);
+/* "offset 0x..: " and the message into err; false (the binary readers'
+ * one error form). */
+bool bin_fail(Buf *err, size_t at, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
+/* ======================================================================
+ * dump.c: --dump
+ * ==================================================================== */
+
+/* What the binaries of `img` declare, as a listing or as JSON (the JSON
+ * model's vocabulary), appended to `out`. */
+void dump_write(const BinImage *img, bool json, Buf *out);
+/* The tid a template of a binary is given: "T" and its index. */
+void bin_tid(Buf *b, size_t index);
+/* The text of message `id` in table t without mc's "\r\n" (in scratch),
+ * or NULL when t has no such message. */
+const char *bin_message_text(const BinTable *t, uint32_t id, Buf *scratch);
+/* The culture of a table: its language's name; en-US for a bare
+ * MSG*.bin (language 0) when it is the image's only one; else
+ * "unknown". */
+const char *bin_culture(const BinImage *img, const BinTable *t);
+
+/* ======================================================================
+ * decompile.c: --decompile
+ * ==================================================================== */
+
+/* A manifest that compiles back to the binaries of `img`, appended to
+ * out; `file` goes into resourceFileName and messageFileName.  false with
+ * err set when the image cannot give one (a table whose language is not
+ * known). */
+bool decompile_write(const BinImage *img, const char *file, Buf *out, Buf *err);
+
+/* ======================================================================
+ * read_res.c, read_pe.c: resource containers
+ * ==================================================================== */
+
+/* A resource of a .res file or a PE image. */
+typedef struct Resource {
+    const char *type; /* a named type ("WEVT_TEMPLATE"), or NULL: type_id */
+    uint32_t type_id; /* 11: RT_MESSAGETABLE */
+    const char *name; /* or NULL: name_id */
+    uint32_t name_id;
+    uint16_t lang;
+    size_t at, size; /* the data's place in the file */
+} Resource;
+typedef VEC(Resource) ResourceList;
+
+/* Whether the first bytes are a .res file's marker entry, a PE's "MZ". */
+bool res_is(const unsigned char *head, size_t n);
+bool pe_is(const unsigned char *head, size_t n);
+/* The resources of a .res file or a PE image (names in `a`), strictly;
+ * false with "offset 0x..: what is wrong" in err. */
+bool res_read(const void *bytes, size_t n, ResourceList *out, Arena *a, Buf *err);
+bool pe_read(const void *bytes, size_t n, ResourceList *out, Arena *a, Buf *err);
 
 /* ======================================================================
  * emit.c: the emitter table

@@ -11,46 +11,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t u16at(const unsigned char *p) { return (uint32_t)(p[0] | p[1] << 8); }
-
-static uint32_t u32at(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static bool fail(Buf *err, size_t at, const char *fmt, ...) PRINTF_LIKE(3, 4);
-static bool fail(Buf *err, size_t at, const char *fmt, ...)
-{
-    buf_printf(err, "offset 0x%zx: ", at);
-    va_list ap;
-    va_start(ap, fmt);
-    buf_vprintf(err, fmt, ap);
-    va_end(ap);
-    return false;
-}
-
 bool msgtable_read(const void *bytes, size_t n, MsgTable *out, Buf *err)
 {
     const unsigned char *p = bytes;
     memset(out, 0, sizeof *out);
     if (n < 4)
-        return fail(err, 0, "%zu bytes: too short for a message table (4-byte block count)", n);
-    uint32_t nblocks = u32at(p);
+        return bin_fail(err, 0, "%zu bytes: too short for a message table (4-byte block count)", n);
+    uint32_t nblocks = get_u32le(p);
     if (nblocks > (n - 4) / 12)
-        return fail(err, 0, "block count %u needs %llu bytes of block headers, the table has %zu",
+        return bin_fail(err, 0, "block count %u needs %llu bytes of block headers, the table has %zu",
                     nblocks, 4 + 12ull * nblocks, n);
     size_t expect = 4 + 12 * (size_t)nblocks; /* where the next block's entries must start */
     uint32_t prev_high = 0;
     for (uint32_t b = 0; b < nblocks; b++) {
         size_t h = 4 + 12 * (size_t)b;
-        uint32_t low = u32at(p + h), high = u32at(p + h + 4), off = u32at(p + h + 8);
+        uint32_t low = get_u32le(p + h), high = get_u32le(p + h + 4), off = get_u32le(p + h + 8);
         if (low > high)
-            return fail(err, h, "block %u: low id 0x%08X above high id 0x%08X", b, low, high);
+            return bin_fail(err, h, "block %u: low id 0x%08X above high id 0x%08X", b, low, high);
         if (b > 0 && low <= prev_high)
-            return fail(err, h, "block %u: ids 0x%08X.. not above the previous block's 0x%08X",
+            return bin_fail(err, h, "block %u: ids 0x%08X.. not above the previous block's 0x%08X",
                         b, low, prev_high);
         if (off != expect)
-            return fail(err, h + 8,
+            return bin_fail(err, h + 8,
                         "block %u: entries at 0x%x, expected 0x%zx (right after the previous "
                         "block's)",
                         b, off, expect);
@@ -58,14 +40,14 @@ bool msgtable_read(const void *bytes, size_t n, MsgTable *out, Buf *err)
         size_t at = off;
         for (uint64_t id = low; id <= high; id++) {
             if (at + 4 > n)
-                return fail(err, at, "message 0x%08llX: entry header past the end (%zu bytes)",
+                return bin_fail(err, at, "message 0x%08llX: entry header past the end (%zu bytes)",
                             (unsigned long long)id, n);
-            uint32_t len = u16at(p + at), flags = u16at(p + at + 2);
+            uint32_t len = get_u16le(p + at), flags = get_u16le(p + at + 2);
             if (len < 4 || at + len > n)
-                return fail(err, at, "message 0x%08llX: length %u %s", (unsigned long long)id,
+                return bin_fail(err, at, "message 0x%08llX: length %u %s", (unsigned long long)id,
                             len, len < 4 ? "is below the 4-byte header" : "runs past the end");
             if (flags > 1)
-                return fail(err, at + 2, "message 0x%08llX: flags 0x%x (0 ANSI, 1 Unicode)",
+                return bin_fail(err, at + 2, "message 0x%08llX: flags 0x%x (0 ANSI, 1 Unicode)",
                             (unsigned long long)id, flags);
             const unsigned char *t = p + at + 4;
             size_t tn = len - 4, chars = 0;
@@ -75,7 +57,7 @@ bool msgtable_read(const void *bytes, size_t n, MsgTable *out, Buf *err)
                     chars += 2;
                 if (chars + 1 >= tn) {
                     buf_free(&text);
-                    return fail(err, at, "message 0x%08llX: Unicode text without a NUL",
+                    return bin_fail(err, at, "message 0x%08llX: Unicode text without a NUL",
                                 (unsigned long long)id);
                 }
                 /* the writers pad with 0 or 2 zero bytes after the NUL: more (or
@@ -84,7 +66,7 @@ bool msgtable_read(const void *bytes, size_t n, MsgTable *out, Buf *err)
                 size_t pad = tn - chars - 2;
                 if (pad != 0 && (pad != 2 || t[chars + 2] || t[chars + 3])) {
                     buf_free(&text);
-                    return fail(err, at, "message 0x%08llX: length %u leaves %zu bytes after the "
+                    return bin_fail(err, at, "message 0x%08llX: length %u leaves %zu bytes after the "
                                 "text's NUL (at most 2 zero bytes of padding)",
                                 (unsigned long long)id, len, pad);
                 }
@@ -94,7 +76,7 @@ bool msgtable_read(const void *bytes, size_t n, MsgTable *out, Buf *err)
                     chars++;
                 if (chars >= tn) {
                     buf_free(&text);
-                    return fail(err, at, "message 0x%08llX: ANSI text without a NUL",
+                    return bin_fail(err, at, "message 0x%08llX: ANSI text without a NUL",
                                 (unsigned long long)id);
                 }
                 buf_add(&text, t, chars);
@@ -106,7 +88,7 @@ bool msgtable_read(const void *bytes, size_t n, MsgTable *out, Buf *err)
         expect = at;
     }
     if (expect != n)
-        return fail(err, expect, "%zu bytes after the last entry", n - expect);
+        return bin_fail(err, expect, "%zu bytes after the last entry", n - expect);
     return true;
 }
 

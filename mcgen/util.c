@@ -367,6 +367,27 @@ void buf_add_slow(Buf *b, const void *p, size_t n)
 
 void buf_adds(Buf *b, const char *s) { buf_add(b, s, strlen(s)); }
 
+void buf_add_xml(Buf *b, const char *s, bool attr)
+{
+    for (; *s; s++) {
+        const char *ref = NULL;
+        switch (*s) {
+        case '&': ref = "&amp;"; break;
+        case '<': ref = "&lt;"; break;
+        case '>': ref = "&gt;"; break;
+        case '"': ref = attr ? "&quot;" : NULL; break;
+        case '\t': ref = attr ? "&#9;" : NULL; break;
+        case '\n': ref = attr ? "&#10;" : NULL; break;
+        case '\r': ref = "&#13;"; break; /* a parser makes CR LF a LF */
+        default: break;
+        }
+        if (ref)
+            buf_adds(b, ref);
+        else
+            buf_addc(b, *s);
+    }
+}
+
 void buf_add_shown(Buf *b, const char *s)
 {
     for (; *s; s++)
@@ -1256,6 +1277,21 @@ static uint32_t sort_key_u32(const char *elem, size_t key_at)
     uint32_t k;
     memcpy(&k, elem + key_at, sizeof k);
     return k;
+}
+
+size_t search_u32(const void *base, size_t n, size_t size, size_t key_at, uint32_t key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint32_t k;
+        memcpy(&k, (const char *)base + mid * size + key_at, sizeof k);
+        if (k < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 void sort_stable_u32(void *base, size_t n, size_t size, size_t key_at)

@@ -166,9 +166,20 @@ void buf_free(Buf *b);
 /* Appends s with each control character (below U+0020, U+007F) shown as
  * '?': a name quoted in a diagnostic that refuses it for holding one. */
 void buf_add_shown(Buf *b, const char *s);
+/* s as XML character data (& < > escaped), or as an attribute value
+ * (also '"', and TAB, LF, CR as character references, which an XML
+ * parser would otherwise turn into spaces). */
+void buf_add_xml(Buf *b, const char *s, bool attr);
 /* Little-endian writers (for the binary emitters), inline: TEMP.BIN is
  * hundreds of thousands of them, and the call cost more than the store. */
 static inline void buf_u8(Buf *b, uint8_t v) { buf_add(b, &v, 1); }
+/* Little-endian reads of bytes the caller has checked are there. */
+static inline uint32_t get_u16le(const unsigned char *p) { return (uint32_t)(p[0] | p[1] << 8); }
+static inline uint32_t get_u32le(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 static inline void buf_u16le(Buf *b, uint16_t v)
 {
     unsigned char x[2] = {(unsigned char)v, (unsigned char)(v >> 8)};
@@ -313,6 +324,9 @@ void sort_stable(void *base, size_t n, size_t size, int (*cmp)(const void *, con
  * (a byte of the key at a time): lists of ids run to tens of thousands,
  * where comparing cost ten times as much. */
 void sort_stable_u32(void *base, size_t n, size_t size, size_t key_at);
+/* In an array sorted that way, the index of the first element whose key
+ * is not below `key` (n when none). */
+size_t search_u32(const void *base, size_t n, size_t size, size_t key_at, uint32_t key);
 
 /* Reads a whole file; NULL with errno set on failure. */
 char *read_file(const char *path, size_t *len);

@@ -399,4 +399,32 @@ bool winmeta_load(Manifest *m)
     wm_map(&wm->in_by_name, WM_IN_TYPE, obj);
     return true;
 }
+
+const char *winmeta_type_name(bool in, unsigned value)
+{
+    for (size_t i = 0; i < WM_ROWS; i++) {
+        const WmRow *r = &winmeta_rows[i];
+        if (r->kind == (in ? WM_IN_TYPE : WM_OUT_TYPE) && r->value == value)
+            return in ? r->display : r->name;
+    }
+    return NULL;
+}
+
+const char *winmeta_channel_name(unsigned value)
+{
+    for (size_t i = 0; i < WM_ROWS; i++)
+        if (winmeta_rows[i].kind == WM_CHANNEL && winmeta_rows[i].value == value)
+            return winmeta_rows[i].name;
+    return NULL;
+}
+
+int winmeta_default_out(unsigned in)
+{
+    if (!wm_index.built)
+        wm_index_build();
+    for (size_t i = 0; i < WM_ROWS; i++)
+        if (winmeta_rows[i].kind == WM_IN_TYPE && winmeta_rows[i].value == in)
+            return (int)winmeta_rows[wm_index.out_row[i]].value;
+    return -1;
+}
 #endif

@@ -370,9 +370,22 @@ def options(mcgen, tmp):
                        (["-cp", "utf-7"], "-cp takes ansi, utf-8 or utf-16, not 'utf-7'"),
                        (["--json="], "--json= needs a value"),
                        (["--validate=yes"], "--validate=yes takes no value"),
+                       (["--dump-format=xml"], "--dump-format takes text or json, not 'xml'"),
                        (["--templates=" + HELLO], "--templates takes a directory, and '%s' is "
                         "none" % HELLO)):
         r = run(mcgen, *args, "-x.man", cwd=work)
+        check(r.returncode == 2 and r.stderr == "mcgen: error: %s (see mcgen --help)\n1 error\n"
+              % want, "%s: usage error" % " ".join(args), repr(r.stderr))
+    # --dump and --decompile: their own options alone are usage errors
+    for args, want in ((["--output=x.man", "a.man"],
+                        "--output names the manifest of --decompile, which is not given"),
+                       (["--dump-format=json", "a.man"],
+                        "--dump-format is the format of --dump, which is not given"),
+                       (["--dump"], "--dump needs the binaries to read"),
+                       (["--decompile", "-o", "x.man"], "--decompile needs the binaries to read"),
+                       (["--decompile", "a.BIN", "-o"], "-o needs a value"),
+                       (["--dump", "--decompile", "a.BIN"], "--dump and --decompile are two runs")):
+        r = run(mcgen, *args, cwd=work)
         check(r.returncode == 2 and r.stderr == "mcgen: error: %s (see mcgen --help)\n1 error\n"
               % want, "%s: usage error" % " ".join(args), repr(r.stderr))
     r = run(mcgen, "--templates=nodir", "--", "-x.man", cwd=work)

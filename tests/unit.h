@@ -18,6 +18,7 @@ Suite *out_suite(void);
 Suite *culture_suite(void);
 Suite *jsonw_suite(void);
 Suite *mc_suite(void);
+Suite *bin_suite(void);
 
 /* Feeds `read` the bytes of `b` truncated at every length, then 10,000
  * copies with 1 to 4 random bytes changed (seeded): every call must give

@@ -117,6 +117,7 @@ int main(void)
     srunner_add_suite(sr, culture_suite());
     srunner_add_suite(sr, jsonw_suite());
     srunner_add_suite(sr, mc_suite());
+    srunner_add_suite(sr, bin_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

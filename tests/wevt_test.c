@@ -233,6 +233,106 @@ START_TEST(test_wevt_read_exact_errors)
 }
 END_TEST
 
+/* Everything the file keeps, read back as the manifest above wrote it
+ * (wevt-template.md: the names as written, maps in manifest order, items
+ * sorted by value, properties top-level first then struct members, PRVA's
+ * name and GUIDs, EVTA's name and attributes). */
+START_TEST(test_wevt_read_back_in_full)
+{
+    Buf b = {0}, err = {0};
+    rich_wevt(&b);
+    WevtFile f;
+    ck_assert_msg(wevt_read(b.s, b.len, &f, &err), "%s", err.s ? err.s : "");
+    const WevtProvider *p = &f.providers.v[0];
+    ck_assert_str_eq(p->name, "Rich");
+    ck_assert(p->has_control && p->has_group);
+    ck_assert_uint_eq(p->control.d4[7], 0xA);
+    ck_assert_uint_eq(p->group.d4[7], 0xB);
+    ck_assert_str_eq(p->chan[0].name, "R/Op");
+    ck_assert_uint_eq(p->chan[0].value, 16);
+    ck_assert_uint_eq(p->chan[0].flags, 0);
+    ck_assert_uint_eq(p->chan[0].message, 0x90000002);
+    ck_assert_str_eq(p->levl[0].name, "win:Error"); /* sorted by value: 2, 16 */
+    ck_assert_uint_eq(p->levl[0].message, 0x50000002);
+    ck_assert_str_eq(p->levl[1].name, "L");
+    ck_assert_uint_eq(p->levl[1].message, 0xFFFFFFFF);
+    ck_assert_str_eq(p->task[0].name, "T");
+    ck_assert_str_eq(p->opco[0].name, "O");
+    ck_assert_uint_eq(p->opco[0].task, 1);
+    ck_assert_uint_eq(p->opco[0].value, 10);
+    ck_assert_str_eq(p->keyw[1].name, "K2");
+    ck_assert_uint_eq(p->keyw[1].value, 2);
+    ck_assert_uint_eq(p->nmaps, 1);
+    ck_assert(!p->maps[0].bitmap);
+    ck_assert_str_eq(p->maps[0].name, "V");
+    ck_assert_uint_eq(p->maps[0].n, 1);
+    ck_assert_uint_eq(p->maps[0].items[0].value, 1);
+    ck_assert_uint_eq(p->maps[0].items[0].message, 0xD0000001);
+    ck_assert_uint_eq(p->nqueries, 1);
+    const WevtTemplate *t = &p->temp[0];
+    ck_assert_uint_eq(t->kind, 1);
+    ck_assert_uint_eq(t->ntop, 2);
+    ck_assert_uint_eq(t->n, 3);
+    ck_assert_str_eq(t->props[0].name, "n");
+    ck_assert_uint_eq(t->props[0].in, 8);  /* win:UInt32 */
+    ck_assert_uint_eq(t->props[0].out, 8); /* xs:unsignedInt */
+    ck_assert_int_eq(t->props[0].map, 0);
+    ck_assert_str_eq(t->props[1].name, "S");
+    ck_assert_uint_eq(t->props[1].flags, 0x11); /* struct, count names a property */
+    ck_assert_uint_eq(t->props[1].first, 2);
+    ck_assert_uint_eq(t->props[1].members, 1);
+    ck_assert_uint_eq(t->props[1].count, 0);
+    ck_assert_str_eq(t->props[2].name, "x");
+    ck_assert_uint_eq(p->temp[1].kind, 2);
+    ck_assert_int_eq(p->events.v[0].tmpl, 1);
+    ck_assert_int_eq(p->events.v[0].levl, 0);
+    ck_assert_ptr_null(p->events.v[0].name);
+    const WevtEvent *e = &p->events.v[1];
+    ck_assert_str_eq(e->name, "Two");
+    ck_assert_uint_eq(e->nattrs, 2);
+    ck_assert_str_eq(e->attrs[0], "A=1");
+    ck_assert_str_eq(e->attrs[1], "B=2");
+    ck_assert_int_eq(e->chan, 0);
+    ck_assert_int_eq(e->tsk, 0);
+    ck_assert_int_eq(e->opco, 0);
+    ck_assert_uint_eq(e->nkeyw, 2);
+    ck_assert_int_eq(e->keyw[0], 0); /* sorted by mask: K1, K2 */
+    ck_assert_int_eq(e->keyw[1], 1);
+    ck_assert_uint_eq(p->nfilters, 1);
+    ck_assert_str_eq(p->filters[0].name, "F");
+    ck_assert_int_eq(p->filters[0].tmpl, 0);
+    wevt_free(&f);
+    buf_free(&b);
+    buf_free(&err);
+}
+END_TEST
+
+/* A count of 4 billion entries in a file of a few hundred bytes is an
+ * error before anything is allocated for them. */
+START_TEST(test_wevt_read_hostile_counts)
+{
+    Buf b = {0}, err = {0};
+    rich_wevt(&b);
+    size_t keyw = 0;
+    for (size_t i = 0; i + 4 <= b.len; i++)
+        if (memcmp(b.s + i, "KEYW", 4) == 0)
+            keyw = i;
+    ck_assert_uint_gt(keyw, 0);
+    uint32_t size = get_u32le((const unsigned char *)b.s + keyw + 4);
+    memcpy(b.s + keyw + 8, "\x00\x28\x6b\xee", 4); /* 4,000,000,000 */
+    WevtFile f;
+    ck_assert(!wevt_read(b.s, b.len, &f, &err));
+    Buf want = {0};
+    buf_printf(&want, "offset 0x%zx: KEYW: 4000000000 entries do not fit in %u bytes", keyw + 8,
+               size);
+    ck_assert_str_eq(err.s, want.s);
+    wevt_free(&f);
+    buf_free(&want);
+    buf_free(&b);
+    buf_free(&err);
+}
+END_TEST
+
 static bool read_wevt(const char *bytes, size_t n, Buf *err)
 {
     WevtFile f;
@@ -261,6 +361,8 @@ Suite *wevt_suite(void)
     tcase_add_test(tc, test_wevt_write_in_pieces_is_wevt_build);
     tcase_add_test(tc, test_wevt_read_back);
     tcase_add_test(tc, test_wevt_read_exact_errors);
+    tcase_add_test(tc, test_wevt_read_back_in_full);
+    tcase_add_test(tc, test_wevt_read_hostile_counts);
     tcase_add_test(tc, test_wevt_read_corrupted_never_crashes);
     suite_add_tcase(s, tc);
     return s;

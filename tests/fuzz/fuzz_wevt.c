@@ -3,7 +3,8 @@
  * strictly, then offsets are explained, as --explain does.  A file the
  * reader accepts must account for its own fields: each span it recorded
  * lies inside the file.  (Explaining is linear in the spans: a sample of
- * offsets, not every span's, keeps a run linear in the input.)
+ * offsets, not every span's, keeps a run linear in the input.)  Then the
+ * same bytes as --dump and --decompile take them (fuzz_binary).
  */
 #include "fuzz.h"
 
@@ -23,5 +24,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     wevt_free(&f);
     buf_free(&err);
     fuzz_end();
+    fuzz_binary("wevt", data, size);
     return 0;
 }

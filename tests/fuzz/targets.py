@@ -38,7 +38,8 @@ def _manifests():
 
 
 # name -> (what it runs, seeds(), dictionary or None, mcgen options that
-# make a seed from each repository manifest or None)
+# make a seed from each repository manifest, or a function (mcgen, dir)
+# making seeds in dir, or None)
 TARGETS = {
     "man": ("the .man reader and the check stage (--validate)", _manifests,
             os.path.join(SHARED, "repro", "manifest.dict"), None),
@@ -54,11 +55,40 @@ TARGETS = {
            lambda: _files("tests/invalid/*.mc") + _shared("corpus/**/*.mc", "corpus/**/*.Mc",
                                                           "corpus/**/*.MC"),
            os.path.join(ROOT, "tests", "fuzz", "mc.dict"), None),
+    "res": ("a .res file's resources, then --dump and --decompile of what it holds",
+            lambda: [], os.path.join(ROOT, "tests", "fuzz", "wevt.dict"),
+            lambda mcgen, d: _module(mcgen, d, False)),
+    "pe": ("a PE image's resource directory, then --dump and --decompile of what it holds",
+           lambda: [], os.path.join(ROOT, "tests", "fuzz", "wevt.dict"),
+           lambda mcgen, d: _module(mcgen, d, True)),
     "tmpl": ("the template engine: parse, render against a manifest's values",
              lambda: (_files("templates/*.j2", "examples/**/*.j2", "tests/**/*.j2")
                       + _shared("repro/*.j2")),
              os.path.join(ROOT, "tests", "fuzz", "tmpl.dict"), None),
 }
+
+
+WINDRES, GCC = "x86_64-w64-mingw32-windres", "x86_64-w64-mingw32-gcc"
+
+
+def _module(mcgen, d, pe):
+    """examples/hello's binaries in a .res (windres) or a DLL (mingw-w64),
+    made in d: [its path], or [] without the tools."""
+    import shutil
+    if not shutil.which(WINDRES) or (pe and not shutil.which(GCC)):
+        return []
+    hello = os.path.join(ROOT, "examples", "hello", "hello.man")
+    subprocess.run([mcgen, "--rc=hello.rc", "--wevt=helloTEMP.BIN", "--message-tables=.",
+                    hello], cwd=d, check=True, capture_output=True)
+    if not pe:
+        subprocess.run([WINDRES, "hello.rc", "-O", "res", "-o", "hello.res"], cwd=d, check=True)
+        return [os.path.join(d, "hello.res")]
+    with open(os.path.join(d, "dll.c"), "w") as f:
+        f.write("int __stdcall DllMain(void *h, unsigned long r, void *p)\n"
+                "{ (void)h; (void)r; (void)p; return 1; }\n")
+    subprocess.run([WINDRES, "hello.rc", "-O", "coff", "-o", "res.o"], cwd=d, check=True)
+    subprocess.run([GCC, "-shared", "-o", "hello.dll", "dll.c", "res.o"], cwd=d, check=True)
+    return [os.path.join(d, "hello.dll")]
 
 
 def regress_dir(target):
@@ -84,6 +114,10 @@ def made_seeds(target, mcgen, workdir):
     how = TARGETS[target][3]
     if not how:
         return []
+    if callable(how):  # a container the build tools make
+        d = os.path.join(workdir, target)
+        os.makedirs(d, exist_ok=True)
+        return how(mcgen, d)
     out = []
     for man in _files("examples/hello/*.man", "tests/data/*.man"):
         base = os.path.splitext(os.path.basename(man))[0]
