@@ -541,13 +541,15 @@ void dump_write(const BinImage *img, bool json, Buf *out)
                 JsonW q;
                 jsonw_init(&q, out, 0);
                 jsonw_str(&q, e->text);
-                buf_adds(out, e->unicode ? "\n" : " (ANSI)\n");
+                buf_adds(out, e->kind == MSGTEXT_UTF16 ? "\n"
+                              : e->kind == MSGTEXT_UTF8 ? " (UTF-8)\n" : " (ANSI)\n");
                 continue;
             }
             dw_begin(&d, NULL, false);
             dw_uint(&d, "messageId", e->id);
             dw_str(&d, "text", e->text);
-            dw_bool(&d, "unicode", e->unicode);
+            dw_str(&d, "encoding", e->kind == MSGTEXT_UTF16 ? "utf-16"
+                                   : e->kind == MSGTEXT_UTF8 ? "utf-8" : "ansi");
             dw_end(&d, false);
         }
         dw_end(&d, true);

@@ -1035,9 +1035,14 @@ void msgtable_write_mc(const Manifest *mc, const McLanguage *lang, const Manifes
  * read_msgtable.c
  * ==================================================================== */
 
+/* How an entry's text is stored: its Flags (winnt.h's
+ * MESSAGE_RESOURCE_UNICODE 1 and MESSAGE_RESOURCE_UTF8 2; 0 is ANSI, which
+ * mcgen reads as Windows-1252, the code page mc -A writes). */
+typedef enum { MSGTEXT_ANSI, MSGTEXT_UTF16, MSGTEXT_UTF8 } MsgTextKind;
+
 typedef struct MsgTableEntry {
     uint32_t id;
-    bool unicode;
+    MsgTextKind kind;
     char *text; /* UTF-8, heap */
 } MsgTableEntry;
 

@@ -11,6 +11,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The n bytes at s, UTF-8, appended to text; false at the first byte that
+ * is not (text then ends before it). */
+static bool utf8_text(Buf *text, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        uint32_t c;
+        size_t k = utf8_get(s + i, n - i, &c);
+        if (c == 0xFFFD && k == 1)
+            return false; /* a U+FFFD written as such is three bytes */
+        buf_add(text, s + i, k);
+        i += k;
+    }
+    return true;
+}
+
 bool msgtable_read(const void *bytes, size_t n, MsgTable *out, Buf *err)
 {
     const unsigned char *p = bytes;
@@ -46,9 +61,10 @@ bool msgtable_read(const void *bytes, size_t n, MsgTable *out, Buf *err)
             if (len < 4 || at + len > n)
                 return bin_fail(err, at, "message 0x%08llX: length %u %s", (unsigned long long)id,
                             len, len < 4 ? "is below the 4-byte header" : "runs past the end");
-            if (flags > 1)
-                return bin_fail(err, at + 2, "message 0x%08llX: flags 0x%x (0 ANSI, 1 Unicode)",
-                            (unsigned long long)id, flags);
+            if (flags > MSGTEXT_UTF8)
+                return bin_fail(err, at + 2,
+                                "message 0x%08llX: flags 0x%x (0 ANSI, 1 Unicode, 2 UTF-8)",
+                                (unsigned long long)id, flags);
             const unsigned char *t = p + at + 4;
             size_t tn = len - 4, chars = 0;
             Buf text = {0};
@@ -72,16 +88,26 @@ bool msgtable_read(const void *bytes, size_t n, MsgTable *out, Buf *err)
                 }
                 utf16_to_utf8(&text, t, chars, false);
             } else {
+                const char *kind = flags == MSGTEXT_UTF8 ? "UTF-8" : "ANSI";
                 while (chars < tn && t[chars])
                     chars++;
                 if (chars >= tn) {
                     buf_free(&text);
-                    return bin_fail(err, at, "message 0x%08llX: ANSI text without a NUL",
-                                (unsigned long long)id);
+                    return bin_fail(err, at, "message 0x%08llX: %s text without a NUL",
+                                    (unsigned long long)id, kind);
                 }
-                buf_add(&text, t, chars);
+                if (flags == MSGTEXT_UTF8 && !utf8_text(&text, (const char *)t, chars)) {
+                    size_t bad = at + 4 + text.len; /* the bytes before it were UTF-8 */
+                    buf_free(&text);
+                    return bin_fail(err, bad,
+                                    "message 0x%08llX: UTF-8 text with a byte that is not UTF-8",
+                                    (unsigned long long)id);
+                }
+                if (flags == MSGTEXT_ANSI) /* Windows-1252 (mc -A) */
+                    for (size_t i = 0; i < chars; i++)
+                        utf8_put(&text, cp1252_decode(t[i]));
             }
-            MsgTableEntry e = {(uint32_t)id, flags == 1, text.s ? text.s : xstrdup("")};
+            MsgTableEntry e = {(uint32_t)id, (MsgTextKind)flags, text.s ? text.s : xstrdup("")};
             vec_push(&out->entries, e);
             at += len;
         }

@@ -272,7 +272,7 @@ def check_shape(mcgen, temp, msg):
                             "keywords", "keywordMask", "template", "message", "attributes"]
     t = doc["messageTables"][0]
     ok = ok and list(t) == ["file", "language", "culture", "messages"]
-    ok = ok and list(t["messages"][0]) == ["messageId", "text", "unicode"]
+    ok = ok and list(t["messages"][0]) == ["messageId", "text", "encoding"]
     check(ok, "the JSON has the documented shape", json.dumps(doc)[:400])
 
 
@@ -357,6 +357,33 @@ def damaged(mcgen, tmp):
           r.stderr)
 
 
+def text_kinds(mcgen, tmp):
+    """A message table with an entry of each kind (winnt.h's Flags: 0 ANSI,
+    read as Windows-1252; 1 Unicode; 2 UTF-8), made here byte by byte:
+    --dump shows each text and its kind."""
+    path = os.path.join(tmp, "MSG00001.bin")
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IIII", 1, 1, 3, 16) +
+                struct.pack("<HH", 12, 0) + b"caf\xe9\x80\0\0\0" +
+                struct.pack("<HH", 8, 1) + "x".encode("utf-16-le") + b"\0\0" +
+                struct.pack("<HH", 12, 2) + "\u00e9\u20ac".encode() + b"\0\0\0")
+    r = subprocess.run([mcgen, "--dump", "--dump-format=json", path], capture_output=True)
+    try:
+        got = [(m["messageId"], m["text"], m["encoding"])
+               for m in json.loads(r.stdout)["messageTables"][0]["messages"]]
+    except (ValueError, KeyError, IndexError) as e:
+        got = repr(e)
+    check(r.returncode == 0 and got == [(1, "caf\u00e9\u20ac", "ansi"), (2, "x", "utf-16"),
+                                        (3, "\u00e9\u20ac", "utf-8")],
+          "--dump-format=json: ANSI (Windows-1252), UTF-16 and UTF-8 entries, each with its text",
+          got)
+    r = subprocess.run([mcgen, "--dump", path], capture_output=True)
+    want = ['- 0x00000001 "caf\u00e9\u20ac" (ANSI)', '- 0x00000002 "x"',
+            '- 0x00000003 "\u00e9\u20ac" (UTF-8)']
+    lines = [l.strip() for l in r.stdout.decode("utf-8", "replace").splitlines()[-3:]]
+    check(r.returncode == 0 and lines == want, "--dump: each entry's text and its kind", lines)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mcgen", required=True)
@@ -374,6 +401,7 @@ def main():
         check_shape(mcgen, os.path.join(d, "TEMP.BIN"), os.path.join(d, "MSG00001.bin"))
     containers(mcgen)
     with tempfile.TemporaryDirectory() as tmp:
+        text_kinds(mcgen, tmp)
         if os.path.isdir(GOLDEN):
             damaged(mcgen, tmp)
     print("%d passed, %d failed, %d skipped" % (results["passed"], results["failed"],

@@ -209,7 +209,7 @@ START_TEST(test_msgtable_read_round_trip)
         {0x90000001, "Provider.1\r\n"}, {0x90000002, "Channel.1.1\r\n"}};
     for (size_t i = 0; i < 5; i++) {
         ck_assert_uint_eq(t.entries.v[i].id, want[i].id);
-        ck_assert(t.entries.v[i].unicode);
+        ck_assert(t.entries.v[i].kind == MSGTEXT_UTF16);
         ck_assert_str_eq(t.entries.v[i].text, want[i].text);
     }
     msgtable_free(&t);
@@ -244,6 +244,60 @@ START_TEST(test_msgtable_read_exact_errors)
 }
 END_TEST
 
+/* One block of three entries, one of each kind of text a message table
+ * holds (winnt.h's MESSAGE_RESOURCE_ENTRY Flags: 0 ANSI, 1 Unicode, 2
+ * UTF-8), each padded to 4 bytes. */
+static void three_kinds_table(Buf *b)
+{
+    buf_u32le(b, 1);                                     /* blocks */
+    buf_u32le(b, 1), buf_u32le(b, 3), buf_u32le(b, 16);  /* ids 1..3, entries at 16 */
+    buf_u16le(b, 12), buf_u16le(b, 0);                   /* ANSI: "caf\xe9\x80", Windows-1252 */
+    buf_add(b, "caf\xe9\x80\0\0\0", 8);
+    buf_u16le(b, 8), buf_u16le(b, 1);                    /* UTF-16: "x" */
+    buf_add(b, "x\0\0\0", 4);
+    buf_u16le(b, 12), buf_u16le(b, 2);                   /* UTF-8: "\u00e9\u20ac" */
+    buf_add(b, "\xc3\xa9\xe2\x82\xac\0\0\0", 8);
+}
+
+START_TEST(test_msgtable_read_every_kind_of_text)
+{
+    Buf b = {0}, err = {0};
+    three_kinds_table(&b);
+    ck_assert_uint_eq(b.len, 48);
+    MsgTable t;
+    ck_assert(msgtable_read(b.s, b.len, &t, &err));
+    ck_assert_uint_eq(t.entries.n, 3);
+    ck_assert(t.entries.v[0].kind == MSGTEXT_ANSI);
+    ck_assert_str_eq(t.entries.v[0].text, "caf\u00e9\u20ac"); /* 0xE9 e-acute, 0x80 euro */
+    ck_assert(t.entries.v[1].kind == MSGTEXT_UTF16);
+    ck_assert_str_eq(t.entries.v[1].text, "x");
+    ck_assert(t.entries.v[2].kind == MSGTEXT_UTF8);
+    ck_assert_str_eq(t.entries.v[2].text, "\u00e9\u20ac");
+    msgtable_free(&t);
+
+    b.s[42] = (char)0xff; /* the UTF-8 text's third byte, where 0xE2 began the euro sign */
+    ck_assert(!msgtable_read(b.s, b.len, &t, &err));
+    ck_assert_str_eq(err.s, "offset 0x2a: message 0x00000003: UTF-8 text with a byte that is "
+                            "not UTF-8");
+    msgtable_free(&t);
+    b.s[42] = (char)0xe2;
+    b.s[38] = 3; /* flags */
+    buf_reset(&err);
+    ck_assert(!msgtable_read(b.s, b.len, &t, &err));
+    ck_assert_str_eq(err.s, "offset 0x26: message 0x00000003: flags 0x3 (0 ANSI, 1 Unicode, "
+                            "2 UTF-8)");
+    msgtable_free(&t);
+    b.s[38] = 2;
+    memset(b.s + 40, 'a', 8); /* no NUL */
+    buf_reset(&err);
+    ck_assert(!msgtable_read(b.s, b.len, &t, &err));
+    ck_assert_str_eq(err.s, "offset 0x24: message 0x00000003: UTF-8 text without a NUL");
+    msgtable_free(&t);
+    buf_free(&b);
+    buf_free(&err);
+}
+END_TEST
+
 static bool read_msgtable(const char *bytes, size_t n, Buf *err)
 {
     MsgTable t;
@@ -272,6 +326,7 @@ Suite *msgid_suite(void)
     tcase_add_test(tc, test_msgtable_worked_example);
     tcase_add_test(tc, test_msgtable_read_round_trip);
     tcase_add_test(tc, test_msgtable_read_exact_errors);
+    tcase_add_test(tc, test_msgtable_read_every_kind_of_text);
     tcase_add_test(tc, test_msgtable_read_corrupted_never_crashes);
     suite_add_tcase(s, tc);
     return s;
