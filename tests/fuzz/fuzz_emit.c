@@ -19,7 +19,7 @@ static void read_back(const Manifest *m, const Options *o, size_t culture, const
     FUZZ_ASSERT(ok, "a message table the writer made does not read back");
     FUZZ_ASSERT(t.entries.n == msgtable_count(m, culture), "a message table's entry count");
     for (size_t i = 0; i < t.entries.n; i++)
-        FUZZ_ASSERT(t.entries.v[i].unicode == !o->tables.ansi, "a message table entry's flags");
+        FUZZ_ASSERT(t.entries.v[i].kind == (o->tables.ansi ? MSGTEXT_ANSI : MSGTEXT_UTF16), "a message table entry's flags");
     msgtable_free(&t);
     buf_free(&err);
 }

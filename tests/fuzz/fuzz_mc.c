@@ -50,7 +50,7 @@ static void read_back(const McFile *f, const McLanguage *lang, const Options *o,
     for (size_t i = 0; i < t.entries.n; i++) {
         const MsgTableEntry *e = &t.entries.v[i];
         FUZZ_ASSERT(e->id == want.v[i].id, "a message table entry's id");
-        FUZZ_ASSERT(e->unicode == !o->tables.ansi, "a message table entry's flags");
+        FUZZ_ASSERT(e->kind == (o->tables.ansi ? MSGTEXT_ANSI : MSGTEXT_UTF16), "a message table entry's flags");
         buf_reset(&text);
         const char *s = want.v[i].text;
         if (o->tables.ansi)

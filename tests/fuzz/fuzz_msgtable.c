@@ -1,8 +1,9 @@
 /*
  * fuzz_msgtable.c - the message-table reader: any bytes read strictly as
  * a MESSAGE_RESOURCE_DATA.  What it accepts it must give back whole: the
- * ids in order, and a Unicode entry's text as valid UTF-8 (an unpaired
- * surrogate decoded to U+FFFD, never copied raw).
+ * ids in order, and every entry's text as valid UTF-8 (a Unicode entry's
+ * unpaired surrogate decoded to U+FFFD, never copied raw; an ANSI entry's
+ * bytes decoded as Windows-1252; a UTF-8 entry's checked).
  */
 #include "fuzz.h"
 
@@ -30,7 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; ok && i < t.entries.n; i++) {
         const MsgTableEntry *e = &t.entries.v[i];
         FUZZ_ASSERT(e->text != NULL, "an entry without text");
-        FUZZ_ASSERT(!e->unicode || utf8_ok(e->text), "a Unicode entry's text is not UTF-8");
+        FUZZ_ASSERT(e->kind <= MSGTEXT_UTF8, "an entry of no kind");
+        FUZZ_ASSERT(utf8_ok(e->text), "an entry's text is not UTF-8");
         FUZZ_ASSERT(i == 0 || t.entries.v[i - 1].id < e->id, "entries out of id order");
     }
     msgtable_free(&t);
