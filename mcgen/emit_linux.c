@@ -32,6 +32,7 @@ typedef struct Plan {
     Arena *a;
     TValue *params, *cols;
     Map names; /* the column names used so far (unique within a class) */
+    const PtrMap *enums; /* a provider's valueMaps: their enum's number + 1 */
 } Plan;
 
 static void plan_param(Plan *p, const char *type, const char *name)
@@ -53,10 +54,10 @@ static const char *plan_name(Plan *p, const char *name)
     return s;
 }
 
-/* One column: kind (int, float, filetime, array, seq, text, string,
- * utf16z, utf16, sid), the element's C type, hex (shown in hex), the
- * parameter (arg), the element count (len: an expression, for seq, text
- * and utf16; n: a number, for array), and off: the byte offset of a
+/* One column: kind (int, enum, float, filetime, array, seq, text, string,
+ * utf16z, utf16, utf16_bytes, sid), the element's C type, hex (shown in hex), the
+ * parameter (arg), the element count (len: an expression, for seq, text,
+ * utf16 and utf16_bytes; n: a number, for array), and off: the byte offset of a
  * struct member inside its struct's parameter (or none). */
 static void plan_col(Plan *p, const char *kind, const char *name, const char *ctype, bool hex,
                      const char *arg, const char *len, long n, long off)
@@ -99,6 +100,18 @@ static bool hex_type(const Field *f)
     return f->in_type && (f->in_type->value == 20 || f->in_type->value == 21);
 }
 
+/* An integer with a valueMap: the column of kind enum names its enum
+ * (the provider's enums[k]). */
+static void plan_enum(Plan *p, const char *name, const char *ctype, const char *arg, long off,
+                      long k)
+{
+    plan_col(p, "enum", name, ctype, false, arg, NULL, 0, off);
+    TValue *col = p->cols->items[p->cols->n - 1];
+    tv_add(p->a, col, "enum", tv_strref(p->a, arena_printf(p->a, "mcgen_map_%ld", k)));
+}
+
+static const char *hex_unsigned(unsigned size) { return size == 8 ? "uint64_t" : "uint32_t"; }
+
 /* One element (or `count` elements, an expression; NULL: one) of a
  * fixed-size type at arg (+ off when a struct member). */
 static void plan_scalar(Plan *p, const Field *f, char l, const char *name, const char *arg,
@@ -116,15 +129,27 @@ static void plan_scalar(Plan *p, const Field *f, char l, const char *name, const
             plan_col(p, "filetime", name, NULL, false, arg, NULL, 0, off);
         else if (l == 'f' || l == 'g')
             plan_col(p, "float", name, t, false, arg, NULL, 0, off);
-        else
-            plan_col(p, "int", name, t, hex_type(f), arg, NULL, 0, off);
+        else if (f->map && ptrmap_get(p->enums, f->map)) /* a valueMap: LTTng's enum */
+            plan_enum(p, name, hex_type(f) ? hex_unsigned(size) : t, arg, off,
+                      (long)(intptr_t)ptrmap_get(p->enums, f->map) - 1);
+        else /* a hex type is shown as unsigned */
+            plan_col(p, "int", name, hex_type(f) ? hex_unsigned(size) : t, hex_type(f), arg, NULL,
+                     0, off);
         return;
     }
     /* an array: GUIDs as their bytes, FILETIMEs as 64-bit numbers,
-     * SYSTEMTIMEs as their 16-bit members */
-    const char *et = l == 'j' ? "uint8_t" : l == 'm' ? "uint64_t" : l == 'y' ? "uint16_t" : t;
+     * SYSTEMTIMEs as their 16-bit members, floats as their bits (LTTng-UST's
+     * sequences hold integers only) */
+    if (hex_type(f))
+        t = hex_unsigned(size);
+    const char *et = l == 'j'   ? "uint8_t"
+                     : l == 'm' ? "uint64_t"
+                     : l == 'y' ? "uint16_t"
+                     : l == 'f' ? "uint32_t"
+                     : l == 'g' ? "uint64_t"
+                                : t;
     const char *per = l == 'j' ? "16 * " : l == 'y' ? "8 * " : "";
-    plan_col(p, "seq", name, et, l == 'j' || hex_type(f), arg,
+    plan_col(p, "seq", name, et, l == 'j' || l == 'f' || l == 'g' || hex_type(f), arg,
              arena_printf(a, "%s(%s)", per, count), 0, -1);
 }
 
@@ -184,8 +209,11 @@ static void plan_field(Plan *p, const Field *f, size_t i)
                                                      : arena_printf(a, "_Arg%u", s.length_n);
             units = cnt ? arena_printf(a, "(%s) * (%s)", cnt, each) : each;
         }
-        plan_col(p, l == 'z' ? "utf16" : l == 's' ? "text" : "seq", name,
-                 l == 'b' ? "uint8_t" : NULL, l == 'b', arg, units, 0, -1);
+        /* a list of NUL-terminated strings (count= without length=) as
+         * its bytes (UTF-8 for UTF-16): text would end at the first NUL */
+        bool packed = s.takes_len && l != 'b';
+        plan_col(p, l == 'z' ? (packed ? "utf16_bytes" : "utf16") : l == 's' && !packed ? "text" : "seq",
+                 name, l == 'b' || packed ? "uint8_t" : NULL, l == 'b', arg, units, 0, -1);
         return;
     }
     case 'w':
@@ -273,6 +301,33 @@ static TValue *provider_values(Arena *a, const Provider *pv, const Facts *f)
     TValue *d = tv_dict(a), *classes = tv_list(a), *events = tv_list(a);
     const char *name = header_ident(a, pv->name);
     tv_add(a, d, "name", tv_strref(a, name));
+    /* the valueMaps as LTTng enums: each item's label is its message
+     * (the first culture's), else its symbol, else its value */
+    PtrMap enums = {0};
+    TValue *maps = tv_list(a);
+    for (size_t i = 0; i < pv->maps.n; i++) {
+        const ValueMap *vm = pv->maps.v[i];
+        if (vm->kind != MAP_VALUE || !vm->items.n)
+            continue;
+        TValue *md = tv_dict(a), *items = tv_list(a);
+        tv_add(a, md, "name", tv_strref(a, arena_printf(a, "mcgen_map_%zu", maps->n)));
+        tv_add(a, md, "map", tv_strref(a, vm->name));
+        for (size_t j = 0; j < vm->items.n; j++) {
+            const MapItem *it = vm->items.v[j];
+            const String *text = it->msg.text ? it->msg.text[0] : NULL;
+            TValue *id = tv_dict(a);
+            tv_add(a, id, "label",
+                   tv_strref(a, text ? text->value
+                                : it->symbol && *it->symbol ? it->symbol
+                                                            : arena_printf(a, "%u", it->value)));
+            tv_add(a, id, "value", tv_int(a, it->value));
+            tv_push(a, items, id);
+        }
+        tv_add(a, md, "items", items);
+        tv_push(a, maps, md);
+        ptrmap_put(&enums, vm, (void *)(intptr_t)maps->n);
+    }
+    tv_add(a, d, "maps", maps);
     PtrMap by_layout = {0};
     long none = -1;
     char guid[40];
@@ -288,7 +343,7 @@ static TValue *provider_values(Arena *a, const Provider *pv, const Facts *f)
         void *known = e->layout ? ptrmap_get(&by_layout, e->layout) : (none >= 0 ? &none : NULL);
         long k = known ? (long)(known == &none ? none : (intptr_t)known - 1) : (long)classes->n;
         if (!known) {
-            Plan p = {a, tv_list(a), tv_list(a), {0}};
+            Plan p = {a, tv_list(a), tv_list(a), {0}, &enums};
             const Layout *l = e->layout;
             for (size_t i = 0; l && i < l->fields.n; i++)
                 plan_field(&p, l->fields.v[i], i);
@@ -322,6 +377,7 @@ static TValue *provider_values(Arena *a, const Provider *pv, const Facts *f)
                                          (unsigned long long)event_descriptor_keyword(e))));
     }
     ptrmap_free(&by_layout);
+    ptrmap_free(&enums);
     tv_add(a, d, "classes", classes);
     tv_add(a, d, "events", events);
     return d;
