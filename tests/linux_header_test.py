@@ -19,8 +19,9 @@ object of the golden cases, nm shows no data symbol, and the object's
 bytes hold none of the manifest's provider names or event symbols.
 
 Also: the option's errors (exact text), --backends=etw writes mc's header
-byte for byte, and --print-outputs and --depfile list BASE_lttng.h and
-BASE_lttng.c.
+byte for byte, --print-outputs and --depfile list BASE_lttng.h and
+BASE_lttng.c, and the golden cases' descriptors-only and -km headers
+compile on Linux too.
 
 --quick: the golden cases, gcc C99 and g++ C++11 (the sanitizer builds).
 Prints one line per check and "N passed, N failed, N skipped".
@@ -210,6 +211,29 @@ def option_checks(mcgen, tmp):
     return out
 
 
+def other_modes(mcgen, tmp):
+    """(name, ok, detail): the golden cases' descriptors-only and -km
+    headers with --backends=etw,lttng: their Linux branch (descriptors,
+    defines, no logging code) compiles in C and C++ without a backend."""
+    out = []
+    gold = os.path.join(CORPUS, "golden")
+    for case in sorted(os.listdir(gold)) if os.path.isdir(gold) else []:
+        for mode in ([], ["-km"]):
+            d = tempfile.mkdtemp(dir=tmp)
+            r = subprocess.run([mcgen, *mode, "--backends=etw,lttng", "-z", "x", "-h", d, "-r", d,
+                                os.path.join(gold, case, "input.man")], capture_output=True)
+            if r.returncode == 1:
+                continue
+            with open(os.path.join(d, "m.c"), "w") as f:
+                f.write('#include "x.h"\nint main(void)\n{\n    return 0;\n}\n')
+            errs = [run([cc, "-x", lang, "-std=" + std, *FLAGS, "-I", d, "m.c", "-o", "m"], d)
+                    for cc, lang, std in (("gcc", "c", "c99"), ("clang++", "c++", "c++11"))]
+            err = "\n".join(e for e in errs if e)
+            out.append(("golden/%s %s header's Linux branch compiles (gcc C99, clang++ C++11)"
+                        % (case, mode[0] if mode else "descriptors-only"), not err, err))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mcgen", required=True)
@@ -218,7 +242,7 @@ def main():
     mcgen = os.path.abspath(args.mcgen)
     passed = failed = skipped = 0
     with tempfile.TemporaryDirectory() as tmp:
-        for name, ok, detail in option_checks(mcgen, tmp):
+        for name, ok, detail in option_checks(mcgen, tmp) + other_modes(mcgen, tmp):
             print("%s %s" % ("PASS" if ok else "FAIL", name))
             if not ok:
                 print(detail[:2000])
