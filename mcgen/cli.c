@@ -254,6 +254,36 @@ static int set_line_endings(Options *o, const OptDef *d, const char *word, const
     return -1;
 }
 
+/* --backends=LIST: etw, lttng, user_events, separated by commas.  The
+ * user_events backend is issue 19's next step: refused until it exists,
+ * rather than a header that cannot log. */
+static int set_backends(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    (void)d, (void)word;
+    static const char *const names[] = {"etw", "lttng", "user_events"};
+    unsigned mask = 0;
+    for (const char *p = val;;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        unsigned bit = 0;
+        for (unsigned k = 0; k < 3; k++)
+            if (strlen(names[k]) == n && strncmp(names[k], p, n) == 0)
+                bit = 1u << k;
+        if (!bit)
+            return usage_error("--backends takes etw, lttng or user_events, separated by "
+                               "commas, not '%s'", val);
+        if (bit == BACKEND_USER_EVENTS)
+            return usage_error("--backends: %s", "the user_events backend is not implemented "
+                               "yet (issue 19); lttng is");
+        mask |= bit;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    o->backends = mask;
+    return -1;
+}
+
 /* --templates: a directory that is not there would silently leave every
  * built-in template in place. */
 static int set_templates(Options *o, const OptDef *d, const char *word, const char *val)
@@ -453,6 +483,8 @@ static const OptDef options[] = {
      "for .mc files also 2020, 2017, 2005, 1998"},
     {NULL, "line-endings", "crlf|lf", OPT_MCGEN, set_line_endings, 0,
      "line ends of the text outputs (crlf, as mc)"},
+    {NULL, "backends", "LIST", OPT_MCGEN, set_backends, 0,
+     "what -um logging code writes to: etw (mc's header), lttng (docs/linux.md)"},
     {NULL, "print-outputs", NULL, OPT_MCGEN, set_true, F(print_outputs),
      "list the files the run would write, one per line; write nothing"},
     {NULL, "depfile", "FILE", OPT_MCGEN, set_string, F(depfile),

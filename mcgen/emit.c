@@ -249,6 +249,8 @@ static bool put_text(const EmitCtx *c, const char *path, const Buf *text, bool r
 
 /* ---- mc's outputs ---- */
 
+static bool linux_backends(const EmitCtx *c);
+
 /* Part 0: the manifest's header; part 1: the .mc's (mc writes both when
  * given both). */
 static void header_files(const EmitCtx *c, OutputList *l)
@@ -265,7 +267,12 @@ static bool header_file(const EmitCtx *c, size_t part, const char *path, Out *ou
         TextOut t;
         text_begin(&t, c, path, false, false, out);
         TmplSink sink = {&t, text_put}, lines[2] = {{&t, text_put_lines}, {&t, text_put_ascii}};
-        bool ok = header_build(c->m, c->facts, c->o, c->tf, &sink, lines);
+        /* --backends=...,lttng: the ETW header inside #if defined(_WIN32),
+         * the Linux branch after it (emit_linux.c) */
+        bool wrap = linux_backends(c);
+        bool ok = (!wrap || linux_build(c, LINUX_BEGIN, &sink)) &&
+                  header_build(c->m, c->facts, c->o, c->tf, &sink, lines) &&
+                  (!wrap || linux_build(c, LINUX_END, &sink));
         return text_end(&t) && ok;
     }
     Buf text = {0};
@@ -273,6 +280,32 @@ static bool header_file(const EmitCtx *c, size_t part, const char *path, Out *ou
               put_text(c, path, &text, false, true, out);
     buf_free(&text);
     return ok;
+}
+
+/* Whether the header has a Linux branch (--backends names one). */
+static bool linux_backends(const EmitCtx *c)
+{
+    return c->m && (c->o->backends & ~(unsigned)BACKEND_ETW);
+}
+
+/* LTTng's tracepoint provider (BASE_lttng.h, part 0) and the unit that
+ * defines its probes (BASE_lttng.c, part 1), beside a -um header. */
+static void lttng_files(const EmitCtx *c, OutputList *l)
+{
+    if (!c->mc_outputs || !c->names.header || !c->m || c->o->mode != HEADER_UM ||
+        !(c->o->backends & BACKEND_LTTNG))
+        return;
+    output_add(l, linux_lttng_path(&l->arena, c->names.header, false), 0);
+    output_add(l, linux_lttng_path(&l->arena, c->names.header, true), 1);
+}
+
+static bool lttng_file(const EmitCtx *c, size_t part, const char *path, Out *out)
+{
+    TextOut t;
+    text_begin(&t, c, path, false, false, out);
+    TmplSink sink = {&t, text_put};
+    bool ok = linux_build(c, part ? LINUX_LTTNG_SOURCE : LINUX_LTTNG_HEADER, &sink);
+    return text_end(&t) && ok;
 }
 
 /* mc's outputs are part 0 of their rows, the ones named by --rc, --wevt
@@ -440,11 +473,12 @@ static const Emitter tables = {"message-tables", table_files, table_file, NULL, 
 static const Emitter wevt = {"wevt", wevt_files, wevt_file, NULL, NULL, NULL};
 static const Emitter render = {"render", render_files, render_file, NULL, NULL, NULL};
 static const Emitter dbg = {"dbg", dbg_files, dbg_file, NULL, NULL, NULL};
+static const Emitter lttng = {"lttng", lttng_files, lttng_file, NULL, NULL, NULL};
 
 /* In the order the files are listed (--print-outputs, --depfile) and
  * written.  An output of its own file is declared here and named below. */
 const Emitter *const emitters[] = {
-    &header, &json, &rc, &tables, &wevt, &dbg, &render, NULL,
+    &header, &lttng, &json, &rc, &tables, &wevt, &dbg, &render, NULL,
 };
 
 const char *emit_arg(const Options *o, const Emitter *e)

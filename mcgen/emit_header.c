@@ -168,6 +168,17 @@ static bool members_fixed(const Field *f)
     return true;
 }
 
+void header_field_shape(const Field *f, FieldShape *s)
+{
+    Qty c = qty(&f->qty->count, true), n = qty(&f->qty->length, false);
+    unsigned pieces, params;
+    check_field_pieces(f, &pieces, &params);
+    *s = (FieldShape){field_letter(f),
+                      c.k == Q_NONE ? QTY_NONE : c.k == Q_FIXED ? QTY_FIXED : QTY_FIELD,
+                      n.k == Q_NONE ? QTY_NONE : n.k == Q_FIXED ? QTY_FIXED : QTY_FIELD,
+                      c.n, n.n, params == 2, members_fixed(f)};
+}
+
 /* A string and its length: the pieces of an event's macros are known
  * once per event (or when compiled, LIT), not measured per use. */
 typedef struct Str {

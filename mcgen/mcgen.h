@@ -32,6 +32,7 @@
  *   emit: checked model -> output files, nothing changed, nothing diagnosed
  *     emit.c          the emitter table; text encodings of the outputs
  *     emit_header.c   the C header's values, rendered from templates/header.h.j2
+ *     emit_linux.c    the header's Linux backends (LTTng, no-op), LTTng's files
  *     emit_rc.c       the resource script (templates/rc.j2)
  *     emit_msgtable.c a culture's message table (MSG00001.bin)
  *     emit_wevt.c     the WEVT_TEMPLATE resource (TEMP.BIN)
@@ -1282,6 +1283,9 @@ extern const char mcgen_commit[];
  * ==================================================================== */
 
 typedef enum { HEADER_DESCRIPTORS, HEADER_UM, HEADER_KM } HeaderMode;
+/* --backends: what the -um header's logging code writes to (a mask);
+ * etw alone is mc's header (docs/linux.md). */
+enum { BACKEND_ETW = 1, BACKEND_LTTNG = 2, BACKEND_USER_EVENTS = 4 };
 /* Which mc's .mc outputs (docs/message-text.md lists the differences):
  * today's; the Windows 10 SDK's of Oct 2018 to 2024 (.rc languages in
  * reverse order, no (char*) in the .dbg); up to 10.0.17134 (and facility
@@ -1327,6 +1331,7 @@ typedef struct Options {
     /* mcgen's own */
     bool lf;                         /* --line-endings=lf */
     bool line_endings_given;         /* --line-endings was given (--render follows it then) */
+    unsigned backends;               /* --backends: BACKEND_* bits; 0: etw */
     bool help, version, print_outputs;
     bool selected; /* an output was named: write only the named ones ... */
     bool mc_outputs; /* --mc-outputs: ... and mc's outputs too */
@@ -1441,6 +1446,18 @@ char *header_ident(Arena *a, const char *name);
 const char *header_ident_of(Arena *a, const char *name);
 /* Appends mc's type code of a template field (header-api.md 6). */
 void header_mangle_field(const Field *f, Buf *out);
+/* How the header passes one top-level field, as add_field reads it: mc's
+ * letter, count= and length= normalised (a count of 0 or 1 and a length
+ * of 0 are none; a field count is the index of its field), whether the
+ * caller passes a length (_Len_) and whether a struct's members all have
+ * a size the manifest gives.  The Linux backends' parameters follow it. */
+typedef struct FieldShape {
+    char letter;
+    QtyKind count, length;
+    uint32_t count_n, length_n;
+    bool takes_len, members_fixed;
+} FieldShape;
+void header_field_shape(const Field *f, FieldShape *s);
 /* The values the logging code of the header needs, as a template value:
  *   providers[i]: ident (the provider name as an identifier), symbol,
  *     control_guid (bool), traits (none, or the pieces {literal, comment}
@@ -1670,5 +1687,16 @@ void output_add(OutputList *l, const char *path, size_t part);
 /* "dir/name", kept in the list's arena. */
 const char *output_path(OutputList *l, const char *dir, const char *name);
 void output_list_free(OutputList *l);
+
+/* ======================================================================
+ * emit_linux.c: the header's Linux backends (--backends, docs/linux.md)
+ * ==================================================================== */
+
+/* What goes before the ETW header and after it (#if defined(_WIN32) ...
+ * #else the Linux branch #endif), BASE_lttng.h and BASE_lttng.c. */
+typedef enum { LINUX_BEGIN, LINUX_END, LINUX_LTTNG_HEADER, LINUX_LTTNG_SOURCE } LinuxPart;
+bool linux_build(const EmitCtx *c, LinuxPart part, const TmplSink *out);
+/* BASE_lttng.h (or .c when source) beside the header path, in a. */
+const char *linux_lttng_path(Arena *a, const char *header, bool source);
 
 #endif

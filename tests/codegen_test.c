@@ -5,7 +5,8 @@
  * macro parameters (<name>_Len_ before the values that need a size), the
  * enable-bit pairs, the synthesized event names, the mangling of names
  * that are no C identifier, the renaming of a symbol two providers use,
- * and the provider traits bytes.  Expected values are worked out by hand
+ * the provider traits bytes, and each field's shape (header_field_shape,
+ * the Linux backends' reading of it).  Expected values are worked out by hand
  * from the document's tables.
  */
 #include <string.h>
@@ -340,6 +341,54 @@ START_TEST(test_codegen_header_ident)
 }
 END_TEST
 
+/* header_field_shape, which the Linux backends' parameters follow: the
+ * shape add_field gives each field (mc's letter, count= and length= as
+ * the header normalises them, a _Len_ parameter, fixed-size members). */
+START_TEST(test_codegen_field_shape)
+{
+    Buf diags = {0};
+    Manifest *m = load(&diags);
+    const Provider *pv = m->providers.v[0];
+    static const struct {
+        size_t layout, field;
+        char letter;
+        QtyKind count, length;
+        uint32_t count_n, length_n;
+        bool takes_len, members_fixed;
+    } cases[] = {
+        {1, 0, 'h', QTY_NONE, QTY_NONE, 0, 0, false, true},   /* n */
+        {1, 1, 'z', QTY_NONE, QTY_FIXED, 0, 3, false, true},  /* s1: length 3 */
+        {1, 2, 's', QTY_NONE, QTY_FIELD, 0, 0, false, true},  /* s2: length n */
+        {1, 3, 'z', QTY_FIXED, QTY_NONE, 4, 0, true, true},   /* s3: a list of strings */
+        {1, 4, 'b', QTY_FIXED, QTY_FIXED, 2, 3, false, true}, /* s4 */
+        {1, 8, 's', QTY_FIELD, QTY_NONE, 0, 0, true, true},   /* s8 */
+        {1, 9, 'b', QTY_NONE, QTY_NONE, 0, 0, true, true},    /* s9: count 1, length 0 */
+        {2, 4, 'n', QTY_FIELD, QTY_NONE, 0, 0, true, true},   /* st: count n */
+        {2, 5, 'n', QTY_FIXED, QTY_NONE, 3, 0, true, false},  /* sv: a string member */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        FieldShape sh;
+        header_field_shape(pv->layouts.v[cases[i].layout]->fields.v[cases[i].field], &sh);
+        ck_assert_msg(sh.letter == cases[i].letter && sh.count == cases[i].count &&
+                          sh.length == cases[i].length && sh.takes_len == cases[i].takes_len &&
+                          sh.members_fixed == cases[i].members_fixed &&
+                          (sh.count == QTY_NONE || sh.count_n == cases[i].count_n) &&
+                          (sh.length == QTY_NONE || sh.length_n == cases[i].length_n),
+                      "case %zu: %c %d/%u %d/%u %d %d", i, sh.letter, sh.count, sh.count_n,
+                      sh.length, sh.length_n, sh.takes_len, sh.members_fixed);
+    }
+    /* --backends=lttng's files beside the header, its extension replaced */
+    Arena a = {0};
+    ck_assert_str_eq(linux_lttng_path(&a, "gen/app.h", false), "gen/app_lttng.h");
+    ck_assert_str_eq(linux_lttng_path(&a, "gen/app.hpp", true), "gen/app_lttng.c");
+    ck_assert_str_eq(linux_lttng_path(&a, "a.b/app", false), "a.b/app_lttng.h");
+    arena_free(&a);
+    manifest_free(m);
+    facts_free(&facts);
+    buf_free(&diags);
+}
+END_TEST
+
 Suite *codegen_suite(void)
 {
     Suite *s = suite_create("codegen");
@@ -350,6 +399,7 @@ Suite *codegen_suite(void)
     tcase_add_test(tc, test_codegen_enable_bits_symbols_traits);
     tcase_add_test(tc, test_codegen_template_mutations);
     tcase_add_test(tc, test_codegen_header_ident);
+    tcase_add_test(tc, test_codegen_field_shape);
     suite_add_tcase(s, tc);
     return s;
 }
