@@ -128,12 +128,14 @@ START_TEST(test_read_res_exact_errors)
 }
 END_TEST
 
-/* A PE32+ image with one section, .rsrc at RVA 0x1000 (file 0x200), whose
- * directory holds WEVT_TEMPLATE/1/0x409 and 11/1/0x407.  Offsets inside
- * the resource section are relative to its start. */
+/* A PE32+ image (or, pe32, a PE32 one: a 32-bit image's optional header
+ * has its data directories 16 bytes earlier) with one section, .rsrc at
+ * RVA 0x1000 (file 0x200), whose directory holds WEVT_TEMPLATE/1/0x409
+ * and 11/1/0x407.  Offsets inside the resource section are relative to
+ * its start. */
 enum { SEC = 0x200, RVA = 0x1000 };
 
-static void sample_pe(Buf *b)
+static void sample_pe_of(Buf *b, bool pe32)
 {
     buf_reset(b);
     buf_add(b, "MZ", 2);
@@ -141,12 +143,12 @@ static void sample_pe(Buf *b)
         buf_u8(b, 0);
     put32(b, 0x40);
     buf_add(b, "PE\0\0", 4);
-    put16(b, 0x8664), put16(b, 1); /* machine, one section */
+    put16(b, pe32 ? 0x14C : 0x8664), put16(b, 1); /* machine, one section */
     put32(b, 0), put32(b, 0), put32(b, 0);
-    put16(b, 240), put16(b, 0x2022); /* optional header size, characteristics */
+    put16(b, pe32 ? 224 : 240), put16(b, 0x2022); /* optional header size, characteristics */
     size_t opt = b->len;
-    put16(b, 0x20B);
-    while (b->len < opt + 108)
+    put16(b, pe32 ? 0x10B : 0x20B);
+    while (b->len < opt + (pe32 ? 92 : 108))
         buf_u8(b, 0);
     put32(b, 16); /* data directories */
     for (int i = 0; i < 16; i++)
@@ -189,10 +191,22 @@ static void sample_pe(Buf *b)
         buf_u8(b, 0);
 }
 
+static void sample_pe(Buf *b) { sample_pe_of(b, false); }
+
 START_TEST(test_read_pe_lists_resources)
 {
     Buf b = {0};
     sample_pe(&b);
+    lists_sample(pe_read, &b, SEC + 0x100);
+    buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_read_pe32_lists_resources)
+{
+    Buf b = {0};
+    sample_pe_of(&b, true);
+    ck_assert_uint_eq(b.len, SEC + 0x200); /* the section still at 0x200 */
     lists_sample(pe_read, &b, SEC + 0x100);
     buf_free(&b);
 }
@@ -334,6 +348,7 @@ Suite *bin_suite(void)
     tcase_add_test(tc, test_read_res_lists_resources);
     tcase_add_test(tc, test_read_res_exact_errors);
     tcase_add_test(tc, test_read_pe_lists_resources);
+    tcase_add_test(tc, test_read_pe32_lists_resources);
     tcase_add_test(tc, test_read_pe_exact_errors);
     tcase_add_test(tc, test_read_pe_shared_directories_bounded);
     tcase_add_test(tc, test_read_pe_first_section_bounds_the_directory);
