@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """The example templates of examples/templates/ (docs/templates.md,
-"Examples"), rendered for examples/hello/hello.man, tests/data/bulk.man and
-every corpus manifest that compiles (../shared/corpus: golden/*/input.man
-and manifests/**, as tests/corpus_test.py finds them; skipped, saying so,
-when the corpus is absent), each checked by its own toolchain and against
+"Examples"), rendered for examples/hello/hello.man, tests/data/bulk.man,
+tests/data/examples/names.man (keywords, names equal once converted, names
+that start with a digit) and every corpus manifest that compiles
+(../shared/corpus: golden/*/input.man and manifests/**, as
+tests/corpus_test.py finds them; skipped, saying so, when the corpus is
+absent), each checked by its own toolchain and against
 the `--json` model of the same manifest (never against our own text):
 
 - events.py.j2: every module imports (one python3 for all of them) and
@@ -38,6 +40,7 @@ from corpus_test import CORPUS, ROOT, manifests  # noqa: E402 (the same list of 
 
 HELLO = os.path.join(ROOT, "examples", "hello", "hello.man")
 BULK = os.path.join(ROOT, "tests", "data", "bulk.man")
+NAMES = os.path.join(ROOT, "tests", "data", "examples", "names.man")
 EX = os.path.join(ROOT, "examples", "templates")
 
 results = {"passed": 0, "failed": 0, "skipped": 0}
@@ -273,7 +276,7 @@ def main():
     ap.add_argument("--mcgen", required=True)
     args = ap.parse_args()
     mcgen = os.path.abspath(args.mcgen)
-    inputs = [("hello", HELLO), ("bulk", BULK)]
+    inputs = [("hello", HELLO), ("bulk", BULK), ("example_names", NAMES)]
     if os.path.isdir(CORPUS):
         inputs += [(os.path.relpath(p, CORPUS), p) for p in manifests()]
     else:
@@ -289,7 +292,7 @@ def main():
                                 "--render=%s:%s.rs" % (os.path.join(EX, "events.rs.j2"), base),
                                 "--render=%s:%s.md" % (os.path.join(EX, "events.md.j2"), base),
                                 path], capture_output=True, text=True, cwd=tmp)
-            if r.returncode and label not in ("hello", "bulk"):
+            if r.returncode and label not in ("hello", "bulk", "example_names"):
                 # a corpus manifest that does not compile is no case for the examples
                 j = subprocess.run([mcgen, "--json=" + base + ".json", path],
                                    capture_output=True, cwd=tmp)
