@@ -17,9 +17,9 @@ the `--json` model of the same manifest (never against our own text):
   each module's PROVIDERS, which must equal the model (the descriptor's
   keyword: the keyword mask and, for a declared channel, the bit
   1 << (63 - index); its channel 12 for an event without one in a
-  provider with a controlGuid, as the C header has it); for hello a small program asserts a few named
-  constants against the model's values.  Skipped, saying so, without
-  rustc (PATH or ~/.cargo/bin);
+  provider with a controlGuid, as the C header has it); for hello a small
+  program asserts a few named constants against the model's values.
+  Skipped, saying so, without rustc (PATH or ~/.cargo/bin);
 - events.md.j2: one section per provider, one row per event, with the
   model's ids and versions.
 
@@ -48,7 +48,8 @@ results = {"passed": 0, "failed": 0, "skipped": 0}
 
 def check(ok, what, detail=""):
     results["passed" if ok else "failed"] += 1
-    print(("PASS " if ok else "FAIL ") + what + ("" if ok or not detail else ": " + str(detail)[:2000]))
+    print(("PASS " if ok else "FAIL ") + what +
+          ("" if ok or not detail else ": " + str(detail)[:2000]))
 
 
 def skip(what):
@@ -99,7 +100,8 @@ for name in sys.argv[2:]:
         return sorted({x.value for x in c.__members__.values()})
     provs = []
     for P in m.PROVIDERS:
-        maps = [c for c in vars(P.Maps).values() if isinstance(c, type) and issubclass(c, enum.Enum)]
+        maps = [c for c in vars(P.Maps).values()
+                if isinstance(c, type) and issubclass(c, enum.Enum)]
         provs.append({"name": P.NAME, "guid": str(P.GUID),
                       "events": [[e.id, e.version, e.channel, e.level, e.opcode, e.task,
                                   e.keyword, list(e.fields)] for e in P.EVENTS],
@@ -126,7 +128,8 @@ def check_python(cases, tmp):
             continue
         why = []
         if len(g["providers"]) != len(model["providers"]):
-            why.append("%d providers, the model %d" % (len(g["providers"]), len(model["providers"])))
+            why.append("%d providers, the model %d" % (len(g["providers"]),
+                                                         len(model["providers"])))
         for gp, p in zip(g["providers"], model["providers"]):
             if gp["name"] != p["name"] or uuid.UUID(gp["guid"]) != uuid.UUID(p["guid"]):
                 why.append("provider %r %s, the model %r %s" % (gp["name"], gp["guid"], p["name"],
@@ -239,8 +242,9 @@ def check_rust_hello(case, tmp, rustc):
     ]
     src = os.path.join(tmp, "hello_check.rs")
     with open(src, "w") as fh:
-        fh.write('#[allow(dead_code)]\n#[path = "%s.rs"]\nmod hello;\nuse hello::mcgen_example_hello '
-                 'as m;\nfn main() {\n%s\n    println!("ok");\n}\n' % (case["mod"], "\n".join(
+        fh.write('#[allow(dead_code)]\n#[path = "%s.rs"]\nmod hello;\n'
+                 'use hello::mcgen_example_hello as m;\n'
+                 'fn main() {\n%s\n    println!("ok");\n}\n' % (case["mod"], "\n".join(
                      "    assert_eq!(%s, %s);" % a for a in asserts)))
     exe = os.path.join(tmp, "hello_check")
     r = subprocess.run([rustc, "--edition=2021", "-D", "warnings", "-o", exe, src],
