@@ -3704,12 +3704,8 @@ static TValue *binary(Rn *r, const Expr *e, Scope *s)
     TValue *a = eval(r, e->a, s);
     if (!a)
         return NULL;
-    if (e->op == OP_AND || e->op == OP_OR) {
-        if (truthy(a) == (e->op == OP_OR))
-            return tv_bool(&r->a, e->op == OP_OR);
-        TValue *b = eval(r, e->b, s);
-        return b ? tv_bool(&r->a, truthy(b)) : NULL;
-    }
+    if (e->op == OP_AND || e->op == OP_OR) /* Jinja's (and Python's): an operand, not a bool */
+        return truthy(a) == (e->op == OP_OR) ? a : eval(r, e->b, s);
     TValue *b = eval(r, e->b, s);
     if (!b)
         return NULL;

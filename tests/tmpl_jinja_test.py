@@ -42,6 +42,9 @@ TEMPLATES = [
     "{{ 'a' ~ (1 + 2) }}|{{ 1 ~ 2 + 3 ~ 4 if false }}|{{ '%s=%d' % ('x', 3) }}|{{ '%s!' % 'y' }}|{{ -3 | abs }}\n",
     "{{ 'a' if providers else 'b' }}{{ 'a' if not providers else 'b' }}"
     "{{ 'x' if providers | length > 5 }}|{{ 1 if false else 2 if false else 3 }}\n",
+    # and/or give an operand, as in Python
+    "{{ 'x' or 'y' }}|{{ '' or 'y' }}|{{ 0 and 5 }}|{{ 2 and 5 }}|{{ [] or [1, 2] | join }}|"
+    "{{ providers[0].symbol or providers[0].name }}|{{ (0 or '') | length }}\n",
     # tests, printed through a conditional (Jinja prints True, mcgen true)
     "{% for t in [x is defined, providers[0].name is defined, providers[0].nope is defined, "
     "none is none, 1 is not none, 3 is odd, 4 is even, 9 is divisibleby 3, "
