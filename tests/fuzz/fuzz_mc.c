@@ -53,11 +53,12 @@ static void read_back(const McFile *f, const McLanguage *lang, const Options *o,
         FUZZ_ASSERT(e->kind == (o->tables.ansi ? MSGTEXT_ANSI : MSGTEXT_UTF16), "a message table entry's flags");
         buf_reset(&text);
         const char *s = want.v[i].text;
-        if (o->tables.ansi)
+        if (o->tables.ansi) { /* written in Windows-1252, read back as UTF-8: the text again */
             FUZZ_ASSERT(utf8_to_cp1252(&text, s, strlen(s)) == SIZE_MAX,
                         "an -A table holds a text Windows-1252 cannot");
-        else
-            buf_add(&text, s, strlen(s));
+            buf_reset(&text);
+        }
+        buf_add(&text, s, strlen(s));
         if (!o->tables.no_crlf)
             buf_add(&text, "\r\n", 2);
         FUZZ_ASSERT(strlen(e->text) == text.len && memcmp(e->text, text.s, text.len) == 0,
