@@ -1256,6 +1256,11 @@ struct ModelSink {
     void (*uint)(ModelSink *s, uint64_t v);
     void (*boolean)(ModelSink *s, bool v);
     void (*null)(ModelSink *s);
+    /* keep: the value just ended is obj's (a template's fields); again:
+     * obj's kept value added once more (false: none kept), so that an
+     * event's fields are its template's, not a copy */
+    void (*keep)(ModelSink *s, const void *obj);
+    bool (*again)(ModelSink *s, const void *obj);
 };
 void json_walk(const Manifest *m, ModelSink *s);
 /* --json: the walk as compact JSON text, written out as it is made. */
