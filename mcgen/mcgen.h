@@ -1472,7 +1472,8 @@ void check_ansi_tables(Manifest *m);
 void check_limits(Manifest *m, const Options *o);
 /* What one top-level field takes in -um/-km logging code: its
  * EVENT_DATA_DESCRIPTORs and its parameters in the write macros (2 when
- * the caller passes a length). */
+ * the caller passes a length), from its payload plan (field_plan); the
+ * header checks each function it writes against them. */
 void check_field_pieces(const Field *f, unsigned *descriptors, unsigned *params);
 
 /* ======================================================================
