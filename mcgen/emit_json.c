@@ -399,17 +399,16 @@ static void payload(W *w, const Field *f)
      * dozen: one value each, shared (a dictionary per field made a 50 MB
      * manifest's values 145 MB larger).  A byte per plan names it. */
     static char plan_names[PK_COUNT][4][5];
-    const void *shared_plan = NULL;
-    if (!w->j && !p.count && !p.length) {
-        shared_plan = &plan_names[p.kind][p.encoding][p.termination];
+    const void *shared_plan =
+        !w->j && !p.count && !p.length ? &plan_names[p.kind][p.encoding][p.termination] : NULL;
+    if (shared_plan) {
         key(w, K("payload"));
         if (w->s->again(w->s, shared_plan))
             return;
-    }
-    if (shared_plan)
-        begin(w, NOKEY, false);
-    else
+        obj_begin(w, NOKEY);
+    } else {
         obj_begin(w, K("payload"));
+    }
     kstr(w, K("kind"), payload_kind_names[p.kind]);
     if (p.size)
         knum(w, K("size"), p.size);
