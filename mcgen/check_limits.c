@@ -158,22 +158,24 @@ static void check_layout(const Layout *l)
 
 /* ---- the header's logging code ------------------------------------------ */
 
-static bool sized_string(char c) { return c == 'z' || c == 's' || c == 'b'; }
-
+/* From the field's payload plan (check_facts.c), so that the header's
+ * descriptors are the plan's by construction: emit_header.c checks each
+ * function it writes against these counts. */
 void check_field_pieces(const Field *f, unsigned *descriptors, unsigned *params)
 {
-    /* mc's letter (emit_header.c): an unknown inType or a struct is a blob */
-    char l = f->is_struct || !field_in_type(f) ? 'n' : field_in_type(f)->mangle;
-    /* count= of 0 or 1 and length= of 0 are none, as mc's header has them */
-    bool count = (f->qty->count.kind == QTY_FIXED && f->qty->count.n > 1) ||
-                 (f->qty->count.kind == QTY_FIELD && f->qty->count.ref);
-    bool length = (f->qty->length.kind == QTY_FIXED && f->qty->length.n > 0) ||
-                  (f->qty->length.kind == QTY_FIELD && f->qty->length.ref);
-    bool takes_len = l == 'n' || l == 'w' || l == 'a' || l == 'e' || (l == 'k' && count) ||
-                     (sized_string(l) && count && !length) || (l == 'b' && !count && !length);
+    FieldPlan p = field_plan(f);
+    /* mc's z, s and b: a string or binary value that no count prefixes */
+    bool sized = p.termination == PT_NUL || p.termination == PT_LENGTH ||
+                 p.termination == PT_UNMARKED;
+    /* the caller passes a size: a blob (struct, unknown type), a counted
+     * string's, an array of SIDs' or of strings without a length, and
+     * binary's without length= */
+    bool takes_len = p.kind == PK_STRUCT || p.kind == PK_UNKNOWN || p.termination == PT_COUNTED ||
+                     (p.kind == PK_SID && p.count) || (sized && p.count && !p.length) ||
+                     (p.termination == PT_UNMARKED && !p.count);
     *params = takes_len ? 2 : 1;
     /* a counted string without count=: its 16-bit size, then its bytes */
-    *descriptors = (l == 'w' || l == 'a' || l == 'e') && !count ? 2 : 1;
+    *descriptors = p.termination == PT_COUNTED && !p.count ? 2 : 1;
 }
 
 static const char *event_name(Arena *a, const Event *ev)

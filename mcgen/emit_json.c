@@ -12,6 +12,7 @@
  * 64 KiB pieces as it is made (see "--json").
  */
 #include "mcgen.h"
+#include "os.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -389,6 +390,40 @@ static void types(W *w, const Field *f)
     jsonw_raw(w->j, t->text.s, t->text.len);
 }
 
+/* The field's payload plan (check_facts.c): how its values lie in the
+ * payload, in the words of docs/json-model.md's "Payload" table. */
+static void payload(W *w, const Field *f)
+{
+    FieldPlan p = field_plan(f);
+    /* For the values, a plan without count or length is one of a few
+     * dozen: one value each, shared (a dictionary per field made a 50 MB
+     * manifest's values 145 MB larger).  A byte per plan names it. */
+    static char plan_names[PK_COUNT][4][5];
+    const void *shared_plan =
+        !w->j && !p.count && !p.length ? &plan_names[p.kind][p.encoding][p.termination] : NULL;
+    if (shared_plan) {
+        key(w, K("payload"));
+        if (w->s->again(w->s, shared_plan))
+            return;
+        obj_begin(w, NOKEY);
+    } else {
+        obj_begin(w, K("payload"));
+    }
+    kstr(w, K("kind"), payload_kind_names[p.kind]);
+    if (p.size)
+        knum(w, K("size"), p.size);
+    else
+        knull(w, K("size"));
+    kstr(w, K("encoding"), payload_encoding_names[p.encoding]);
+    kstr(w, K("termination"), payload_termination_names[p.termination]);
+    static const Quantity none = {.kind = QTY_NONE};
+    quantity(w, K("count"), p.count ? p.count : &none);
+    quantity(w, K("length"), p.length ? p.length : &none);
+    obj_end(w);
+    if (shared_plan)
+        w->s->keep(w->s, shared_plan);
+}
+
 static void fields(W *w, Key k, Field *const *v, size_t n)
 {
     arr_begin(w, k);
@@ -404,6 +439,7 @@ static void fields(W *w, Key k, Field *const *v, size_t n)
         }
         quantity(w, K("count"), &f->qty->count);
         quantity(w, K("length"), &f->qty->length);
+        payload(w, f);
         if (f->is_struct)
             fields(w, K("members"), f->members.v, f->members.n);
         kloc(w, f->loc);
@@ -538,6 +574,18 @@ static void event(W *w, const Event *e)
     arr_end(w);
     kmask(w, K("keywordMask"), event_keyword_mask(e));
     kstr(w, K("template"), e->layout ? e->layout->tid : NULL);
+    if (!w->j) {
+        /* the values only: the template's fields again, the same value
+         * (kept by the sink when the template's were made), so that a
+         * wrapper needs no lookup by tid.  --json leaves them out: a
+         * reader joins by tid, and a copy per event would make a large
+         * model two thirds larger (docs/json-model.md, "Event"). */
+        key(w, K("fields"));
+        if (!e->layout || !w->s->again(w->s, e->layout)) {
+            arr_begin(w, NOKEY);
+            arr_end(w);
+        }
+    }
     kmsg(w, K("message"), &e->msg, NULL, NULL);
     kbool(w, K("notLogged"), e->not_logged);
     kbool(w, K("suppressProjection"), e->suppress_projection);
@@ -665,6 +713,8 @@ static void provider(W *w, const Provider *p)
         kstr(w, K("tid"), l->tid);
         kstr(w, K("name"), l->name);
         fields(w, K("fields"), l->fields.v, l->fields.n);
+        if (!w->j)
+            w->s->keep(w->s, l);
         if (l->user_data)
             xml_node(w, K("userData"), l->user_data);
         else
@@ -703,6 +753,8 @@ static void walk(W *w)
     obj_begin(w, NOKEY);
     knum(w, K("mcgenJsonVersion"), 1);
     kstr(w, K("file"), m->file);
+    const char *sep = m->file ? os_last_sep(m->file) : NULL;
+    kstr(w, K("fileName"), sep ? sep + 1 : m->file);
     arr_begin(w, K("providers"));
     for (size_t i = 0; i < m->providers.n; i++)
         provider(w, m->providers.v[i]);

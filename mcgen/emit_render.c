@@ -29,6 +29,8 @@ typedef struct TreeSink {
     VEC(TValue *) open;
     const char *key;
     TValue *root;
+    TValue *last;  /* the dictionary or list ended last */
+    PtrMap kept;   /* object -> its value (ModelSink.keep) */
 } TreeSink;
 
 static void tree_add(TreeSink *t, TValue *v)
@@ -55,7 +57,25 @@ static void tree_begin(ModelSink *s, bool list)
 static void tree_end(ModelSink *s, bool list)
 {
     (void)list;
-    ((TreeSink *)s)->open.n--;
+    TreeSink *t = (TreeSink *)s;
+    t->last = t->open.v[--t->open.n];
+}
+
+/* A value in two places is one value: templates cannot change what they
+ * are given, and the tree is freed with its arena, not value by value. */
+static void tree_keep(ModelSink *s, const void *obj)
+{
+    TreeSink *t = (TreeSink *)s;
+    ptrmap_put(&t->kept, obj, t->last);
+}
+
+static bool tree_again(ModelSink *s, const void *obj)
+{
+    TreeSink *t = (TreeSink *)s;
+    TValue *v = ptrmap_get(&t->kept, obj);
+    if (v)
+        tree_add(t, v);
+    return v != NULL;
 }
 
 static void tree_key(ModelSink *s, const char *k) { ((TreeSink *)s)->key = k; }
@@ -80,10 +100,12 @@ static void tree_null(ModelSink *s) { tree_add((TreeSink *)s, tv_none(((TreeSink
 
 TValue *render_values(const Manifest *m, const Facts *f, const Options *o, Arena *a)
 {
-    TreeSink t = {{tree_begin, tree_end, tree_key, tree_str, tree_uint, tree_bool, tree_null},
-                  a, {0}, NULL, NULL};
+    TreeSink t = {{tree_begin, tree_end, tree_key, tree_str, tree_uint, tree_bool, tree_null,
+                   tree_keep, tree_again},
+                  a, {0}, NULL, NULL, NULL, {0}};
     json_walk(m, &t.s);
     vec_free(&t.open);
+    ptrmap_free(&t.kept);
     TValue *root = t.root;
     TValue *h = header_values(m, f, o, a);
     tv_set(a, h, "logging", tv_bool(a, o && o->mode != HEADER_DESCRIPTORS));

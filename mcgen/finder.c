@@ -3,8 +3,8 @@
  * renders one (the header, the .rc, --render): by name in the directory of
  * the user template being rendered (its includes), then in the
  * --templates directory, then among the built-in ones (templates/,
- * embedded at build time).  Every file read from disk is remembered for
- * --depfile.
+ * embedded at build time); "builtin/NAME" names a built-in one directly.
+ * Every file read from disk is remembered for --depfile.
  */
 #include "mcgen.h"
 #include "os.h"
@@ -44,9 +44,18 @@ static const char *from_dir(TemplateFinder *tf, const char *dir, const char *nam
     return text; /* freed by finder_free */
 }
 
+/* "builtin/NAME" is always the built-in NAME (a loader prefix, as
+ * Jinja's PrefixLoader names one of its loaders): an override can extend
+ * or include the template it replaces, where its own name would find
+ * itself.  No directory is searched for it (from_dir takes no name with a
+ * separator); an unknown NAME is no template at all. */
+#define BUILTIN_PREFIX "builtin/"
+
 static const char *find(void *ctx, const char *name, size_t *len)
 {
     TemplateFinder *tf = ctx;
+    if (strncmp(name, BUILTIN_PREFIX, sizeof BUILTIN_PREFIX - 1) == 0)
+        return template_builtin(name + sizeof BUILTIN_PREFIX - 1, len);
     const char *t = from_dir(tf, tf->first_dir, name, len);
     if (!t)
         t = from_dir(tf, tf->override_dir, name, len);

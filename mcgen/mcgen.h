@@ -949,6 +949,41 @@ uint64_t event_keyword_mask(const Event *e);
 uint8_t event_descriptor_channel(const Event *e, const Provider *pv);
 /* Whether a task has an eventGUID other than all zeros. */
 bool task_has_guid(const Task *t);
+/* The payload plan of a field: how its values lie in an event's payload,
+ * in words any language maps to its own types (docs/json-model.md,
+ * "Payload"), so that a wrapper is written from the plan alone.  The kinds
+ * come from TDH's input types (an inType's value), its outType only
+ * choosing UTF-8 for an ANSI string; count= and length= are normalised as
+ * mc's header reads them (a count of 0 or 1, a length of 0, a reference
+ * that did not resolve, a length on a type that takes none: absent). */
+#define PAYLOAD_KINDS(X)                                                           \
+    X(PK_UNKNOWN, "unknown") X(PK_INT8, "int8") X(PK_UINT8, "uint8")               \
+    X(PK_INT16, "int16") X(PK_UINT16, "uint16") X(PK_INT32, "int32")               \
+    X(PK_UINT32, "uint32") X(PK_INT64, "int64") X(PK_UINT64, "uint64")             \
+    X(PK_FLOAT32, "float32") X(PK_FLOAT64, "float64") X(PK_BOOL32, "bool32")       \
+    X(PK_POINTER, "pointer") X(PK_GUID, "guid") X(PK_FILETIME, "filetime")         \
+    X(PK_SYSTEMTIME, "systemtime") X(PK_SID, "sid") X(PK_STRING, "string")         \
+    X(PK_BINARY, "binary") X(PK_STRUCT, "struct")
+#define PAYLOAD_ENUM(e, s) e,
+typedef enum { PAYLOAD_KINDS(PAYLOAD_ENUM) PK_COUNT } PayloadKind;
+#undef PAYLOAD_ENUM
+/* a string's code units; how a string or binary value ends: a NUL, a
+ * length= of characters or bytes, a 16-bit byte count before it, or
+ * nothing (binary without length=: the writer's bytes) */
+typedef enum { PE_NONE, PE_UTF16, PE_ANSI, PE_UTF8 } PayloadEncoding;
+typedef enum { PT_NONE, PT_NUL, PT_LENGTH, PT_COUNTED, PT_UNMARKED } PayloadTermination;
+typedef struct FieldPlan {
+    uint8_t kind;        /* PayloadKind */
+    uint8_t size;        /* bytes of one value; 0: variable, or the writer's pointer size */
+    uint8_t encoding;    /* PayloadEncoding: strings only */
+    uint8_t termination; /* PayloadTermination: strings and binary only */
+    const Quantity *count;  /* how many values (NULL: one) */
+    const Quantity *length; /* PT_LENGTH: units of a string, bytes of binary */
+} FieldPlan;
+extern const char *const payload_kind_names[PK_COUNT];
+extern const char *const payload_encoding_names[];    /* NULL for PE_NONE */
+extern const char *const payload_termination_names[]; /* NULL for PT_NONE */
+FieldPlan field_plan(const Field *f);
 /* Calls fn on every message reference of a manifest, in document order:
  * each provider's own, its channels', levels', tasks' (and their
  * opcodes'), opcodes', keywords', map items', events', filters'; then the
@@ -1221,6 +1256,11 @@ struct ModelSink {
     void (*uint)(ModelSink *s, uint64_t v);
     void (*boolean)(ModelSink *s, bool v);
     void (*null)(ModelSink *s);
+    /* keep: the value just ended is obj's (a template's fields); again:
+     * obj's kept value added once more (false: none kept), so that an
+     * event's fields are its template's, not a copy */
+    void (*keep)(ModelSink *s, const void *obj);
+    bool (*again)(ModelSink *s, const void *obj);
 };
 void json_walk(const Manifest *m, ModelSink *s);
 /* --json: the walk as compact JSON text, written out as it is made. */
@@ -1432,7 +1472,8 @@ void check_ansi_tables(Manifest *m);
 void check_limits(Manifest *m, const Options *o);
 /* What one top-level field takes in -um/-km logging code: its
  * EVENT_DATA_DESCRIPTORs and its parameters in the write macros (2 when
- * the caller passes a length). */
+ * the caller passes a length), from its payload plan (field_plan); the
+ * header checks each function it writes against them. */
 void check_field_pieces(const Field *f, unsigned *descriptors, unsigned *params);
 
 /* ======================================================================

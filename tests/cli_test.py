@@ -233,6 +233,31 @@ def templates(mcgen, tmp):
           in h and "logging_functions.h.j2" in open(os.path.join(work, "hello.d")).read(),
           "--templates: a built-in template overridden by name, the others kept, depfile lists it",
           r.stderr)
+    # an override that extends the template it replaces names it
+    # "builtin/header.h.j2" (its own name would find itself): the built-in
+    # header with one block changed, nothing else
+    r = run(mcgen, "-um", "-z", "plain", HELLO, cwd=work)
+    plain = open(os.path.join(work, "plain.h"), "rb").read() if r.returncode == 0 else b""
+    ext = os.path.join(work, "extends")
+    os.makedirs(ext)
+    with open(os.path.join(ext, "header.h.j2"), "w") as f:
+        f.write('{% extends "builtin/header.h.j2" %}\n'
+                "{% block prologue %}{{ super() }}/* after the prologue */\n{% endblock %}\n")
+    r = run(mcgen, "-um", "--templates=" + ext, "-z", "ext", HELLO, cwd=work)
+    h = open(os.path.join(work, "ext.h"), "rb").read() if r.returncode == 0 else b""
+    added = b"/* after the prologue */\r\n"
+    check(r.returncode == 0 and plain and h.count(added) == 1 and h.replace(added, b"") == plain
+          and h.index(added) < h.index(b"EventRegister"),
+          "--templates: a header.h.j2 that extends builtin/header.h.j2 gives the built-in header "
+          "with one block changed", r.stderr)
+    with open(os.path.join(ext, "header.h.j2"), "w") as f:
+        f.write('{% extends "builtin/nope.h.j2" %}\n')
+    r = run(mcgen, "-um", "--templates=" + ext, "-z", "nope", HELLO, cwd=work)
+    check(r.returncode == 2 and r.stderr == "header.h.j2:1:1: error: cannot extend "
+          "'builtin/nope.h.j2': no such template\n  {% extends \"builtin/nope.h.j2\" %}\n  ^\n"
+          "1 error\n" and not os.path.exists(os.path.join(work, "nope.h")),
+          "--templates: an unknown builtin/ name is an error at the extends, exit 2, nothing "
+          "written", "exit %d %r" % (r.returncode, r.stderr))
     # a render's bytes are the template's as they come, unless
     # --line-endings or -cp is given (docs/templates.md)
     mixed = os.path.join(work, "mixed.j2")

@@ -8,11 +8,18 @@ templates (mcgen/emit_json.c, mcgen/emit_render.c).  This test holds them to it:
   * for every corpus manifest (../shared/corpus: golden/*/input.man and
     manifests/**) that compiles, one run writes `--json` and renders a
     template that writes each top-level value back with the `tojson` filter
-    (DUMP below); the two files must be the same bytes, python's json
+    (DUMP below); the two files must be the same bytes once each event's
+    `fields` (which only the values have) is cut out, python's json
     module must read both to equal values, the model's top-level keys must
-    be exactly the five the template names (a new key would fail here, not
-    go unnoticed), and the template must also see `header` with one entry
-    per provider;
+    be exactly the six the template names (a new key would fail here, not
+    go unnoticed), `fileName` the base name of `file`, and the template
+    must also see `header` with one entry per provider;
+  * in the same models, each event's `fields` in the values is its
+    template's list ([] without one); every field's payload plan (kind,
+    size, encoding, termination, count, length) is what an independent
+    table here (PLAN, from TDH's input types and docs/json-model.md) gives
+    for its inType, outType, count= and length=, and each count or length
+    the plan names is an earlier integer field of the same template;
   * a manifest whose event attributes put a quote, a backslash and a tab in
     a key, and a manifest path that is not UTF-8, still give valid JSON
     (--json and the JSON diagnostics), with the bytes escaped or replaced
@@ -26,8 +33,9 @@ templates (mcgen/emit_json.c, mcgen/emit_render.c).  This test holds them to it:
     (JSON Schema 2020-12, checked with python3-jsonschema: skipped, saying
     so, without it); the schema is itself valid, names no key that
     docs/json-model.md does not, and refuses a model with an undescribed
-    key, a missing key, a mask not in "0x%016x" form or a struct with an
-    input type (so it is not vacuous).
+    key, a missing key, a mask not in "0x%016x" form, a struct with an
+    input type or a payload plan that breaks its rules (so it is not
+    vacuous).
 
 Prints one line per check and "N passed, N failed, N skipped".  The corpus
 part is skipped, saying so, when ../shared/corpus is absent.
@@ -35,6 +43,7 @@ part is skipped, saying so, when ../shared/corpus is absent.
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -42,7 +51,7 @@ import tempfile
 sys.dont_write_bytecode = True
 from corpus_test import CORPUS, ROOT, manifests  # noqa: E402 (the same list of manifests)
 
-TOP_KEYS = ["mcgenJsonVersion", "file", "providers", "messageTable", "cultures"]
+TOP_KEYS = ["mcgenJsonVersion", "file", "fileName", "providers", "messageTable", "cultures"]
 DUMP = ("{" + ",".join('"%s":{{ %s | tojson }}' % (k, k) for k in TOP_KEYS) + "}\n"
         "{# header: #}{{ header.providers | length }}\n")
 
@@ -138,6 +147,22 @@ def schema_refuses(model):
         m["providers"][0]["templates"].append({"tid": "t", "name": None, "fields": [f],
                                                "userData": None, "loc": [1, 1]})
     mutant("a struct with an input type", struct_with_type)
+    def plan(m, kind):
+        """The payload plan of the first field (members too) of a kind."""
+        todo = [f for p in m["providers"] for t in p["templates"] for f in t["fields"]]
+        while todo:
+            f = todo.pop(0)
+            if f["payload"]["kind"] == kind:
+                return f["payload"]
+            todo += f.get("members", [])
+        raise LookupError("no %s field" % kind)
+
+    mutant("a string without encoding", lambda m: plan(m, "string").update(encoding=None))
+    mutant("a string of termination length without a length",
+           lambda m: plan(m, "string").update(termination="length"))
+    mutant("a uint32 of 8 bytes", lambda m: plan(m, "uint32").update(size=8))
+    mutant("a count of one", lambda m: plan(m, "string").update(count={"fixed": 1}))
+    mutant("no fileName", lambda m: m.pop("fileName"))
 
 
 def dump_and_json(mcgen, manifest, tmp):
@@ -162,28 +187,155 @@ def dump_and_json(mcgen, manifest, tmp):
     return 0, jbytes, dbytes, ""
 
 
+EVENT_FIELDS = re.compile(r'"template":(?:null|"(?:[^"\\]|\\.)*")(,"fields":)')
+
+
+def without_event_fields(text):
+    """The values' JSON text (bytes, UTF-8 as mcgen writes it) without
+    each event's `fields`, the key after its `template`, which only the
+    values have (docs/json-model.md, Event)."""
+    s, out, at, dec = text.decode("utf-8"), [], 0, json.JSONDecoder()
+    for m in EVENT_FIELDS.finditer(s):
+        if m.start(1) < at:
+            continue  # inside a list cut already
+        out.append(s[at:m.start(1)])
+        _, at = dec.raw_decode(s, m.end(1))
+    out.append(s[at:])
+    return "".join(out).encode("utf-8")
+
+
 def check_same(name, jbytes, dbytes):
-    """The dump's first line is --json's text; its second the number of
-    header providers.  Returns the parsed model or None."""
+    """The dump's first line is --json's text, once each event's `fields`
+    is taken out; its second the number of header providers.  Returns the
+    parsed model, or None."""
     first, _, rest = dbytes.partition(b"\n")
-    report(first + b"\n" == jbytes, name + ": the template's tojson of the values is --json's "
-           "bytes", "first difference at byte %d" % next(
-               (i for i, (a, b) in enumerate(zip(first + b"\n", jbytes)) if a != b),
-               min(len(first) + 1, len(jbytes))))
+    cut = without_event_fields(first)
+    report(cut + b"\n" == jbytes, name + ": the template's tojson of the values is --json's "
+           "bytes, but for events' fields", "first difference at byte %d" % next(
+               (i for i, (a, b) in enumerate(zip(cut + b"\n", jbytes)) if a != b),
+               min(len(cut) + 1, len(jbytes))))
     try:
         model = json.loads(jbytes.decode("utf-8"))
         values = json.loads(first.decode("utf-8"))
     except ValueError as e:
         report(False, name + ": both documents are JSON", str(e))
         return None
-    report(model == values, name + ": the template's values equal the JSON model")
-    report(list(model) == TOP_KEYS, name + ": the model's top-level keys are the five the "
+    event_fields(name, model, values)
+    report(model == values, name + ": the template's values equal the JSON model, events' "
+           "fields aside")
+    report(list(model) == TOP_KEYS, name + ": the model's top-level keys are the six the "
            "template dumps", repr(list(model)))
+    report(model["fileName"] == os.path.basename(model["file"]),
+           name + ": fileName is the base name of file", repr(model["fileName"]))
+    payload_plans(name, model)
     report(rest.strip() == str(len(model["providers"])).encode(),
            name + ": the template sees `header`, one entry per provider",
            "%r against %d providers" % (rest, len(model["providers"])))
     schema_valid(name, model)
     return model
+
+
+def event_fields(name, model, values):
+    """Each event of the values carries its template's fields (the same
+    list as the template's in --json, [] without a template); --json's
+    events do not.  Takes them out of `values`."""
+    bad = []
+    for p, vp in zip(model["providers"], values["providers"]):
+        by_tid = {t["tid"]: t["fields"] for t in p["templates"]}
+        for e, ve in zip(p["events"], vp["events"]):
+            want = by_tid.get(e["template"], []) if e["template"] is not None else []
+            if "fields" in e or ve.pop("fields", None) != want:
+                bad.append("%s event %s" % (p["name"], e["value"]))
+    report(not bad, name + ": each event's fields are its template's ([] without one); "
+           "--json's events have none", ", ".join(bad[:5]))
+
+
+# The payload plan per inType, written here from the TDH input types
+# (../shared/docs/wevt-template.md, winmeta's inTypes), not from mcgen:
+# (kind, bytes of one value, encoding, termination without/with length=).
+PLAN = {
+    "win:Int8": ("int8", 1), "win:UInt8": ("uint8", 1), "win:Int16": ("int16", 2),
+    "win:UInt16": ("uint16", 2), "win:Int32": ("int32", 4), "win:UInt32": ("uint32", 4),
+    "win:HexInt32": ("uint32", 4), "win:Int64": ("int64", 8), "win:UInt64": ("uint64", 8),
+    "win:HexInt64": ("uint64", 8), "win:Float": ("float32", 4), "win:Double": ("float64", 8),
+    "win:Boolean": ("bool32", 4), "win:Pointer": ("pointer", None), "win:GUID": ("guid", 16),
+    "win:FILETIME": ("filetime", 8), "win:SYSTEMTIME": ("systemtime", 16),
+    "win:SID": ("sid", None),
+    "win:UnicodeString": ("string", None, "utf16", "nul"),
+    "win:AnsiString": ("string", None, "ansi", "nul"),
+    "win:CountedUnicodeString": ("string", None, "utf16", "counted"),
+    "win:CountedAnsiString": ("string", None, "ansi", "counted"),
+    "win:Binary": ("binary", None, None, "none"),
+    "win:CountedBinary": ("binary", None, None, "counted"),
+}
+INTEGER_KINDS = {"int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"}
+
+
+def expected_plan(f):
+    """The plan of field f from its inType, outType, count= and length=, as
+    docs/json-model.md's table says (mc's header reads a count of 0 or 1 and
+    a length of 0 as none; length= counts only for strings and binary
+    without a count prefix)."""
+    def qty(q, least):
+        if q is None or ("fixed" in q and q["fixed"] < least) or \
+                ("fixed" not in q and "index" not in q):
+            return None
+        return q
+    count = qty(f["count"], 2)
+    if f["kind"] == "struct":
+        return {"kind": "struct", "size": None, "encoding": None, "termination": None,
+                "count": count, "length": None}
+    row = PLAN.get(f["inType"])
+    if row is None:
+        return {"kind": "unknown", "size": None, "encoding": None, "termination": None,
+                "count": count, "length": None}
+    kind, size, enc, term = (row + (None, None))[:4]
+    length = None
+    if term in ("nul", "none"):
+        length = qty(f["length"], 1)
+        term = "length" if length else term
+    if enc == "ansi" and f["outType"] == "win:Utf8":
+        enc = "utf8"
+    return {"kind": kind, "size": size, "encoding": enc, "termination": term,
+            "count": count, "length": length}
+
+
+def payload_plans(name, model):
+    """Every field's payload plan is the table's (expected_plan), and each
+    count or length it names is an earlier integer field of the same
+    template: a sibling, or a top-level field before the field's top."""
+    wrong, refs = [], []
+
+    def walk(tid, fields, top_fields, top_index):
+        for f in fields:
+            where = "%s/%s" % (tid, f["name"])
+            want = expected_plan(f)
+            if f["payload"] != want:
+                wrong.append("%s: %r, the table says %r" % (where, f["payload"], want))
+            for what in ("count", "length"):
+                q = f["payload"][what]
+                if not q or "fixed" in q:
+                    continue
+                sibling = q["index"] < f["index"] and fields[q["index"]]["name"] == q["field"] \
+                    and fields[q["index"]]
+                top = top_index is not None and q["index"] < top_index and \
+                    top_fields[q["index"]]["name"] == q["field"] and top_fields[q["index"]]
+                ref = sibling or top
+                if not ref or ref["payload"]["kind"] not in INTEGER_KINDS:
+                    refs.append("%s %s names %r" % (where, what, q))
+            if f["kind"] == "struct":
+                walk(tid, f["members"], top_fields,
+                     f["index"] if top_index is None else top_index)
+
+    n = 0
+    for p in model["providers"]:
+        for t in p["templates"]:
+            walk(t["tid"], t["fields"], t["fields"], None)
+            n += len(t["fields"])
+    report(not wrong, name + ": every field's payload plan is the table's for its inType, "
+           "outType, count and length (%d top-level fields)" % n, "; ".join(wrong[:3]))
+    report(not refs, name + ": every count and length of a plan names an earlier integer "
+           "field of its template", "; ".join(refs[:3]))
 
 
 def corpus(mcgen):

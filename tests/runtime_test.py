@@ -15,7 +15,11 @@ values, and finally disables the providers and writes again.
 The test computes from the manifest (mcgen --json), independently of the
 header, which events ETW's rule lets through for each session and the
 exact payload bytes each must carry (sizes, terminators, counts, lengths,
-array sizes), and compares with what the program printed.
+array sizes), and compares with what the program printed.  It computes
+the bytes twice, from the fields' inTypes and from each field's payload
+plan alone (plan_bytes, the table of docs/json-model.md): the two must
+agree, and the program's bytes must be the plan's, so a wrapper written
+from the plan writes what mcgen's header writes.
 
 Prints one line per manifest and session and "N passed, N failed"; says
 "skipped" when mingw-w64 or wine is missing (the corpus manifests are
@@ -71,6 +75,8 @@ class Sample:
         self.args = []
         self.payload = b""
         self.n = 0
+        self.samples = []  # per field, its values as plan_bytes takes them
+        self.values = {}   # field index -> integer value (count/length references)
 
     def array(self, ctype, data_bytes):
         name = "s%d_%d" % (self.uid, self.n)
@@ -105,7 +111,7 @@ def fixed_size(f):
 def sample_event(uid, fields):
     """Arguments and expected payload for a template's top-level fields."""
     s = Sample(uid)
-    values = {}  # field index -> integer value (for count/length references)
+    values = s.values
     referenced = set()
     for f in fields:
         for q in (f.get("count"), f.get("length")):
@@ -125,6 +131,7 @@ def sample_event(uid, fields):
             if i in referenced:
                 v = 2 if t not in ("Float", "Double") else v
             values[i] = v
+            s.samples.append([v] * n)
             if count is None:
                 lit = repr(v) if isinstance(v, float) else "%d" % v
                 if t == "Pointer":
@@ -140,9 +147,11 @@ def sample_event(uid, fields):
                 s.payload += data
         elif t in BYREF:
             data = bytes(range(1, BYREF[t] + 1)) * n
+            s.samples.append(data)
             s.args.append(s.array("const %s*" % t, data))
             s.payload += data
         elif t == "SID":
+            s.samples.append([SID] * n)
             if count is None:
                 s.args.append(s.array("const SID*", SID))
                 s.payload += SID
@@ -155,27 +164,35 @@ def sample_event(uid, fields):
                 (1, "const char*" if t == "AnsiString" else "const unsigned char*")
             enc = (lambda x: x.encode("utf-16-le")) if unit == 2 else (lambda x: x.encode())
             if count is None and length is None and t != "Binary":
+                s.samples.append(["abc"])
                 data = enc("abc\0")
                 s.args.append(s.array(ctype, data))
                 s.payload += data
             elif count is not None and length is None or (t == "Binary" and length is None):
                 # a blob of strings one after another; the size in units
                 data = enc("a\0bb\0") if t != "Binary" else bytes([9, 8, 7])
+                s.samples.append(["a", "bb"] if t != "Binary" else data)
                 s.args += ["%d" % (len(data) // unit), s.array(ctype, data)]
                 s.payload += data
             else:
                 data = b"".join(enc(chr(0x41 + k % 26)) for k in range(n * length))
+                text = "".join(chr(0x41 + k % 26) for k in range(n * length))
+                s.samples.append([text[j * length:(j + 1) * length] for j in range(n)]
+                                 if t != "Binary" else data)
                 s.args.append(s.array(ctype, data))
                 s.payload += data
         elif t in ("CountedUnicodeString", "CountedAnsiString", "CountedBinary"):
             unit = 2 if t == "CountedUnicodeString" else 1
             ctype = {2: "const WCHAR*"}.get(unit, "const char*" if "Ansi" in t
                                            else "const unsigned char*")
+            binary = t == "CountedBinary"
             if count is None:
+                s.samples.append([b"xyz" if binary else "xyz"])
                 data = "xyz".encode("utf-16-le" if unit == 2 else "ascii")
                 s.args += ["%d" % (len(data) // unit), s.array(ctype, data)]
                 s.payload += struct.pack("<H", len(data)) + data
             else:
+                s.samples.append([b"q" if binary else "q"] * n)
                 item = "q".encode("utf-16-le" if unit == 2 else "ascii")
                 data = (struct.pack("<H", len(item)) + item) * n
                 s.args += ["%d" % (len(data) // unit), s.array(ctype, data)]
@@ -186,13 +203,56 @@ def sample_event(uid, fields):
             if count is not None and f["kind"] == "struct" and \
                     all(fixed_size(m) for m in f["members"]):
                 elem = bytes([0x5A, 0xA5, 0x11, 0x22])
+                s.samples.append(elem * n)
                 s.args += ["%d" % len(elem), s.array("const void*", elem * n)]
                 s.payload += elem * n
             else:
                 data = bytes(range(0x30, 0x3A))
+                s.samples.append(data)
                 s.args += ["%d" % len(data), s.array("const void*", data)]
                 s.payload += data
     return s
+
+
+# A payload plan's kinds of fixed size (docs/json-model.md, Payload) as
+# struct formats; the probe is x86-64, so a pointer takes 8 bytes.
+PLAN_FORMATS = {"int8": "<b", "uint8": "<B", "int16": "<h", "uint16": "<H", "int32": "<i",
+                "uint32": "<I", "int64": "<q", "uint64": "<Q", "float32": "<f",
+                "float64": "<d", "bool32": "<i", "pointer": "<Q"}
+CODECS = {"utf16": ("utf-16-le", 2), "ansi": ("cp1252", 1), "utf8": ("utf-8", 1)}
+
+
+def plan_bytes(plan, sample, values):
+    """The payload bytes of one field from its plan alone (the table of
+    docs/json-model.md), given its sample values: numbers, strings, byte
+    strings, or the raw bytes of a GUID, time, struct or unknown field."""
+    kind, term = plan["kind"], plan["termination"]
+    if kind in PLAN_FORMATS:
+        return b"".join(struct.pack(PLAN_FORMATS[kind], v) for v in sample)
+    if kind in ("guid", "filetime", "systemtime"):
+        assert len(sample) % plan["size"] == 0, "%s of %d bytes" % (kind, len(sample))
+        return sample
+    if kind == "sid":
+        for sid in sample:  # its length from its own second byte
+            assert len(sid) == 8 + 4 * sid[1], "a SID of %d bytes" % len(sid)
+        return b"".join(sample)
+    if kind in ("struct", "unknown"):
+        return sample
+    if kind == "binary" and term != "counted":
+        return sample  # as many bytes as length (checked by the header) or the writer gives
+    codec, unit = CODECS.get(plan["encoding"], (None, 1))
+    length = qty(plan["length"], values)
+    out = b""
+    for item in sample:
+        data = item if kind == "binary" else item.encode(codec)
+        if term == "nul":
+            out += data + b"\0" * unit
+        elif term == "length":
+            assert len(data) == length * unit, "%r is not %d long" % (item, length)
+            out += data
+        else:  # counted: a 16-bit byte count first
+            out += struct.pack("<H", len(data)) + data
+    return out
 
 
 def descriptor(p, e):
@@ -287,10 +347,23 @@ def main():
                                                                          len(events)))
                 failed += 1
                 continue
-            body, decls, expect_payload = [], [], []
+            body, decls, expect_payload, plan_bad = [], [], [], 0
             for uid, ((sym, params), (pi, p, e)) in enumerate(zip(writes, events)):
                 tmpl = next((t for t in p["templates"] if t["tid"] == e["template"]), None)
-                s = sample_event(uid, tmpl["fields"] if tmpl else [])
+                fields = tmpl["fields"] if tmpl else []
+                s = sample_event(uid, fields)
+                # the bytes again, from each field's payload plan alone: the
+                # run below compares what the header writes with these
+                try:
+                    planned = b"".join(plan_bytes(f["payload"], s.samples[i], s.values)
+                                       for i, f in enumerate(fields))
+                except (AssertionError, struct.error) as err:
+                    planned = str(err).encode()
+                if planned != s.payload:
+                    print("FAIL %s: EventWrite%s: the payload plan gives %s, the inTypes %s"
+                          % (name, sym, planned.hex(), s.payload.hex()))
+                    failed += 1
+                    plan_bad += 1
                 nparams = len([x for x in params.split(",") if x.strip()])
                 if nparams != len(s.args):
                     print("FAIL %s: EventWrite%s takes %d arguments, the template needs %d"
@@ -298,7 +371,11 @@ def main():
                     failed += 1
                 decls += s.decls
                 body.append("    EventWrite%s(%s);" % (sym, ", ".join(s.args)))
-                expect_payload.append((pi, e, s.payload.hex()))
+                expect_payload.append((pi, e, planned.hex()))
+            if not plan_bad:
+                passed += 1
+                print("PASS %s: every event's payload from its fields' plans alone is the "
+                      "inTypes' (%d events)" % (name, len(events)))
             prog = PROLOGUE + "\n".join(decls) + "\nstatic void write_all(void)\n{\n" + \
                 "\n".join(body) + "\n}\nint main(void)\n{\n    int i;\n"
             prog += "".join("    %s();\n" % r for r in regs)
