@@ -147,6 +147,16 @@ static int set_cs(Options *o, const OptDef *d, const char *word, const char *val
     return -1;
 }
 
+/* --dotnet-namespace=NS */
+static int set_cs_namespace(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    (void)d;
+    if (!cs_identifier_path(val))
+        return namespace_error(word, val);
+    o->dotnet_namespace = val;
+    return -1;
+}
+
 static int set_header_ext(Options *o, const OptDef *d, const char *word, const char *val)
 {
     (void)d, (void)word;
@@ -508,6 +518,8 @@ static const OptDef options[] = {
      "write the message table of each culture (MSG00001.bin, ...)"},
     {NULL, "render", "TEMPLATE:OUTPUT", OPT_MCGEN, set_render, 0,
      "render a template of yours against the model (docs/templates.md); repeatable"},
+    {NULL, "dotnet-namespace", "NS", OPT_MCGEN, set_cs_namespace, 0,
+     "the namespace of --dotnet's classes (default: none)"},
     {NULL, "mc-outputs", NULL, OPT_MCGEN, set_true, F(mc_outputs),
      "with outputs named, write mc's outputs too"},
     {NULL, "templates", "DIR", OPT_MCGEN, set_templates, 0,

@@ -1346,6 +1346,7 @@ typedef struct Options {
     const char *templates_dir; /* --templates: built-in templates overridden by name */
     TmplLimits template_limits; /* --template-max-*: renders of the user's templates */
     VEC(RenderJob) renders;    /* --render=TEMPLATE:OUTPUT */
+    const char *dotnet_namespace; /* --dotnet-namespace: --dotnet's classes' namespace */
     /* --NAME=VALUE of an emitter row that has its own option (emit.c) */
     VEC(struct EmitterArg { const struct Emitter *by; const char *value; }) emitter_args;
     Arena arena; /* strings the options own */
