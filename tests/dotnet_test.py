@@ -24,6 +24,12 @@ header's layout: tests/runtime_test.py's values and rules), and compares
 them with what the shim recorded; it also compares Is<Event>EnabledByEtw()
 (advapi32's EventEnabled) with the rule.
 
+mc's -cs and -css classes (which need .NET Framework's EventProvider, that
+Mono lacks) are compiled with a stub of that API (EVENTING_STUB) for
+hello and Windows-classic-samples' two C# provider manifests, whose every
+type mc's C# is known to write, and run: each event's descriptor and
+payload bytes are compared with the manifest's in the same way.
+
 Prints one line per manifest and "N passed, N failed"; says "skipped" when
 mcs, mono or gcc is missing (the corpus manifests are skipped when the
 corpus is absent).
@@ -48,6 +54,15 @@ CASES = runtime_test.CASES + [
     ("etk-wpf-etw", os.path.join(CORPUS, "golden", "etk-wpf-etw", "input.man")),
 ]
 SESSIONS = runtime_test.SESSIONS
+# -cs/-css: the manifests whose every type mc's C# is known to write
+SAMPLES = os.path.join(CORPUS, "manifests", "microsoft-Windows-classic-samples")
+MC_CASES = [
+    ("hello", os.path.join(ROOT, "examples", "hello", "hello.man")),
+    ("SimpleProvider-CSharp", os.path.join(SAMPLES,
+                                           "Eventing_Provider_Simple_CSharp_SimpleProvider.man")),
+    ("AdvancedProvider-CSharp",
+     os.path.join(SAMPLES, "Eventing_Provider_Advanced_CSharp_AdvancedProvider.man")),
+]
 CS_TYPES = {"Int8": "sbyte", "UInt8": "byte", "Int16": "short", "UInt16": "ushort",
             "Int32": "int", "UInt32": "uint", "HexInt32": "int", "Int64": "long",
             "UInt64": "ulong", "HexInt64": "long", "Float": "float", "Double": "double",
@@ -151,6 +166,81 @@ void ShimLog(const char *line)
 """
 
 
+# Mono has no System.Diagnostics.Eventing (.NET Framework's System.Core):
+# the part of it mc's C# calls, as its documentation describes it, records
+# each write instead of calling ETW.  WriteEvent(string) writes the string
+# and a NUL when the provider is enabled, as .NET Framework's does.
+EVENTING_STUB = r"""
+using System;
+using System.Text;
+namespace System.Diagnostics.Eventing
+{
+    public struct EventDescriptor
+    {
+        public EventDescriptor(int id, byte version, byte channel, byte level, byte opcode,
+                               int task, long keywords)
+        {
+            EventId = id; Version = version; Channel = channel; Level = level; Opcode = opcode;
+            Task = task; Keywords = keywords;
+        }
+        public int EventId { get; private set; }
+        public byte Version { get; private set; }
+        public byte Channel { get; private set; }
+        public byte Level { get; private set; }
+        public byte Opcode { get; private set; }
+        public int Task { get; private set; }
+        public long Keywords { get; private set; }
+    }
+
+    public class EventProvider : IDisposable
+    {
+        public static bool Enabled;
+        readonly Guid id;
+
+        public EventProvider(Guid providerGuid) { id = providerGuid; }
+        public bool IsEnabled() { return Enabled; }
+        public bool IsEnabled(byte level, long keywords) { return Enabled; }
+        public virtual void Dispose() { Dispose(true); }
+        protected virtual void Dispose(bool disposing) { }
+
+        StringBuilder Head(ref EventDescriptor d)
+        {
+            var b = new StringBuilder();
+            b.AppendFormat("W {0} {1} {2} {3} {4} {5} {6} {7:x}", id, d.EventId, d.Version,
+                           d.Channel, d.Level, d.Opcode, d.Task, d.Keywords);
+            return b;
+        }
+
+        public bool WriteEvent(ref EventDescriptor d, string data)
+        {
+            if (!IsEnabled(d.Level, d.Keywords))
+                return true;
+            var b = Head(ref d).Append(" =");
+            foreach (byte x in Encoding.Unicode.GetBytes(data + "\0"))
+                b.Append(x.ToString("x2"));
+            Console.WriteLine(b);
+            return true;
+        }
+
+        protected unsafe bool WriteEvent(ref EventDescriptor d, int dataCount, IntPtr data)
+        {
+            var b = Head(ref d);
+            byte* p = (byte*)data;
+            for (int i = 0; i < dataCount; i++, p += 16) {
+                byte* at = (byte*)*(ulong*)p;
+                uint size = *(uint*)(p + 8);
+                b.Append(" =");
+                for (uint k = 0; k < size; k++)
+                    b.Append(at[k].ToString("x2"));
+            }
+            Console.WriteLine(b);
+            return true;
+        }
+    }
+}
+"""
+
+
 def cs_bytes(data):
     return "new byte[] {%s}" % ", ".join("%d" % b for b in data)
 
@@ -183,9 +273,11 @@ class Sample:
         self.pieces = []
 
 
-def sample_event(cls, fields):
+def sample_event(cls, fields, mc=False):
     """Arguments and expected payload pieces for a template's top-level fields
-    (the values of runtime_test.sample_event, the C header's layout)."""
+    (the values of runtime_test.sample_event, the C header's layout); mc:
+    as mc's -cs class takes them (a FILETIME as DateTime, a SID as
+    SecurityIdentifier)."""
     s = Sample(cls)
     values = {}
     referenced = runtime_test.referenced_fields(fields)
@@ -209,6 +301,8 @@ def sample_event(cls, fields):
                 arg = "new Guid(%s)" % cs_bytes(one)
             elif t == "FILETIME":
                 arg = "0x%xL" % struct.unpack("<q", one)[0]
+                if mc:
+                    arg = "DateTime.FromFileTimeUtc(%s)" % arg
             else:
                 words = struct.unpack("<8H", one)
                 arg = ("new %s.SystemTime { Year = %d, Month = %d, DayOfWeek = %d, Day = %d, "
@@ -221,7 +315,8 @@ def sample_event(cls, fields):
                 s.args.append("new %s[] {%s}" % (ty, ", ".join([arg] * n)))
             s.pieces.append(one * n)
         elif t == "SID":
-            s.args.append(cs_bytes(runtime_test.SID * n))
+            s.args.append("new System.Security.Principal.SecurityIdentifier(%s, 0)"
+                          % cs_bytes(runtime_test.SID) if mc else cs_bytes(runtime_test.SID * n))
             s.pieces.append(runtime_test.SID * n)
         elif t in ("UnicodeString", "AnsiString", "Binary"):
             unicode = t == "UnicodeString"
@@ -323,12 +418,17 @@ def main():
             print("FAIL: the shim does not build:\n%s" % c.stderr)
             print("0 passed, 1 failed")
             return 1
-        for name, path in CASES:
+        runs = [(name, path, lambda n=name, p=path: run_case(mcgen, shim, n, p))
+                for name, path in CASES]
+        runs += [("%s %s" % (sw, name), path,
+                  lambda n=name, p=path, sw=sw: run_mc_case(mcgen, sw, n, p))
+                 for name, path in MC_CASES for sw in ("-css", "-cs")]
+        for name, path, run in runs:
             if not os.path.exists(path):
                 print("skipped %s: %s absent" % (name, os.path.relpath(path, ROOT)))
                 skipped += 1
                 continue
-            ok, line = run_case(mcgen, shim, name, path)
+            ok, line = run()
             print(("PASS " if ok else "FAIL ") + line)
             passed += ok
             failed += not ok
@@ -456,6 +556,80 @@ def run_case(mcgen, shim, name, path):
         return True, ("%s: %d events (%d payload descriptors) x %d sessions: %d writes, all "
                       "descriptors and payload bytes equal; none after disabling"
                       % (name, len(expect), pieces, len(SESSIONS), written))
+
+
+def run_mc_case(mcgen, switch, name, path):
+    """mc's -cs/-css class compiled with the EventProvider stub and run:
+    every event written while enabled, none while disabled, each payload
+    as the manifest lays it out."""
+    with tempfile.TemporaryDirectory() as tmp:
+        r = subprocess.run([mcgen, switch, "Probe.Mc", "-z", "x", "-h", tmp, "-r", tmp,
+                            "--json=" + os.path.join(tmp, "m.json"), "--mc-outputs", path],
+                           capture_output=True, text=True)
+        if r.returncode:
+            return False, "%s %s: mcgen: %s" % (switch, name, r.stderr[-2000:])
+        model = json.load(open(os.path.join(tmp, "m.json"), encoding="utf-8"))
+        text = open(os.path.join(tmp, "x.cs"), encoding="latin-1").read()
+        if "#error" in text:
+            return False, "%s %s: #error in the class" % (switch, name)
+        header = open(os.path.join(tmp, "x.h"), encoding="latin-1").read()
+        descs = [tuple(int(x, 16) for x in m.split(", ")) for m in re.findall(
+            r"\bEVENT_DESCRIPTOR \w+ = \{(0x\w+(?:, 0x\w+){6})\};", header)]
+        classes = re.findall(r"^    public (?:static )?class (\w+)", text, re.M)
+        calls, expect = [], []
+        for p, cls in zip(model["providers"], classes):
+            body = text.split("class %s" % cls, 1)[1].split("\n    }\n", 1)[0]
+            methods = re.findall(r"public (?:static )?bool (EventWrite\w+)\(", body)
+            events = [e for e in p["events"] if not e["notLogged"]]
+            if len(methods) != len(events):
+                return False, "%s %s: %d methods for %d events" % (switch, name, len(methods),
+                                                                  len(events))
+            target = "Probe.Mc." + cls if switch == "-css" else "o%d" % len(calls)
+            if switch == "-cs":
+                calls.append("        var %s = new Probe.Mc.%s();" % (target, cls))
+            for meth, e in zip(methods, events):
+                tmpl = next((t for t in p["templates"] if t["tid"] == e["template"]), None)
+                fields = tmpl["fields"] if tmpl else []
+                s = sample_event(cls, fields, mc=True)
+                calls.append("        %s.%s(%s);" % (target, meth, ", ".join(s.args)))
+                pieces = [x.hex() for x in s.pieces]
+                if len(fields) == 1 and fields[0]["inType"] == "win:UnicodeString" and \
+                        not fields[0].get("count"):
+                    # WriteEvent(string): the whole string and a NUL
+                    arg = json.loads(s.args[0])
+                    pieces = [(arg + "\0").encode("utf-16-le").hex()]
+                hd = descs[len(expect)]
+                expect.append("W %s %d %d %d %d %d %d %x %s" % (
+                    p["guid"].strip("{}").lower(), e["value"], e["version"], hd[2], hd[3], hd[4],
+                    hd[5], hd[6], " ".join("=" + x for x in pieces)))
+        prog = ("using System;\nstatic class ProbeMc\n{\n"
+                "    static void WriteAll()\n    {\n%s\n    }\n"
+                "    static void Main()\n    {\n"
+                "        System.Diagnostics.Eventing.EventProvider.Enabled = true;\n"
+                "        WriteAll();\n"
+                "        System.Console.WriteLine(\"S off\");\n"
+                "        System.Diagnostics.Eventing.EventProvider.Enabled = false;\n"
+                "        WriteAll();\n    }\n}\n" % "\n".join(calls))
+        for n, t in (("stub.cs", EVENTING_STUB), ("probe.cs", prog)):
+            with open(os.path.join(tmp, n), "w") as f:
+                f.write(t)
+        c = subprocess.run(["mcs", "-unsafe", "-warnaserror", "-nowarn:414,169", "-out:probe.exe",
+                            "stub.cs", "x.cs", "probe.cs"], cwd=tmp, capture_output=True, text=True)
+        if c.returncode:
+            return False, "%s %s: the C# does not compile:\n%s" % (switch, name,
+                                                                   (c.stdout + c.stderr)[:3000])
+        w = subprocess.run(["mono", "probe.exe"], cwd=tmp, capture_output=True, text=True,
+                           timeout=600)
+        lines = w.stdout.splitlines()
+        want = expect + ["S off"]
+        if w.returncode or lines != want:
+            diff = next(((a, b) for a, b in zip(lines, want) if a != b),
+                        (lines[len(want):len(want) + 1], want[len(lines):len(lines) + 1]))
+            return False, "%s %s: %d lines, %d expected; first difference: got %s, want %s%s" % (
+                switch, name, len(lines), len(want), diff[0], diff[1], w.stderr[-1000:])
+        return True, ("%s %s: %d events written through mc's EventProviderVersionTwo, "
+                      "descriptors and payload bytes equal; none while disabled"
+                      % (switch, name, len(expect)))
 
 
 if __name__ == "__main__":
