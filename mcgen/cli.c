@@ -125,7 +125,9 @@ static bool cs_identifier_path(const char *s)
 static int namespace_error(const char *word, const char *val)
 {
     Buf b = {0};
-    buf_printf(&b, "%s takes a C# namespace (identifiers joined by dots), not '%%s'", word);
+    /* the switch without its "=value" */
+    buf_printf(&b, "%.*s takes a C# namespace (identifiers joined by dots), not '%%s'",
+               (int)strcspn(word, "="), word);
     int r = usage_error(b.s, val);
     buf_free(&b);
     return r;

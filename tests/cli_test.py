@@ -217,6 +217,21 @@ def mc_switches(mcgen, tmp):
           "-css NS: hello.cs beside the header (a static class), no logging code in the header",
           r.stderr)
     clean()
+    # --dotnet names an output: only it is written; --print-outputs and
+    # --depfile list it
+    r = fresh("--dotnet=Events.g.cs", "--dotnet-namespace=Contoso.Events", "--depfile=d.d")
+    dep = open(os.path.join(work, "d.d")).read() if r.returncode == 0 else ""
+    p = run(mcgen, "--print-outputs", "--dotnet=Events.g.cs", "hello.man", cwd=work)
+    check(r.returncode == 0 and sorted(listing(work)) == ["Events.g.cs", "d.d", "hello.man"] and
+          dep.startswith("Events.g.cs:") and p.stdout == "Events.g.cs\n",
+          "--dotnet=FILE: only FILE written, listed by --print-outputs and --depfile",
+          r.stderr + p.stderr)
+    r = fresh("--dotnet=x.cs", "--dotnet-namespace=A.1b")
+    check(r.returncode == 2 and r.stderr == "mcgen: error: --dotnet-namespace takes a C# namespace "
+          "(identifiers joined by dots), not 'A.1b' (see mcgen --help)\n1 error\n" and
+          listing(work) == ["hello.man"], "--dotnet-namespace: a bad namespace is a usage error",
+          r.stderr)
+    clean()
     r = run(mcgen, "x.mc", cwd=work)
     check(r.returncode == 2 and r.stderr.startswith("mcgen: error: cannot open 'x.mc': No such file"),
           "a .mc input is read as one (a missing one: exit 2)", r.stderr)
