@@ -530,6 +530,11 @@ def selection(mcgen, tmp):
     check(r.returncode == 0 and r.stderr == want + "3 warnings\n"
           and listing(work) == ["hello.man", "m.json"],
           "-h, -z and -um for a run that writes no mc output: a warning each", repr(r.stderr))
+    r = run(mcgen, "--json=m.json", "-css", "Ns", "hello.man", cwd=work)
+    check(r.returncode == 0 and r.stderr == "mcgen: warning: -css has no effect: only the outputs "
+          "named are written (--mc-outputs writes mc's too)\n1 warning\n"
+          and listing(work) == ["hello.man", "m.json"],
+          "-css for a run that writes no mc output: a warning", repr(r.stderr))
     with open(os.path.join(work, "t.j2"), "w") as f:
         f.write("{{ header.logging }}\n")
     r = run(mcgen, "--render=t.j2:r.txt", "-um", "hello.man", cwd=work)
