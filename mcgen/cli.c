@@ -95,11 +95,67 @@ static int set_mode(Options *o, const OptDef *d, const char *word, const char *v
 {
     (void)val;
     HeaderMode mode = strcmp(d->mc, "um") == 0 ? HEADER_UM : HEADER_KM;
-    if (o->mode != HEADER_DESCRIPTORS && o->mode != mode)
+    if ((o->mode != HEADER_DESCRIPTORS && o->mode != mode) || o->cs_namespace)
         return usage_error("%s cannot be combined with another of -um, -km, -cs, -css and "
                            "-generateProjections",
                            word);
     o->mode = mode;
+    return -1;
+}
+
+/* A C# namespace: ASCII identifiers joined by single dots (a keyword is
+ * the user's business: the compiler names it). */
+static bool cs_identifier_path(const char *s)
+{
+    bool start = true;
+    for (const char *c = s;; c++) {
+        bool letter = (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || *c == '_';
+        if (letter || (!start && *c >= '0' && *c <= '9')) {
+            start = false;
+        } else if ((*c == '.' || !*c) && !start) {
+            if (!*c)
+                return true;
+            start = true;
+        } else {
+            return false;
+        }
+    }
+}
+
+static int namespace_error(const char *word, const char *val)
+{
+    Buf b = {0};
+    /* the switch without its "=value" */
+    buf_printf(&b, "%.*s takes a C# namespace (identifiers joined by dots), not '%%s'",
+               (int)strcspn(word, "="), word);
+    int r = usage_error(b.s, val);
+    buf_free(&b);
+    return r;
+}
+
+/* -cs NS, -css NS: mc's C# class (a mode of its own: the header has no
+ * logging code then, as without -um). */
+static int set_cs(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    bool st = strcmp(d->mc, "css") == 0;
+    if (o->mode != HEADER_DESCRIPTORS || (o->cs_namespace && o->cs_static != st))
+        return usage_error("%s cannot be combined with another of -um, -km, -cs, -css and "
+                           "-generateProjections",
+                           word);
+    if (!cs_identifier_path(val))
+        return namespace_error(word, val);
+    o->cs_namespace = val;
+    o->cs_static = st;
+    return -1;
+}
+
+/* --dotnet-namespace=NS */
+static int set_cs_namespace(Options *o, const OptDef *d, const char *word, const char *val)
+{
+    (void)d;
+    if (!cs_identifier_path(val))
+        return namespace_error(word, val);
+    o->dotnet_namespace = val;
     return -1;
 }
 
@@ -196,8 +252,8 @@ static int refuse_utf8_tables(Options *o, const OptDef *d, const char *word, con
 static int refuse(Options *o, const OptDef *d, const char *word, const char *val)
 {
     (void)o, (void)d, (void)val;
-    return usage_error("mc's %s is not supported by mcgen (C# classes, MOF, projections "
-                       "and baselines are not generated)",
+    return usage_error("mc's %s is not supported by mcgen (MOF, projections and baselines "
+                       "are not generated)",
                        word);
 }
 
@@ -426,6 +482,9 @@ static const OptDef options[] = {
      "accepted and ignored: mcgen's winmeta.xml is built in"},
     {"w", "xsd", "FILE", OPT_MC, set_string, F(ignored_schema),
      "accepted and ignored: mcgen's eventman.xsd is built in"},
+    {"cs", NULL, "NS", OPT_MC, set_cs, 0,
+     "write <base>.cs, mc's C# class on .NET Framework's EventProvider, in namespace NS"},
+    {"css", NULL, "NS", OPT_MC, set_cs, 0, "the same as a static class"},
     {"?", "help", NULL, OPT_MC, set_true, F(help), "this help"},
     /* .mc message-text files only */
     {"a", "ansi-input", NULL, OPT_MC, set_false, F(utf16_input),
@@ -446,8 +505,6 @@ static const OptDef options[] = {
     {"U8", NULL, NULL, OPT_REFUSED, refuse_utf8_tables, 0, NULL},
     {"s", NULL, "FILE", OPT_REFUSED, refuse, 0, NULL},
     {"t", NULL, "FILE", OPT_REFUSED, refuse, 0, NULL},
-    {"cs", NULL, "NS", OPT_REFUSED, refuse, 0, NULL},
-    {"css", NULL, "NS", OPT_REFUSED, refuse, 0, NULL},
     {"mof", NULL, NULL, OPT_REFUSED, refuse, 0, NULL},
     {"generateProjections", NULL, NULL, OPT_REFUSED, refuse, 0, NULL},
     {"generateTemplateProjections", NULL, NULL, OPT_REFUSED, refuse, 0, NULL},
@@ -463,6 +520,8 @@ static const OptDef options[] = {
      "write the message table of each culture (MSG00001.bin, ...)"},
     {NULL, "render", "TEMPLATE:OUTPUT", OPT_MCGEN, set_render, 0,
      "render a template of yours against the model (docs/templates.md); repeatable"},
+    {NULL, "dotnet-namespace", "NS", OPT_MCGEN, set_cs_namespace, 0,
+     "the namespace of --dotnet's classes (default: none)"},
     {NULL, "mc-outputs", NULL, OPT_MCGEN, set_true, F(mc_outputs),
      "with outputs named, write mc's outputs too"},
     {NULL, "templates", "DIR", OPT_MCGEN, set_templates, 0,

@@ -437,6 +437,53 @@ static bool render_file(const EmitCtx *c, size_t job, const char *path, Out *out
     return text_end(&t) && ok;
 }
 
+/* mc -cs/-css: <base>.cs beside the header (the header's name with .cs
+ * for its extension). */
+static void cs_files(const EmitCtx *c, OutputList *l)
+{
+    if (!c->mc_outputs || !c->m || !c->names.header || !c->o->cs_namespace)
+        return;
+    const char *h = c->names.header;
+    size_t stem = strlen(h) - strlen(c->o->header_ext) - 1;
+    output_add(l, arena_printf(&l->arena, "%.*s.cs", (int)stem, h), 0);
+}
+
+/* A C# output: the -cp encoding and line ends as the header's. */
+static bool cs_file(const EmitCtx *c, size_t part, const char *path, Out *out)
+{
+    (void)part;
+    TextOut t;
+    text_begin(&t, c, path, false, false, out);
+    TmplSink sink = {&t, text_put};
+    bool ok = render_builtin(c->m, c->facts, c->o, "cs.j2", c->o->cs_namespace, c->o->cs_static,
+                             &sink, c->tf);
+    return text_end(&t) && ok;
+}
+
+static const Emitter dotnet;
+
+/* --dotnet=FILE: the P/Invoke class of every provider for .NET 6+ and
+ * netstandard2.0; UTF-8 without a byte-order mark unless -cp asks. */
+static void dotnet_files(const EmitCtx *c, OutputList *l)
+{
+    const char *path = emit_arg(c->o, &dotnet);
+    if (path && c->m)
+        output_add(l, path, 0);
+}
+
+static bool dotnet_file(const EmitCtx *c, size_t part, const char *path, Out *out)
+{
+    (void)part;
+    TextOut t;
+    text_begin(&t, c, path, false, false, out);
+    if (!c->o->encoding_given)
+        t.enc = ENC_UTF8, t.begun = true;
+    TmplSink sink = {&t, text_put};
+    bool ok = render_builtin(c->m, c->facts, c->o, "dotnet.cs.j2", c->o->dotnet_namespace, true,
+                             &sink, c->tf);
+    return text_end(&t) && ok;
+}
+
 /* mc -x: a .mc file's message ids and their symbolic names. */
 static void dbg_files(const EmitCtx *c, OutputList *l)
 {
@@ -474,11 +521,15 @@ static const Emitter wevt = {"wevt", wevt_files, wevt_file, NULL, NULL, NULL};
 static const Emitter render = {"render", render_files, render_file, NULL, NULL, NULL};
 static const Emitter dbg = {"dbg", dbg_files, dbg_file, NULL, NULL, NULL};
 static const Emitter lttng = {"lttng", lttng_files, lttng_file, NULL, NULL, NULL};
+static const Emitter cs = {"cs", cs_files, cs_file, NULL, NULL, NULL};
+static const Emitter dotnet = {"dotnet", dotnet_files, dotnet_file, "dotnet", "FILE",
+                               "write a C# class per provider that logs each event through "
+                               "advapi32's EventWriteTransfer (.NET 6+, netstandard2.0)"};
 
 /* In the order the files are listed (--print-outputs, --depfile) and
  * written.  An output of its own file is declared here and named below. */
 const Emitter *const emitters[] = {
-    &header, &lttng, &json, &rc, &tables, &wevt, &dbg, &render, NULL,
+    &header, &lttng, &cs, &json, &rc, &tables, &wevt, &dbg, &render, &dotnet, NULL,
 };
 
 const char *emit_arg(const Options *o, const Emitter *e)

@@ -424,18 +424,7 @@ bool linux_build(const EmitCtx *c, LinuxPart part, const TmplSink *out)
     for (size_t i = 0; i < c->m->providers.n; i++)
         tv_push(&a, list, provider_values(&a, c->m->providers.v[i], c->facts));
     tv_add(&a, vars, "linux", list);
-    const char *name = part_templates[part];
-    size_t len = 0;
-    Buf err = {0};
-    const char *text = finder_load(c->tf, name, &len);
-    Tmpl *t = text ? tmpl_parse(name, text, len, &err) : NULL;
-    bool ok = t && tmpl_render_to(t, vars, &c->tf->loader, finder_limits(c->tf), out, &err);
-    if (!ok && err.len)
-        diag_formatted(err.s);
-    else if (!ok)
-        diag_plain(DIAG_ERROR, "no template %s", name);
-    tmpl_free(t);
-    buf_free(&err);
+    bool ok = render_named(c->tf, part_templates[part], vars, out);
     arena_free(&a);
     return ok;
 }

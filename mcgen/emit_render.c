@@ -114,6 +114,38 @@ TValue *render_values(const Manifest *m, const Facts *f, const Options *o, Arena
     return root;
 }
 
+/* ---- the built-in C# templates ---- */
+
+bool render_named(TemplateFinder *tf, const char *name, const TValue *vars, const TmplSink *out)
+{
+    size_t len = 0;
+    Buf err = {0};
+    const char *src = finder_load(tf, name, &len);
+    Tmpl *t = src ? tmpl_parse(name, src, len, &err) : NULL;
+    bool ok = t && tmpl_render_to(t, vars, &tf->loader, finder_limits(tf), out, &err);
+    if (!ok && err.len) /* "template:line:col: error: ..." already */
+        diag_formatted(err.s);
+    else if (!ok)
+        diag_plain(DIAG_ERROR, "no template %s", name);
+    tmpl_free(t);
+    buf_free(&err);
+    return ok;
+}
+
+bool render_builtin(const Manifest *m, const Facts *f, const Options *o, const char *name,
+                    const char *ns, bool static_class, const TmplSink *out, TemplateFinder *tf)
+{
+    Arena a = {0};
+    TValue *vars = render_values(m, f, o, &a);
+    TValue *cs = tv_dict(&a);
+    tv_set(&a, cs, "namespace", ns ? tv_strref(&a, ns) : tv_none(&a));
+    tv_set(&a, cs, "static", tv_bool(&a, static_class));
+    tv_set(&a, vars, "cs", cs);
+    bool ok = render_named(tf, name, vars, out);
+    arena_free(&a);
+    return ok;
+}
+
 /* ---- --render ---- */
 
 bool render_user_template(const Manifest *m, const Facts *f, const Options *o, const char *path,

@@ -276,7 +276,7 @@ static void warn_unused(const Options *o, bool mc_outputs)
 {
     if (mc_outputs)
         return;
-    const char *unused[6];
+    const char *unused[7];
     size_t n = 0;
     if (o->header_dir)
         unused[n++] = "-h";
@@ -290,6 +290,8 @@ static void warn_unused(const Options *o, bool mc_outputs)
         unused[n++] = "-e";
     if (o->mode != HEADER_DESCRIPTORS && !o->renders.n)
         unused[n++] = o->mode == HEADER_KM ? "-km" : "-um";
+    if (o->cs_namespace)
+        unused[n++] = o->cs_static ? "-css" : "-cs";
     for (size_t i = 0; i < n; i++)
         diag_plain(DIAG_WARNING,
                    "%s has no effect: only the outputs named are written (--mc-outputs writes "

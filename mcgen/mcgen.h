@@ -1366,6 +1366,8 @@ typedef struct Options {
     bool unicode_tables;             /* -U given (beats --mc-compat=1998's ANSI) */
     uint32_t max_message_length;     /* -m N; 0: no limit */
     const char *dbg_dir;             /* -x */
+    const char *cs_namespace;        /* -cs/-css: <base>.cs in this namespace */
+    bool cs_static;                  /* -css: a static class */
     McEra era;                       /* --mc-compat: the mc of .mc outputs */
     bool era_year;                   /* --mc-compat named a year before manifests */
     /* mcgen's own */
@@ -1384,6 +1386,7 @@ typedef struct Options {
     const char *templates_dir; /* --templates: built-in templates overridden by name */
     TmplLimits template_limits; /* --template-max-*: renders of the user's templates */
     VEC(RenderJob) renders;    /* --render=TEMPLATE:OUTPUT */
+    const char *dotnet_namespace; /* --dotnet-namespace: --dotnet's classes' namespace */
     /* --NAME=VALUE of an emitter row that has its own option (emit.c) */
     VEC(struct EmitterArg { const struct Emitter *by; const char *value; }) emitter_args;
     Arena arena; /* strings the options own */
@@ -1570,6 +1573,15 @@ struct TValue *render_values(const Manifest *m, const Facts *f, const Options *o
  * false after a diagnostic. */
 bool render_user_template(const Manifest *m, const Facts *f, const Options *o, const char *path,
                           const TmplSink *out, TemplateFinder *tf);
+/* The template `name` (finder.c finds it) rendered against vars; false
+ * after a diagnostic. */
+bool render_named(TemplateFinder *tf, const char *name, const struct TValue *vars,
+                  const TmplSink *out);
+/* A built-in template (templates/, or --templates' file of that name)
+ * rendered against render_values plus `cs`: {namespace (or none), static}
+ * (the C# outputs: -cs/-css and --dotnet); false after a diagnostic. */
+bool render_builtin(const Manifest *m, const Facts *f, const Options *o, const char *name,
+                    const char *ns, bool static_class, const TmplSink *out, TemplateFinder *tf);
 
 /* The files of templates/, built in (build/gen/templates.c); the list
  * ends with a NULL name. */

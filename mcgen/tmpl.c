@@ -2395,6 +2395,23 @@ static TValue *f_upper_snake(Rn *r, const Expr *e, TValue *v, TValue *const *arg
     return identifier(r, e, v, 'S');
 }
 
+/* ident: every character but an ASCII letter, digit or '_' made '_' (a
+ * UTF-8 character is one), as mc names a C# method after a template id. */
+static TValue *f_ident(Rn *r, const Expr *e, TValue *v, TValue *const *args)
+{
+    (void)args;
+    WANT(v->kind == TV_STR, "a string");
+    Buf b = {0};
+    bool ok = str_room(r, e, 0, 0, v->n, 0);
+    for (size_t i = 0; ok && i < v->n; i++) {
+        char c = v->s[i];
+        if ((c & 0xC0) == 0x80)
+            continue; /* a UTF-8 character's continuation: one '_' made already */
+        buf_addc(&b, is_up(c) || is_low(c) || is_dig(c) || c == '_' ? c : '_');
+    }
+    return buf_value(r, &b, ok);
+}
+
 static TValue *f_hex(Rn *r, const Expr *e, TValue *v, TValue *const *args)
 {
     WANT(v->kind == TV_INT, "an integer");
@@ -3149,6 +3166,7 @@ static const Filter filters[] = {
     {"first", 0, 0, NULL, false, f_first, -1, false, 0},
     {"format", 0, MAX_ARGS, NULL, false, f_format, -1, false, 0},
     {"hex", 0, 1, "width", false, f_hex, -1, false, 0},
+    {"ident", 0, 0, NULL, false, f_ident, -1, false, 0},
     {"indent", 0, 1, "width", false, f_indent, -1, false, 0},
     {"int", 0, 2, "default,base", false, f_int, -1, false, 0},
     {"items", 0, 0, NULL, false, f_items, -1, false, 0},

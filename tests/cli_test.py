@@ -193,12 +193,45 @@ def mc_switches(mcgen, tmp):
                         "-um, -km, -cs, -css and -generateProjections (see mcgen --help)\n"),
                        (["-e", "toolong"], "mcgen: error: the header extension of -e is 1 to 3 "
                         "characters without a dot, not 'toolong' (see mcgen --help)\n"),
-                       (["-cs", "Ns"], "mcgen: error: mc's -cs is not supported by mcgen (C# "
-                        "classes, MOF, projections and baselines are not generated) (see mcgen "
-                        "--help)\n")):
+                       (["-mof"], "mcgen: error: mc's -mof is not supported by mcgen (MOF, "
+                        "projections and baselines are not generated) (see mcgen --help)\n"),
+                       (["-cs", "1Ns"], "mcgen: error: -cs takes a C# namespace (identifiers "
+                        "joined by dots), not '1Ns' (see mcgen --help)\n"),
+                       (["-css", "A..B"], "mcgen: error: -css takes a C# namespace (identifiers "
+                        "joined by dots), not 'A..B' (see mcgen --help)\n"),
+                       (["-um", "-cs", "Ns"], "mcgen: error: -cs cannot be combined with another "
+                        "of -um, -km, -cs, -css and -generateProjections (see mcgen --help)\n"),
+                       (["-css", "Ns", "-km"], "mcgen: error: -km cannot be combined with another "
+                        "of -um, -km, -cs, -css and -generateProjections (see mcgen --help)\n")):
         r = run(mcgen, *args, "hello.man", cwd=work) if args != ["-h"] else run(mcgen, "hello.man", "-h", cwd=work)
         check(r.returncode == 2 and r.stderr == want + "1 error\n" and listing(work) == ["hello.man"],
               "bad switches %s: exit 2, mc's wording, no output" % " ".join(args), repr(r.stderr))
+    # -css: <base>.cs beside the header, which has no logging code
+    r = fresh("-css", "Contoso.Events")
+    cs = open(os.path.join(work, "hello.cs"), "rb").read().decode() if r.returncode == 0 else ""
+    h = open(os.path.join(work, "hello.h"), "rb").read().decode() if r.returncode == 0 else ""
+    check(r.returncode == 0 and "namespace Contoso.Events\r\n" in cs and
+          "public static class MCGEN_HELLO_PROVIDER\r\n" in cs and
+          "EventWriteHelloGreeting(string Name, uint Count, Guid SessionId)" in cs and
+          "EventWriteHelloGreeting" not in h,
+          "-css NS: hello.cs beside the header (a static class), no logging code in the header",
+          r.stderr)
+    clean()
+    # --dotnet names an output: only it is written; --print-outputs and
+    # --depfile list it
+    r = fresh("--dotnet=Events.g.cs", "--dotnet-namespace=Contoso.Events", "--depfile=d.d")
+    dep = open(os.path.join(work, "d.d")).read() if r.returncode == 0 else ""
+    p = run(mcgen, "--print-outputs", "--dotnet=Events.g.cs", "hello.man", cwd=work)
+    check(r.returncode == 0 and sorted(listing(work)) == ["Events.g.cs", "d.d", "hello.man"] and
+          dep.startswith("Events.g.cs:") and p.stdout == "Events.g.cs\n",
+          "--dotnet=FILE: only FILE written, listed by --print-outputs and --depfile",
+          r.stderr + p.stderr)
+    r = fresh("--dotnet=x.cs", "--dotnet-namespace=A.1b")
+    check(r.returncode == 2 and r.stderr == "mcgen: error: --dotnet-namespace takes a C# namespace "
+          "(identifiers joined by dots), not 'A.1b' (see mcgen --help)\n1 error\n" and
+          listing(work) == ["hello.man"], "--dotnet-namespace: a bad namespace is a usage error",
+          r.stderr)
+    clean()
     r = run(mcgen, "x.mc", cwd=work)
     check(r.returncode == 2 and r.stderr.startswith("mcgen: error: cannot open 'x.mc': No such file"),
           "a .mc input is read as one (a missing one: exit 2)", r.stderr)
@@ -522,6 +555,11 @@ def selection(mcgen, tmp):
     check(r.returncode == 0 and r.stderr == want + "3 warnings\n"
           and listing(work) == ["hello.man", "m.json"],
           "-h, -z and -um for a run that writes no mc output: a warning each", repr(r.stderr))
+    r = run(mcgen, "--json=m.json", "-css", "Ns", "hello.man", cwd=work)
+    check(r.returncode == 0 and r.stderr == "mcgen: warning: -css has no effect: only the outputs "
+          "named are written (--mc-outputs writes mc's too)\n1 warning\n"
+          and listing(work) == ["hello.man", "m.json"],
+          "-css for a run that writes no mc output: a warning", repr(r.stderr))
     with open(os.path.join(work, "t.j2"), "w") as f:
         f.write("{{ header.logging }}\n")
     r = run(mcgen, "--render=t.j2:r.txt", "-um", "hello.man", cwd=work)

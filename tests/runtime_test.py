@@ -108,23 +108,28 @@ def fixed_size(f):
     return t in FIXED or t in BYREF
 
 
+def referenced_fields(fields):
+    """The indexes of the fields that give another its count or length."""
+    return {q["index"] for f in fields for q in (f.get("count"), f.get("length"))
+            if q and "index" in q}
+
+
+def shape(f, values):
+    """A field's inType (without win:, or "struct"), count and length as the
+    header has them: a count of 0 or 1 and a length of 0 are none."""
+    t = "struct" if f["kind"] == "struct" else f["inType"].split(":", 1)[1]
+    count = qty(f.get("count"), values)
+    length = qty(f.get("length"), values)
+    return t, None if count in (0, 1) else count, None if length == 0 else length
+
+
 def sample_event(uid, fields):
     """Arguments and expected payload for a template's top-level fields."""
     s = Sample(uid)
     values = s.values
-    referenced = set()
-    for f in fields:
-        for q in (f.get("count"), f.get("length")):
-            if q and "index" in q:
-                referenced.add(q["index"])
+    referenced = referenced_fields(fields)
     for i, f in enumerate(fields):
-        t = "struct" if f["kind"] == "struct" else f["inType"].split(":", 1)[1]
-        count = qty(f.get("count"), values)
-        length = qty(f.get("length"), values)
-        if count in (0, 1):
-            count = None
-        if length == 0:
-            length = None
+        t, count, length = shape(f, values)
         n = count or 1
         if t in FIXED:
             ctype, fmt, v = FIXED[t]

@@ -919,6 +919,11 @@ START_TEST(test_tmpl_identifier_filters)
                "{{ 'Mcgen-Example-Hello' | upper_snake }}",
                "AppStarted appStarted app_started APP_STARTED http_server ContosoMyApp "
                "WinUInt32 win32_api v2Beta 2_fast XY |MCGEN_EXAMPLE_HELLO");
+    /* ident: each character that is not a letter, digit or '_' made '_' */
+    expect_out("{{ 'Error report' | ident }} {{ 'a-b.c_D9' | ident }} {{ 'caf\xc3\xa9!' | ident }}|"
+               "{{ '' | ident }}|",
+               "Error_report a_b_c_D9 caf__||");
+    expect_err("{{ 3 | ident }}", "t.j2:1:8: error: filter 'ident' needs a string, not a integer");
 }
 END_TEST
 
