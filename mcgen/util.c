@@ -170,7 +170,10 @@ struct ArenaBlock {
  * are 2 MiB-aligned and, on Linux, marked for transparent huge pages
  * (os_alloc_large; on Windows plain malloc): a
  * large manifest's model then costs a few hundred page faults instead of
- * tens of thousands. */
+ * tens of thousands.  The sizes that double are the blocks' with their
+ * header, so the sixth block is 2 MiB whole and takes huge pages (doubling
+ * the room, it came 16 bytes short of them: 512 page faults of the
+ * generated 5 MB manifest's 2,050). */
 #define HUGE_PAGE (2u * 1024 * 1024)
 
 /* Blocks that arena_free gave back, kept for the next arena while
@@ -222,8 +225,10 @@ static ArenaBlock *arena_block(size_t cap)
 static void arena_grow(Arena *a, size_t n)
 {
     size_t cap = 64 * 1024 - sizeof(ArenaBlock);
-    if (a->head)
-        cap = a->head->cap < 4 * 1024 * 1024 ? a->head->cap * 2 : a->head->cap;
+    if (a->head) {
+        size_t size = sizeof(ArenaBlock) + a->head->cap;
+        cap = (size < 4 * 1024 * 1024 ? size * 2 : size) - sizeof(ArenaBlock);
+    }
     if (cap < n)
         cap = n;
     ArenaBlock *b;
