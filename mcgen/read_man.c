@@ -26,6 +26,7 @@
  * reader made the model.
  */
 #include "mcgen.h"
+#include "os.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -1471,6 +1472,11 @@ static bool run_mem(Manifest *m, const XmlHandler *h, void *arg)
 static bool run_file(Manifest *m, const XmlHandler *h, void *arg)
 {
     (void)arg;
+    /* the model takes about 1.5 bytes per input byte: its first block is
+     * as large as the input (up to 4 MiB, arena_expect) */
+    OsStat st;
+    if (os_stat(m->file, &st) && st.kind == OS_FILE)
+        arena_expect(&m->arena, st.size > SIZE_MAX ? SIZE_MAX : (size_t)st.size);
     return xml_parse_file(m->file, &m->arena, h);
 }
 

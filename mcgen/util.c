@@ -299,6 +299,15 @@ static void arena_block_free(ArenaBlock *b)
     free(b);
 }
 
+void arena_expect(Arena *a, size_t n)
+{
+    const size_t most = 4 * 1024 * 1024 - sizeof(ArenaBlock);
+    if (n > most)
+        n = most;
+    if (!a->head || a->cap - a->used < n)
+        arena_grow(a, n);
+}
+
 void arena_pool_keep(size_t budget)
 {
     pool_budget = budget;
