@@ -12,6 +12,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 void util_internal_error(const char *file, int line, const char *what)
 {
@@ -36,6 +39,21 @@ static long fail_after_from_env(void)
     long unread = -2;
     atomic_compare_exchange_strong(&fail_after, &unread, v);
     return atomic_load(&fail_after);
+}
+
+/* glibc moves its mmap threshold up to the size of each mmapped block
+ * freed, and gives the top of the heap back past 128 KiB free: so a map
+ * that doubles, a vector that grows, lands in fresh pages each time (each
+ * page a fault and a page the kernel zeroes), and where a block lands
+ * depends on what was freed before it.  Fixed: blocks up to 32 MiB come
+ * from the heap, and freed ones are reused rather than given back (a run
+ * is short; its peak is what counts, not what it holds after it). */
+void util_tune_heap(void)
+{
+#if defined(__GLIBC__)
+    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
+#endif
 }
 
 long util_fail_after(long n)

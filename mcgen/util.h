@@ -95,6 +95,9 @@ NORETURN void util_out_of_memory(void);
  * that ran out (out.c: remove the run's temporary files).  It must not
  * allocate.  NULL: none. */
 void util_on_out_of_memory(void (*cleanup)(void));
+/* Sets the C library's heap up for a run (glibc: blocks up to 32 MiB from
+ * the heap, and freed memory kept for reuse); called first thing. */
+void util_tune_heap(void);
 /* After `n` more successful allocations, the next one fails (-1: none);
  * returns how many were left before the call (-1: none armed). */
 long util_fail_after(long n);
