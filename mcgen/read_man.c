@@ -31,6 +31,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A slot of Parser.qnames: an interned QName and its parts (q NULL: empty). */
+typedef struct QNameSlot {
+    const char *local, *ns;
+    const QName *q;
+} QNameSlot;
+
 typedef enum {
     K_DOC, K_SKIP, K_ASSEMBLY, K_COMPONENT, K_MANIFEST, K_INSTRUMENTATION, K_EVENTS, K_PROVIDER, K_PEVENTS, K_EVENT,
     K_CHANNELS, K_CHANNEL, K_LOGGING, K_PUBLISHING, K_LEAF, K_LEVELS, K_LEVEL, K_TASKS, K_TASK,
@@ -69,7 +75,7 @@ typedef struct Parser {
     /* the opcodes of the open <task>, which gets them at its end tag */
     VEC(Opcode *) task_opcodes;
     /* the QNames events name, one copy each (intern_qname) */
-    struct { const QName **v; size_t n, cap; } qnames;
+    struct { QNameSlot *v; size_t n, cap; } qnames;
     /* the ids $(string.X) names, one copy each, which the <string> of
      * that id takes too (msg_attr, read_string) */
     Map msg_ids;
@@ -99,38 +105,43 @@ static const char *shared(XmlReader *r, const char *s) { return s ? xml_intern(r
  * reader interns both), so that an event holds 8 bytes per reference and
  * check_resolve.c's memo keys stay the parts' pointers. */
 /* A QName's slot in qnames: its parts' pointers mixed. */
-static size_t qname_hash(const QName *q, size_t cap)
+static size_t qname_hash(const char *local, const char *ns, size_t cap)
 {
-    uint64_t h = ((uint64_t)(uintptr_t)q->local ^ (uint64_t)(uintptr_t)q->ns * 31) *
+    uint64_t h = ((uint64_t)(uintptr_t)local ^ (uint64_t)(uintptr_t)ns * 31) *
                  0x9e3779b97f4a7c15ull;
     return (size_t)(h >> 32) & (cap - 1);
 }
 
+/* The slots hold the parts' pointers beside the QName, so a probe reads
+ * the table only: a QName is allocated among the events of its first
+ * use, and reading it on every probe missed the cache (intern_qname was
+ * 3% of a 50 MB manifest's --validate). */
 static const QName *intern_qname(Parser *p, QName q)
 {
     if (p->qnames.n * 2 >= p->qnames.cap) {
         size_t cap = p->qnames.cap ? p->qnames.cap * 2 : 64;
-        const QName **v = xcalloc(cap, sizeof *v);
+        QNameSlot *v = xcalloc(cap, sizeof *v);
         for (size_t i = 0; i < p->qnames.cap; i++) {
-            const QName *e = p->qnames.v[i];
-            if (!e)
+            const QNameSlot *e = &p->qnames.v[i];
+            if (!e->q)
                 continue;
-            size_t j = qname_hash(e, cap);
-            while (v[j])
+            size_t j = qname_hash(e->local, e->ns, cap);
+            while (v[j].q)
                 j = (j + 1) & (cap - 1);
-            v[j] = e;
+            v[j] = *e;
         }
         free(p->qnames.v);
         p->qnames.v = v, p->qnames.cap = cap;
     }
-    size_t j = qname_hash(&q, p->qnames.cap);
-    for (const QName *e; (e = p->qnames.v[j]); j = (j + 1) & (p->qnames.cap - 1))
+    size_t j = qname_hash(q.local, q.ns, p->qnames.cap);
+    for (const QNameSlot *e; (e = &p->qnames.v[j])->q; j = (j + 1) & (p->qnames.cap - 1))
         if (e->local == q.local && e->ns == q.ns)
-            return e;
+            return e->q;
     QName *e = arena_alloc(A(p), sizeof *e);
     *e = q;
     p->qnames.n++;
-    return p->qnames.v[j] = e;
+    p->qnames.v[j] = (QNameSlot){q.local, q.ns, e};
+    return e;
 }
 
 BY_NAME Loc attr_loc(const XmlElem *e, const char *name)
