@@ -9,10 +9,12 @@
 
 #include <string.h>
 
-const char *facts_name(const Facts *f, const void *item)
+const char *facts_name(const Facts *f, const void *item) { return ptrmap_get(&f->names, item); }
+
+const char *facts_event_name(const Facts *f, const Provider *pv, size_t i)
 {
-    const char *s = ptrmap_get(&f->event_names, item);
-    return s ? s : ptrmap_get(&f->names, item);
+    const char **names = ptrmap_get(&f->event_names, pv);
+    return names ? names[i] : NULL;
 }
 
 void facts_free(Facts *f)

@@ -182,7 +182,7 @@ static void name_events(Manifest *m, Facts *f)
     for (size_t i = 0; i < m->providers.n; i++)
         events += m->providers.v[i]->events.n;
     map_reserve(&taken, events);
-    ptrmap_reserve(&f->event_names, events);
+    ptrmap_reserve(&f->event_names, m->providers.n);
     Arena holders = {0}; /* gone with the map */
     bool *repeated = repeated_providers(m);
     for (size_t i = 0; i < m->providers.n; i++) {
@@ -190,6 +190,8 @@ static void name_events(Manifest *m, Facts *f)
         const char *pn = pv->symbol && *pv->symbol ? pv->symbol : pv->name;
         const char *ps = is_ident(pn) ? pn : header_ident(a, pn);
         bool repeats = repeated[i];
+        const char **names = pv->events.n ? arena_alloc(a, pv->events.n * sizeof *names) : NULL;
+        ptrmap_put(&f->event_names, pv, (void *)names);
         for (size_t j = 0; j < pv->events.n; j++) {
             Event *e = pv->events.v[j];
             const char *s = e->symbol && *e->symbol ? e->symbol : NULL;
@@ -241,7 +243,7 @@ static void name_events(Manifest *m, Facts *f)
                             renamed, renamed, renamed);
                 s = renamed;
             }
-            ptrmap_put(&f->event_names, e, (void *)s);
+            names[j] = s;
             if (first) /* the new name, free (above) */
                 map_put(&taken, s, h, false);
         }

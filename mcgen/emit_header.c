@@ -1041,7 +1041,7 @@ static TValue *event_values(const void *ctx, size_t i, Arena *a)
     const Event *e = g->pv->events.v[i];
     uint8_t level = e->level ? e->level->value : 0;
     TValue *ed = tv_dict(a);
-    const char *sym = facts_name(g->f, e);
+    const char *sym = facts_event_name(g->f, g->pv, i);
     tv_add(a, ed, "symbol", tv_strref(a, sym));
     tv_add(a, ed, "macro_name", tv_strref(a, macro_name(sym, g->strip)));
     tv_add(a, ed, "not_logged", tv_bool(a, e->not_logged));
@@ -1419,7 +1419,7 @@ static void hw_provider(HeaderW *w, const TValue *hp)
         const Event *e = g->pv->events.v[i];
         if (e->not_logged)
             continue;
-        Str es = str_of(facts_name(g->f, e)); /* an identifier: no line end */
+        Str es = str_of(facts_event_name(g->f, g->pv, i)); /* an identifier: no line end */
         char t0[24], t1[24], t2[24], t3[24], t4[24], t5[24], t6[24];
         Str value = hex_of(t0, (uint64_t)e->value);
         hw_put(&w->b, LIT("MCGEN_CONST_DATA EVENT_DESCRIPTOR "), es, LIT(" = {"), value, LIT(", "),
@@ -1632,7 +1632,7 @@ static void hw_logging(HeaderW *w, const TValue *hp, const char *write_prefix, b
         }
         char tmp[16];
         v[H_BIT] = str_of(digits(tmp + sizeof tmp, (unsigned)g->bit[i]));
-        v[H_ES] = str_of(facts_name(g->f, e));
+        v[H_ES] = str_of(facts_event_name(g->f, g->pv, i));
         v[H_MN] = str_of(macro_name(v[H_ES].s, g->strip));
         v[H_FN] = str_of(g->fname[i]);
         v[H_ARGS] = v[H_A1].n ? (Str){v[H_A1].s + 2, v[H_A1].n - 2} : LIT("");

@@ -362,7 +362,7 @@ static TValue *provider_values(Arena *a, const Provider *pv, const Facts *f)
                 none = k;
         }
         unsigned level = e->level ? e->level->value : 0;
-        tv_add(a, ed, "symbol", tv_strref(a, facts_name(f, e)));
+        tv_add(a, ed, "symbol", tv_strref(a, facts_event_name(f, pv, j)));
         tv_add(a, ed, "class", tv_int(a, k));
         tv_add(a, ed, "loglevel", tv_strref(a, lttng_level(level)));
         /* what the manifest says of the event, for consumers: in the

@@ -536,6 +536,7 @@ static int write_diagnostics(const Options *o)
 
 int main(int argc, char **argv)
 {
+    util_tune_heap();
     os_init(&argc, &argv);
     if (argc < 2) {
         cli_usage(stderr);

@@ -913,9 +913,10 @@ void mc_free(McFile *f);
 /* What the check stage derives beside the model, for the emitters. */
 typedef struct Facts {
     Arena arena;  /* the names */
-    /* item -> its name in the C header (check_names.c): events apart from
-     * the rest, so that each table is sized for its own count (one table
-     * of both doubled once more: 4 MB, not 3, at 50 MB of input) */
+    /* the names of the C header (check_names.c): a provider -> its
+     * events' names, an array in the order of its events (the emitters
+     * walk them so, and a table keyed by each event's address missed the
+     * cache at every lookup), and item -> its name for every other item */
     PtrMap event_names, names;
 } Facts;
 
@@ -924,11 +925,12 @@ typedef struct Facts {
  * ids, the header's names.  false after errors (warnings allowed). */
 struct Options;
 bool check_manifest(Manifest *m, const struct Options *o, Facts *f);
-/* The name the C header gives an item: an Event (its macros' name), a
- * Provider (its symbol), a Channel, Level, Opcode, Task or Keyword (its
- * #define), &Task.event_guid (the task's GUID variable); NULL when the
- * header names none. */
+/* The name the C header gives an item: a Provider (its symbol), a
+ * Channel, Level, Opcode, Task or Keyword (its #define), &Task.event_guid
+ * (the task's GUID variable); NULL when the header names none. */
 const char *facts_name(const Facts *f, const void *item);
+/* The name the C header gives event i of pv (its macros' name). */
+const char *facts_event_name(const Facts *f, const Provider *pv, size_t i);
 void facts_free(Facts *f);
 /* Every reference resolved; what does not resolve reported and left NULL. */
 void check_resolve(Manifest *m);

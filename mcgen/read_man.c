@@ -26,9 +26,16 @@
  * reader made the model.
  */
 #include "mcgen.h"
+#include "os.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* A slot of Parser.qnames: an interned QName and its parts (q NULL: empty). */
+typedef struct QNameSlot {
+    const char *local, *ns;
+    const QName *q;
+} QNameSlot;
 
 typedef enum {
     K_DOC, K_SKIP, K_ASSEMBLY, K_COMPONENT, K_MANIFEST, K_INSTRUMENTATION, K_EVENTS, K_PROVIDER, K_PEVENTS, K_EVENT,
@@ -68,10 +75,7 @@ typedef struct Parser {
     /* the opcodes of the open <task>, which gets them at its end tag */
     VEC(Opcode *) task_opcodes;
     /* the QNames events name, one copy each (intern_qname) */
-    struct { const QName **v; size_t n, cap; } qnames;
-    /* the ids $(string.X) names, one copy each, which the <string> of
-     * that id takes too (msg_attr, read_string) */
-    Map msg_ids;
+    struct { QNameSlot *v; size_t n, cap; } qnames;
 } Parser;
 
 /* ---- helpers ---- */
@@ -98,38 +102,43 @@ static const char *shared(XmlReader *r, const char *s) { return s ? xml_intern(r
  * reader interns both), so that an event holds 8 bytes per reference and
  * check_resolve.c's memo keys stay the parts' pointers. */
 /* A QName's slot in qnames: its parts' pointers mixed. */
-static size_t qname_hash(const QName *q, size_t cap)
+static size_t qname_hash(const char *local, const char *ns, size_t cap)
 {
-    uint64_t h = ((uint64_t)(uintptr_t)q->local ^ (uint64_t)(uintptr_t)q->ns * 31) *
+    uint64_t h = ((uint64_t)(uintptr_t)local ^ (uint64_t)(uintptr_t)ns * 31) *
                  0x9e3779b97f4a7c15ull;
     return (size_t)(h >> 32) & (cap - 1);
 }
 
+/* The slots hold the parts' pointers beside the QName, so a probe reads
+ * the table only: a QName is allocated among the events of its first
+ * use, and reading it on every probe missed the cache (intern_qname was
+ * 3% of a 50 MB manifest's --validate). */
 static const QName *intern_qname(Parser *p, QName q)
 {
     if (p->qnames.n * 2 >= p->qnames.cap) {
         size_t cap = p->qnames.cap ? p->qnames.cap * 2 : 64;
-        const QName **v = xcalloc(cap, sizeof *v);
+        QNameSlot *v = xcalloc(cap, sizeof *v);
         for (size_t i = 0; i < p->qnames.cap; i++) {
-            const QName *e = p->qnames.v[i];
-            if (!e)
+            const QNameSlot *e = &p->qnames.v[i];
+            if (!e->q)
                 continue;
-            size_t j = qname_hash(e, cap);
-            while (v[j])
+            size_t j = qname_hash(e->local, e->ns, cap);
+            while (v[j].q)
                 j = (j + 1) & (cap - 1);
-            v[j] = e;
+            v[j] = *e;
         }
         free(p->qnames.v);
         p->qnames.v = v, p->qnames.cap = cap;
     }
-    size_t j = qname_hash(&q, p->qnames.cap);
-    for (const QName *e; (e = p->qnames.v[j]); j = (j + 1) & (p->qnames.cap - 1))
+    size_t j = qname_hash(q.local, q.ns, p->qnames.cap);
+    for (const QNameSlot *e; (e = &p->qnames.v[j])->q; j = (j + 1) & (p->qnames.cap - 1))
         if (e->local == q.local && e->ns == q.ns)
-            return e;
+            return e->q;
     QName *e = arena_alloc(A(p), sizeof *e);
     *e = q;
     p->qnames.n++;
-    return p->qnames.v[j] = e;
+    p->qnames.v[j] = (QNameSlot){q.local, q.ns, e};
+    return e;
 }
 
 BY_NAME Loc attr_loc(const XmlElem *e, const char *name)
@@ -374,11 +383,7 @@ static void msg_attr(Parser *p, const XmlElem *e, const char *name, MsgRef *out)
     const char *v = trim_span(a->value, &n);
     out->pos = pos_of(e->loc, a->loc);
     if (n > 10 && memcmp(v, "$(string.", 9) == 0 && v[n - 1] == ')') {
-        /* one probe: ids are rarely written twice, and then the
-         * second copy is left unused */
-        const char *id = arena_strndup(A(p), v + 9, n - 10);
-        const char *had = map_put(&p->msg_ids, id, (void *)id, true);
-        out->id = had ? had : id;
+        out->id = arena_strndup(A(p), v + 9, n - 10);
         return;
     }
     error_c(p, D_SCHEMA_VALUE, a->loc,
@@ -1003,11 +1008,12 @@ static void read_string(Parser *p, const XmlElem *e)
     String *s = arena_alloc(A(p), sizeof *s);
     s->loc = e->loc;
     const char *id = need(p, e, "id");
-    /* the id a reference above wrote: that copy (ids are a fifth of the
-     * text a large manifest's model holds) */
-    s->id = id ? map_get(&p->msg_ids, id) : NULL;
-    if (!s->id)
-        s->id = dup(p, id);
+    /* a copy of its own, not the one a reference above made: finding
+     * that one took a map of every id referenced, a put per reference
+     * and a lookup per string, each a few cache misses in a large
+     * manifest (7% of the 50 MB manifest's --validate) for 2.6 MB of
+     * its 59 MB model */
+    s->id = dup(p, id);
     s->value = dup(p, need(p, e, "value"));
     if (!s->id || !s->value || !p->culture)
         return;
@@ -1018,9 +1024,8 @@ static void read_string(Parser *p, const XmlElem *e)
 }
 
 /* Each culture's strings by id, the first of an id kept, made after the
- * parse: while it runs, the map of the ids referenced (Parser.msg_ids)
- * and the rest of the mapped input are alive, so these maps, as large,
- * would add to the peak, and their size is known only now. */
+ * parse: while it runs, the rest of the mapped input is alive, so these
+ * maps would add to the peak, and their size is known only now. */
 static void index_strings(Manifest *m)
 {
     for (size_t i = 0; i < m->cultures.n; i++) {
@@ -1447,7 +1452,6 @@ static Manifest *load(Manifest *m, bool (*run)(Manifest *, const XmlHandler *, v
     vec_free(&p.fields);
     vec_free(&p.task_opcodes);
     free(p.qnames.v);
-    map_free(&p.msg_ids);
     schema_check_free(p.sc);
     if (!ok || !p.saw_root || p.failed) {
         manifest_free(m);
@@ -1471,6 +1475,11 @@ static bool run_mem(Manifest *m, const XmlHandler *h, void *arg)
 static bool run_file(Manifest *m, const XmlHandler *h, void *arg)
 {
     (void)arg;
+    /* the model takes about 1.5 bytes per input byte: its first block is
+     * as large as the input (up to 4 MiB, arena_expect) */
+    OsStat st;
+    if (os_stat(m->file, &st) && st.kind == OS_FILE)
+        arena_expect(&m->arena, st.size > SIZE_MAX ? SIZE_MAX : (size_t)st.size);
     return xml_parse_file(m->file, &m->arena, h);
 }
 

@@ -95,6 +95,9 @@ NORETURN void util_out_of_memory(void);
  * that ran out (out.c: remove the run's temporary files).  It must not
  * allocate.  NULL: none. */
 void util_on_out_of_memory(void (*cleanup)(void));
+/* Sets the C library's heap up for a run (glibc: blocks up to 32 MiB from
+ * the heap, and freed memory kept for reuse); called first thing. */
+void util_tune_heap(void);
 /* After `n` more successful allocations, the next one fails (-1: none);
  * returns how many were left before the call (-1: none armed). */
 long util_fail_after(long n);
@@ -130,6 +133,11 @@ typedef struct ArenaMark {
 } ArenaMark;
 ArenaMark arena_mark(const Arena *a);
 void arena_release(Arena *a, ArenaMark m);
+/* About n bytes (up to 4 MiB) are about to be allocated: the head block
+ * is made one with that room now, so that a large model starts in a
+ * block of huge pages rather than in the small blocks of 4 KiB pages
+ * the doubling would go through first (one page fault each). */
+void arena_expect(Arena *a, size_t n);
 /* Up to `budget` bytes of the blocks arenas free are kept for the arenas
  * made after (0, the default: none; setting it frees what is over it): a
  * batch of manifests read one after another reuses one set of pages. */
