@@ -96,6 +96,10 @@ static int fake_ioctl(int fd, unsigned long request, void *arg)
         memcpy(r + 24, &index, 4);
         return 0;
     }
+    if (request != @UNREG@) {
+        fprintf(rec, "BAD %lx\n", request);
+        return -1;
+    }
     for (int i = 0; i < nwords; i++)
         if (words[i] == (uint32_t *)(uintptr_t)addr)
             fprintf(rec, "UNREG %d %u %u %d\n", fd, size, r[4], i);
@@ -422,7 +426,7 @@ def run_case(mcgen, name, path, tmp):
                 for pv, ev, fields, want, fn in planned]
     src = os.path.join(d, "main.c")
     with open(src, "w") as f:
-        f.write(SEAM.replace("@REG@", "0x%XUL" % IOCSREG).replace("@CALLS@", "".join(calls))
+        f.write(SEAM.replace("@REG@", "0x%XUL" % IOCSREG).replace("@UNREG@", "0x%XUL" % IOCSUNREG).replace("@CALLS@", "".join(calls))
                 .replace("@REGISTER@", "".join("    %s();\n" % r for r in regs))
                 .replace("@UNREGISTER@", "".join("    EventUnregister%s();\n" % r[len("EventRegister"):]
                                                  for r in regs)))
@@ -462,9 +466,14 @@ def check_record(lines, expected, desc, providers):
         elif kind == "PHASE":
             phase = disabled
         elif kind == "UNREG":
-            unregs.append(int(rest.split()[-1]))
+            fd, size, bit, index = rest.split()
+            if (size, bit) != ("16", "0"):
+                fails.append("user_unreg: size %s, disable_bit %s" % (size, bit))
+            unregs.append(int(index))
         elif kind == "CLOSE":
             closes.append(rest)
+        elif kind == "BAD":
+            fails.append("ioctl request 0x%s: neither DIAG_IOCSREG nor DIAG_IOCSUNREG" % rest)
     if len(opens) != providers or any(not o.startswith("/sys/kernel/tracing/user_events_data ")
                                       for o in opens):
         fails.append("opened %s for %d providers" % (opens, providers))
