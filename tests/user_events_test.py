@@ -19,7 +19,8 @@ set tests/lttng_runtime_test.py runs), the test generates a C program
 that registers every provider, calls EventWrite<Event>(...) once for
 every logged event with values made by lttng_runtime_test's generator,
 then clears every enable word and calls them all again (nothing may be
-written), then unregisters.  The record is read back as the kernel and
+written), then unregisters; built with AddressSanitizer and UBSan when gcc
+has them, so no write reads past what its caller passed.  The record is read back as the kernel and
 a consumer would, from LinuxTracepoints' documentation of EventHeader
 (no code of ours or of theirs): the write index names the tracepoint;
 the eventheader's flags, version, id, tag, opcode and level; the
@@ -59,6 +60,17 @@ COMMAND_TYPES = "u8 eventheader_flags; u8 version; u16 id; u16 tag; u8 opcode; u
 # on a 64-bit host: direction << 30 | size << 16 | type << 8 | number
 IOCSREG = (3 << 30) | (8 << 16) | (ord("*") << 8) | 0
 IOCSUNREG = (1 << 30) | (8 << 16) | (ord("*") << 8) | 2
+SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
+
+
+def sanitizers(tmp):
+    """SANITIZE when gcc can build with it (the program then also shows
+    that no write reads past what the caller passed), else []."""
+    src = os.path.join(tmp, "probe.c")
+    with open(src, "w") as f:
+        f.write("int main(void)\n{\n    return 0;\n}\n")
+    r = subprocess.run(["gcc", *SANITIZE, src, "-o", os.path.join(tmp, "probe")], capture_output=True)
+    return SANITIZE if r.returncode == 0 else []
 
 SEAM = r"""#include <stdint.h>
 #include <stdio.h>
@@ -405,7 +417,7 @@ def descriptors(text):
     return out
 
 
-def run_case(mcgen, name, path, tmp):
+def run_case(mcgen, name, path, tmp, sanitize):
     """(events, fields compared, equal, tracepoints, failures[])."""
     d = os.path.join(tmp, re.sub(r"\W", "_", name))
     os.makedirs(d)
@@ -431,7 +443,7 @@ def run_case(mcgen, name, path, tmp):
                 .replace("@UNREGISTER@", "".join("    EventUnregister%s();\n" % r[len("EventRegister"):]
                                                  for r in regs)))
     exe = os.path.join(d, "p")
-    r = subprocess.run(["gcc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-O1", "-Wno-overflow",
+    r = subprocess.run(["gcc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-O1", "-Wno-overflow", *sanitize,
                         "-DMCGEN_BACKEND_USER_EVENTS", "-I", d, src, "-o", exe],
                        capture_output=True, text=True)
     if r.returncode:
@@ -556,12 +568,15 @@ def main():
     passed = failed = skipped = 0
     totals = [0, 0, 0, 0]
     with tempfile.TemporaryDirectory() as tmp:
+        sanitize = sanitizers(tmp)
+        print("the programs built %s" % ("with AddressSanitizer and UBSan" if sanitize else
+                                         "without sanitizers (gcc cannot link them here)"))
         for name, path in CASES:
             if not os.path.exists(path):
                 print("skipped %s: not found" % name)
                 skipped += 1
                 continue
-            n, compared, equal, ntp, fails = run_case(mcgen, name, path, tmp)
+            n, compared, equal, ntp, fails = run_case(mcgen, name, path, tmp, sanitize)
             for k, x in enumerate((n, compared, equal, ntp)):
                 totals[k] += x
             ok = not fails and n > 0
