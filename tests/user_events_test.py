@@ -35,8 +35,12 @@ eventheader_flags; u8 version; u16 id; u16 tag; u8 opcode; u8 level",
 one per level and keyword, the keyword the event's EVENT_DESCRIPTOR's
 (mc's, as the golden tests check it).
 
-Prints one line per manifest, the totals, and "N passed, N failed,
-N skipped".
+A generated manifest whose metadata would pass the extension's 65,535
+bytes (100 integer fields with names of 700 characters) must come without
+it (flags 0x03) and be readable by its manifest alone.
+
+Prints one line per manifest, the totals, the encodings decoded, and
+"N passed, N failed, N skipped".
 """
 import argparse
 import ipaddress
@@ -281,9 +285,11 @@ def read_field(r, f):
     return ("list", [read_value(r, f) for _ in range(n)])
 
 
-def decode(data, tracepoints):
+def decode(data, tracepoints, manifest_defs=None):
     """An event's bytes as written: {tracepoint, header fields, name,
-    fields: [(def, value)]}."""
+    fields: [(def, value)]}.  Without a metadata extension the payload is
+    read with manifest_defs (a manifest-decoded event: the consumer finds
+    the layout by provider, id and version), and the name is None."""
     r = Reader(data)
     index = struct.unpack("<I", r.take(4))[0]
     ev = {"tracepoint": tracepoints.get(index)}
@@ -298,15 +304,32 @@ def decode(data, tracepoints):
                 meta = body
             if not kind & 0x8000:
                 break
-    if meta is None:
+    if meta is None and manifest_defs is None:
         raise ValueError("no metadata extension")
-    m = Reader(meta)
-    ev["name"] = m.cstr()
-    defs = read_defs(m)
+    if meta is None:
+        ev["name"], defs = None, manifest_defs
+    else:
+        m = Reader(meta)
+        ev["name"] = m.cstr()
+        defs = read_defs(m)
     ev["fields"] = [(f, read_field(r, f)) for f in defs]
     if r.p != len(data):
         raise ValueError("%d payload bytes left after the last field" % (len(data) - r.p))
     return ev
+
+
+def manifest_layout(fields):
+    """The definitions a template of integers only has (value8..64,
+    signed or unsigned by inType), or None."""
+    defs = []
+    for i, f in enumerate(fields):
+        t = (f.get("inType") or "").split(":")[-1] if f["kind"] == "data" else ""
+        if t not in gen.INTS or t.startswith("Hex") or t == "Boolean" or f.get("count") or f.get("map"):
+            return None
+        defs.append({"name": (f["name"] or "Field%d" % i).replace(";", "_"),
+                     "enc": {1: 2, 2: 3, 4: 4, 8: 5}[gen.SIZES[t]],
+                     "fmt": 2 if t in gen.SIGNED else 1, "array": "", "count": None})
+    return defs
 
 
 # ---- what each field must mean (docs/linux.md's table) ----
@@ -506,17 +529,23 @@ def check_record(lines, expected, desc, providers):
     if len(writes) != len(expected):
         fails.append("%d events written, %d expected" % (len(writes), len(expected)))
     for data, (pv, ev, fields, want, sym) in zip(writes, expected):
+        plain = manifest_layout(fields)
+        # the metadata extension holds 65,535 bytes: a larger one is left
+        # out (a template of integers here measures it)
+        bare = plain is not None and len(sym) + 1 + sum(
+            len(d["name"].encode()) + 3 for d in plain) > 65535
         try:
-            got = decode(data, tracepoints)
+            got = decode(data, tracepoints, plain if bare else None)
         except (ValueError, IndexError, UnicodeDecodeError) as e:
             fails.append("%s: cannot decode: %s" % (sym, e))
             compared += len(fields)
             continue
         head = (got["tracepoint"], got["flags"], got["version"], got["id"], got["tag"],
                 got["opcode"], got["level"], got["name"])
-        wanted = (names[sym] + " " + COMMAND_TYPES, 0x07, ev["version"], ev["value"],
-                  (ev.get("task") or {}).get("value", 0), (ev.get("opcode") or {}).get("value", 0),
-                  (ev.get("level") or {}).get("value", 0), sym)
+        wanted = (names[sym] + " " + COMMAND_TYPES, 0x03 if bare else 0x07, ev["version"],
+                  ev["value"], (ev.get("task") or {}).get("value", 0),
+                  (ev.get("opcode") or {}).get("value", 0), (ev.get("level") or {}).get("value", 0),
+                  None if bare else sym)
         if head != wanted:
             fails.append("%s: header %s, want %s" % (sym, head, wanted))
         if len(got["fields"]) != len(fields):
@@ -552,6 +581,35 @@ def check_record(lines, expected, desc, providers):
     return len(writes), compared, equal, len(tracepoints), fails
 
 
+BIG = """<?xml version="1.0" encoding="UTF-8"?>
+<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events"
+    xmlns:win="http://manifests.microsoft.com/win/2004/08/windows/events">
+ <instrumentation><events>
+  <provider name="Mcgen-Test-BigMetadata" guid="{5D0C6B53-7F43-4E36-9B0C-3A4E7E3A1F10}"
+      symbol="BIGMETA" resourceFileName="a.dll" messageFileName="a.dll">
+   <templates><template tid="Wide">
+%s   </template></templates>
+   <events>
+    <event value="1" version="2" symbol="WideEvent" template="Wide" level="win:Warning"/>
+    <event value="2" symbol="NarrowEvent" level="win:Informational"/>
+   </events>
+  </provider>
+ </events></instrumentation>
+</instrumentationManifest>
+"""
+
+
+def big_manifest(tmp):
+    """A template whose metadata would pass 65,535 bytes: 100 integer
+    fields with names of 700 characters."""
+    path = os.path.join(tmp, "bigmeta.man")
+    types = ("UInt32", "Int16", "UInt64", "Int8")
+    with open(path, "w") as f:
+        f.write(BIG % "".join('    <data name="F%03d_%s" inType="win:%s"/>\n' % (i, "x" * 700, types[i % 4])
+                              for i in range(100)))
+    return path
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mcgen", required=True)
@@ -571,7 +629,8 @@ def main():
         sanitize = sanitizers(tmp)
         print("the programs built %s" % ("with AddressSanitizer and UBSan" if sanitize else
                                          "without sanitizers (gcc cannot link them here)"))
-        for name, path in CASES:
+        for name, path in CASES + [("generated: 100 fields of 700-character names (no metadata)",
+                                    big_manifest(tmp))]:
             if not os.path.exists(path):
                 print("skipped %s: not found" % name)
                 skipped += 1
