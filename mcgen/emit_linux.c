@@ -1,6 +1,6 @@
 /*
  * emit_linux.c - the header's Linux backends (--backends=etw,lttng,
- * docs/linux.md): the values of templates/linux.h.j2 (the Linux branch
+ * user_events, docs/linux.md): the values of templates/linux.h.j2 (the Linux branch
  * around the ETW header), of templates/lttng_ust.h.j2 (BASE_lttng.h, the
  * LTTng-UST tracepoint provider) and of templates/lttng_probes.c.j2
  * (BASE_lttng.c, which defines the probes in one unit).
@@ -18,6 +18,13 @@
  * A class takes one pointer to a struct of its columns: LTTng's
  * tracepoints take at most 10 arguments, a template has up to hundreds
  * of fields.
+ *
+ * With user_events (templates/user_events.h.j2) the same parameters are
+ * written as EventHeader events: per template its field definitions (the
+ * metadata extension's bytes, made here and written as a C literal) and
+ * a column per field saying how the write passes its bytes to writev;
+ * per provider its tracepoints, one per level and keyword its events
+ * use; per event its tracepoint and the eventheader's numbers.
  */
 #include "mcgen.h"
 #include "os.h"
