@@ -310,9 +310,8 @@ static int set_line_endings(Options *o, const OptDef *d, const char *word, const
     return -1;
 }
 
-/* --backends=LIST: etw, lttng, user_events, separated by commas.  The
- * user_events backend is issue 19's next step: refused until it exists,
- * rather than a header that cannot log. */
+/* --backends=LIST: etw, lttng, user_events, separated by commas
+ * (docs/linux.md). */
 static int set_backends(Options *o, const OptDef *d, const char *word, const char *val)
 {
     (void)d, (void)word;
@@ -328,9 +327,6 @@ static int set_backends(Options *o, const OptDef *d, const char *word, const cha
         if (!bit)
             return usage_error("--backends takes etw, lttng or user_events, separated by "
                                "commas, not '%s'", val);
-        if (bit == BACKEND_USER_EVENTS)
-            return usage_error("--backends: %s", "the user_events backend is not implemented "
-                               "yet (issue 19); lttng is");
         mask |= bit;
         if (!comma)
             break;
@@ -543,7 +539,8 @@ static const OptDef options[] = {
     {NULL, "line-endings", "crlf|lf", OPT_MCGEN, set_line_endings, 0,
      "line ends of the text outputs (crlf, as mc)"},
     {NULL, "backends", "LIST", OPT_MCGEN, set_backends, 0,
-     "what -um logging code writes to: etw (mc's header), lttng (docs/linux.md)"},
+     "what -um logging code writes to: etw (mc's header), lttng, user_events "
+     "(docs/linux.md)"},
     {NULL, "print-outputs", NULL, OPT_MCGEN, set_true, F(print_outputs),
      "list the files the run would write, one per line; write nothing"},
     {NULL, "depfile", "FILE", OPT_MCGEN, set_string, F(depfile),

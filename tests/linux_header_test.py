@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""--backends=etw,lttng: the -um header compiles and links on Linux.
+"""--backends=etw,lttng,user_events: the -um header compiles and links on
+Linux.
 
 For every manifest of the reference corpus (../shared/corpus/golden/*/
 input.man and ../shared/corpus/manifests/*) and of tests/data that mcgen
-compiles, the -um header is generated with --backends=etw,lttng and built
-with each backend macro (MCGEN_BACKEND_NOOP, MCGEN_BACKEND_LTTNG) by gcc
+compiles, the -um header is generated with --backends=etw,lttng,user_events
+and built with each backend macro (MCGEN_BACKEND_NOOP, MCGEN_BACKEND_LTTNG,
+MCGEN_BACKEND_USER_EVENTS) by gcc
 and clang in C (-std=c99, -std=c17) and C++ (-std=c++11, -std=c++20)
 (the golden cases in all eight; the others in gcc C99, clang C17,
 g++ C++20 and clang++ C++11), all with -Wall -Wextra -Werror -O2, into a program of two translation
@@ -169,19 +171,26 @@ def option_checks(mcgen, tmp):
             "not 'etw,bogus' (see mcgen --help)")
     out.append(("--backends=etw,bogus is a usage error", r.returncode == 2 and
                  r.stderr.splitlines()[:1] == [want], r.stderr))
-    r = subprocess.run([mcgen, "-um", "--backends=user_events", HELLO], capture_output=True,
-                       text=True, cwd=tmp)
-    want = ("mcgen: error: --backends: the user_events backend is not implemented yet "
-            "(issue 19); lttng is (see mcgen --help)")
-    out.append(("--backends=user_events is refused until it exists", r.returncode == 2 and
-                 r.stderr.splitlines()[:1] == [want], r.stderr))
     heads = {}
-    for name, extra in (("none", []), ("etw", ["--backends=etw"]), ("lttng", ["--backends=lttng"])):
+    for name, extra in (("none", []), ("etw", ["--backends=etw"]), ("lttng", ["--backends=lttng"]),
+                        ("ue", ["--backends=user_events"]), ("all", ["--backends=etw,lttng,user_events"])):
         d = os.path.join(tmp, "opt-" + name)
         os.makedirs(d)
         subprocess.run([mcgen, "-um", *extra, "-h", d, "-r", d, HELLO], check=True,
                        capture_output=True)
         heads[name] = (open(os.path.join(d, "hello.h"), "rb").read(), sorted(os.listdir(d)))
+    out.append(("--backends=user_events adds no file", heads["ue"][1] == heads["none"][1],
+                str(heads["ue"][1])))
+    out.append(("--backends=lttng without user_events: no user_events code, the macro refused",
+                b"McGenUe" not in heads["lttng"][0] and b"generated without the user_events backend"
+                in heads["lttng"][0], ""))
+    etw_text = heads["none"][0].replace(b"\r", b"").decode()
+    for name in ("ue", "all"):
+        t = heads[name][0].replace(b"\r", b"").decode()
+        inner = t[t.index("#if defined(_WIN32)\n\n") + len("#if defined(_WIN32)\n\n"):
+                  t.index("\n#else /* !_WIN32")]
+        out.append(("--backends=%s: the ETW header whole inside #if defined(_WIN32)"
+                    % ("user_events" if name == "ue" else "etw,lttng,user_events"), inner == etw_text, ""))
     out.append(("--backends=etw writes mc's header and files, byte for byte",
                 heads["etw"] == heads["none"], ""))
     lt = heads["lttng"][0].replace(b"\r", b"").decode()
@@ -220,7 +229,7 @@ def other_modes(mcgen, tmp):
     for case in sorted(os.listdir(gold)) if os.path.isdir(gold) else []:
         for mode in ([], ["-km"]):
             d = tempfile.mkdtemp(dir=tmp)
-            r = subprocess.run([mcgen, *mode, "--backends=etw,lttng", "-z", "x", "-h", d, "-r", d,
+            r = subprocess.run([mcgen, *mode, "--backends=etw,lttng,user_events", "-z", "x", "-h", d, "-r", d,
                                 os.path.join(gold, case, "input.man")], capture_output=True)
             if r.returncode == 1:
                 continue
@@ -257,7 +266,7 @@ def main():
         lttng = os.path.exists("/usr/include/lttng/tracepoint.h") or \
             subprocess.run(["sh", "-c", "echo '#include <lttng/tracepoint.h>' | cc -E - >/dev/null"],
                            capture_output=True).returncode == 0
-        backends = ["NOOP", "LTTNG"] if lttng else ["NOOP"]
+        backends = ["NOOP", "LTTNG", "USER_EVENTS"] if lttng else ["NOOP", "USER_EVENTS"]
         if not lttng:
             print("skipped MCGEN_BACKEND_LTTNG: liblttng-ust-dev not installed (./setup installs it)")
             skipped += 1
@@ -270,8 +279,8 @@ def main():
         jobs = []
         for name, path in manifests(args.quick):
             d = tempfile.mkdtemp(dir=tmp)
-            r = subprocess.run([mcgen, "-um", "--backends=etw,lttng", "-z", "x", "-h", d, "-r", d,
-                                path], capture_output=True, text=True)
+            r = subprocess.run([mcgen, "-um", "--backends=etw,lttng,user_events", "-z", "x", "-h", d,
+                                "-r", d, path], capture_output=True, text=True)
             if r.returncode == 1 and "error:" in r.stderr:
                 continue  # a manifest mcgen refuses (corpus_test.py checks which)
             if r.returncode != 0:

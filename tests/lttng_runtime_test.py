@@ -405,6 +405,35 @@ def sessiond():
     return None, "lttng-sessiond did not answer"
 
 
+def plan_calls(part, model):
+    """(C calls, [(provider, event, fields, want, write function)], error)
+    of every logged event of the model, one call each, from the Linux
+    branch of its header (part): the write functions are in the header's
+    order, the providers' logged events in manifest order."""
+    funcs = [(m.group(1), [tuple(p.strip().rsplit(" ", 1)) for p in m.group(2).split(",")
+                           if p.strip() not in ("", "void")])
+             for m in re.finditer(r"^static inline uint32_t (McGenLinux_\w+)\(([^)]*)\)", part, re.M)]
+    macro_of = {fn: mac for mac, fn in re.findall(
+        r"^#define (\w+)\([^)]*\) \\\n\s+\(EventEnabled\w+\(\) \? (McGenLinux_\w+)\(", part, re.M)}
+    logged = []
+    for pv in model["providers"]:
+        templates = {t["tid"]: t for t in pv["templates"]}
+        for ev in pv["events"]:
+            if not ev.get("notLogged"):
+                logged.append((pv, ev, templates[ev["template"]]["fields"] if ev.get("template") else []))
+    if len(funcs) != len(logged):
+        return [], [], "%d write functions, %d logged events" % (len(funcs), len(logged))
+    calls, planned = [], []
+    g = Gen(7)
+    for (fn, params), (pv, ev, fields) in zip(funcs, logged):
+        g.decls = []
+        args, want = plan_event(g, fields, params, {mp["name"]: mp for mp in pv["maps"]})
+        calls.append("    {\n%s        %s(%s);\n    }\n" % (
+            "".join("        %s\n" % x for x in g.decls), macro_of[fn], ", ".join(args)))
+        planned.append((pv, ev, fields, want, fn))
+    return calls, planned, ""
+
+
 def run_case(mcgen, name, path, tmp):
     """(events written, fields compared, fields equal, failures[])."""
     d = os.path.join(tmp, re.sub(r"\W", "_", name))
@@ -415,31 +444,12 @@ def run_case(mcgen, name, path, tmp):
                                       check=True, text=True).stdout)
     text = open(os.path.join(d, "x.h"), encoding="utf-8").read().replace("\r", "")
     part = text[text.index("#else /* !_WIN32"):]
-    # the write functions in the header's order: the providers' logged
-    # events in manifest order
-    funcs = [(m.group(1), [tuple(p.strip().rsplit(" ", 1)) for p in m.group(2).split(",")
-                           if p.strip() not in ("", "void")])
-             for m in re.finditer(r"^static inline uint32_t (McGenLinux_\w+)\(([^)]*)\)", part, re.M)]
-    macro_of = {fn: mac for mac, fn in re.findall(
-        r"^#define (\w+)\([^)]*\) \\\n\s+\(EventEnabled\w+\(\) \? (McGenLinux_\w+)\(", part, re.M)}
     tps = re.findall(r"lttng_ust_do_tracepoint\((\w+), (\w+), &a\);", part)
-    logged = []
-    for pv in model["providers"]:
-        templates = {t["tid"]: t for t in pv["templates"]}
-        for ev in pv["events"]:
-            if not ev.get("notLogged"):
-                logged.append((pv, ev, templates[ev["template"]]["fields"] if ev.get("template") else []))
-    if not (len(funcs) == len(logged) == len(tps)):
-        return 0, 0, 0, ["%d write functions, %d tracepoints, %d logged events" % (
-            len(funcs), len(tps), len(logged))]
-    calls, expect = [], []
-    g = Gen(7)
-    for (fn, params), (prov, sym), (pv, ev, fields) in zip(funcs, tps, logged):
-        g.decls = []
-        args, want = plan_event(g, fields, params, {mp["name"]: mp for mp in pv["maps"]})
-        calls.append("    {\n%s        %s(%s);\n    }\n" % (
-            "".join("        %s\n" % x for x in g.decls), macro_of[fn], ", ".join(args)))
-        expect.append(("%s:%s" % (prov, sym), want, ev))
+    calls, planned, err = plan_calls(part, model)
+    if err or len(tps) != len(planned):
+        return 0, 0, 0, [err or "%d tracepoints, %d logged events" % (len(tps), len(planned))]
+    expect = [("%s:%s" % (prov, sym), want, ev)
+              for (prov, sym), (pv, ev, fields, want, fn) in zip(tps, planned)]
     src = os.path.join(d, "main.c")
     with open(src, "w") as f:
         f.write('#include <stdint.h>\n#include "x.h"\nint main(void)\n{\n%s    return 0;\n}\n'
