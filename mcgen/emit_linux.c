@@ -631,18 +631,17 @@ static long ue_tracepoint(Arena *a, TValue *tps, const char *provider, unsigned 
     return (long)tps->n - 1;
 }
 
-/* What an event's write needs besides its template's plan: ue_tp (its
+/* What an event's write needs besides its template's plan (name: its symbol): ue_tp (its
  * tracepoint), ue_name (the literal of its name and NUL, the metadata's
  * start), ue_name_len (0: no metadata extension, when it would pass
  * 65,535 bytes), and the header's numbers: id, version, opcode, level, and
  * the task as the tag. */
-static void ue_event(Arena *a, TValue *ed, const Event *e, TValue *tps, const char *provider,
-                     const Facts *f, int64_t meta_len)
+static void ue_event(Arena *a, TValue *ed, const Event *e, const char *name, TValue *tps,
+                     const char *provider, int64_t meta_len)
 {
     unsigned level = e->level ? e->level->value : 0;
     tv_add(a, ed, "ue_tp", tv_int(a, ue_tracepoint(a, tps, provider, level,
                                                    event_descriptor_keyword(e))));
-    const char *name = facts_name(f, e);
     size_t n = strlen(name) + 1;
     tv_add(a, ed, "ue_name", tv_strref(a, ue_literal(a, name, n)));
     tv_add(a, ed, "ue_name_len", tv_int(a, (int64_t)n + meta_len > UE_EXTENSION_MAX ? 0 : (int64_t)n));
@@ -738,7 +737,7 @@ static TValue *provider_values(Arena *a, const Provider *pv, const Facts *f, boo
                                          e->task ? e->task->value : 0u,
                                          (unsigned long long)event_descriptor_keyword(e))));
         if (ue)
-            ue_event(a, ed, e, tps, name, f, tv_get(classes->items[k], "ue_meta_len")->i);
+            ue_event(a, ed, e, facts_event_name(f, pv, j), tps, name, tv_get(classes->items[k], "ue_meta_len")->i);
     }
     ptrmap_free(&by_layout);
     ptrmap_free(&enums);
