@@ -106,8 +106,8 @@ class Gen:
         fmt = {1: "b", 2: "h", 4: "i", 8: "q"}[SIZES[t]]
         return struct.pack("<" + (fmt if t in SIGNED else fmt.upper()), v)
 
-    def text(self, n, wide):
-        chars = "abcdefghij" + ("\u00e9\u4e2d" if wide else "")
+    def text(self, n, wide, astral=False):
+        chars = "abcdefghij" + ("\u00e9\u4e2d" if wide else "") + ("\U0001F600" if astral else "")
         return "".join(chars[self.num(i) % len(chars)] for i in range(n))
 
 
@@ -217,7 +217,10 @@ def plan_event(g, fields, params, maps):
         if t in ("UnicodeString", "AnsiString", "CountedUnicodeString", "CountedAnsiString"):
             wide = "Unicode" in t
             if not takes_len and cnt is None and ln is None:
-                s = g.text(3 + g.num(1) % 5, wide)
+                # one in four long: past the 256 bytes the write function
+                # converts UTF-16 into, so allocated; the others share them
+                n = 3 + g.num(1) % 5 + (100 + g.num(3) % 150 if g.num(2) % 4 == 0 else 0)
+                s = g.text(n, wide, astral=wide)
                 units = s.encode("utf-16-le") if wide else s.encode()
             elif not takes_len:
                 s = g.text((cnt or 1) * ln, wide)
