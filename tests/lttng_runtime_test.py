@@ -5,9 +5,14 @@ every field equal to what was written.
 
 For examples/hello, tests/data/bulk.man and the golden manifests with the
 richest templates (etk-TypeMangling, etk-Large, etk-wpf-etw), the test
-generates a C program that calls EventWrite<Sym>(...) once for every
-logged event, each argument made from the manifest's field (its inType,
-count= and length=; the macro's parameters are the ETW header's), and
+generates a C program that writes every logged event through each form
+of mc's API: EventWrite<Sym>(...), its _AssumeEnabled form, and its
+_ForContext and _ForContextAssumeEnabled forms on a McGenContext of the
+provider registered with EventRegister<Provider>_ForContext (each must
+record the same event), each argument made from the manifest's field
+(its inType, count= and length=; the macro's parameters are the ETW
+header's; one NUL-terminated string in four longer than the 256 bytes
+the write function converts UTF-16 into), and
 writes down what each LTTng field must hold, as docs/linux.md maps the
 types (integers by value, floats by value, GUIDs as their 16 bytes,
 UTF-16 as UTF-8, binaries and counted arrays as sequences, FILETIME as
@@ -424,7 +429,13 @@ def run_case(mcgen, name, path, tmp):
                            if p.strip() not in ("", "void")])
              for m in re.finditer(r"^static inline uint32_t (McGenLinux_\w+)\(([^)]*)\)", part, re.M)]
     macro_of = {fn: mac for mac, fn in re.findall(
-        r"^#define (\w+)\([^)]*\) \\\n\s+\(EventEnabled\w+\(\) \? (McGenLinux_\w+)\(", part, re.M)}
+        r"^#define (\w+)\([^)]*\) \\\n\s+\(MCGEN_EVENT_ENABLED\(\w+\) \? (McGenLinux_\w+)\(",
+        part, re.M)}
+    # each write macro's provider context type, and how to register one
+    ctx_of = dict(re.findall(r"^#define (\w+)_ForContextAssumeEnabled\(pContext[^)]*\) \\\n"
+                             r"\s+\(\(void\)_mcgen_CheckContextType_(\w+)\(", part, re.M))
+    regs = re.findall(r"^#define EventRegister(\w+)_ForContext\(pContext\) "
+                      r"McGenLinuxRegisterForContext_(\w+)\(", part, re.M)
     tps = re.findall(r"lttng_ust_do_tracepoint\((\w+), (\w+), &a\);", part)
     logged = []
     for pv in model["providers"]:
@@ -440,13 +451,21 @@ def run_case(mcgen, name, path, tmp):
     for (fn, params), (prov, sym), (pv, ev, fields) in zip(funcs, tps, logged):
         g.decls = []
         args, want = plan_event(g, fields, params, {mp["name"]: mp for mp in pv["maps"]})
-        calls.append("    {\n%s        %s(%s);\n    }\n" % (
-            "".join("        %s\n" % x for x in g.decls), macro_of[fn], ", ".join(args)))
-        expect.append(("%s:%s" % (prov, sym), want, ev))
+        # every form of the macro: each must record the same event
+        mac, ctx = macro_of[fn], "&ctx_" + ctx_of[macro_of[fn]]
+        forms = ["%s(%s)" % (mac, ", ".join(args)), "%s_AssumeEnabled(%s)" % (mac, ", ".join(args)),
+                 "%s_ForContext(%s)" % (mac, ", ".join([ctx] + args)),
+                 "%s_ForContextAssumeEnabled(%s)" % (mac, ", ".join([ctx] + args))]
+        calls.append("    {\n%s%s    }\n" % ("".join("        %s\n" % x for x in g.decls),
+                                              "".join("        %s;\n" % f for f in forms)))
+        expect += [("%s:%s" % (prov, sym), want, ev)] * len(forms)
     src = os.path.join(d, "main.c")
     with open(src, "w") as f:
-        f.write('#include <stdint.h>\n#include "x.h"\nint main(void)\n{\n%s    return 0;\n}\n'
-                % "".join(calls))
+        f.write('#define MCGEN_ENABLE_FORCONTEXT_CODE_GENERATION 1\n#include <stdint.h>\n'
+                '#include "x.h"\nint main(void)\n{\n%s%s%s    return 0;\n}\n'
+                % ("".join("    McGenContext_%s ctx_%s;\n    EventRegister%s_ForContext(&ctx_%s);\n"
+                           % (i, i, r, i) for r, i in regs), "".join(calls),
+                   "".join("    EventUnregister%s_ForContext(&ctx_%s);\n" % (r, i) for r, i in regs)))
     r = subprocess.run(["gcc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-O1",
                         "-Wno-overflow", "-DMCGEN_BACKEND_LTTNG", "-I", d, src,
                         os.path.join(d, "x_lttng.c"), "-o", os.path.join(d, "p"), "-llttng-ust",
