@@ -429,7 +429,7 @@ def run_case(mcgen, name, path, tmp):
                            if p.strip() not in ("", "void")])
              for m in re.finditer(r"^static inline uint32_t (McGenLinux_\w+)\(([^)]*)\)", part, re.M)]
     macro_of = {fn: mac for mac, fn in re.findall(
-        r"^#define (\w+)\([^)]*\) \\\n\s+\(MCGEN_EVENT_ENABLED\(\w+\) \? (McGenLinux_\w+)\(",
+        r"^#define (\w+)\([^)]*\) \\\n\s+\((?:MCGEN_EVENT_ENABLED\(\w+\)|EventEnabled\w+\(\)) \? (McGenLinux_\w+)\(",
         part, re.M)}
     # each write macro's provider context type, and how to register one
     ctx_of = dict(re.findall(r"^#define (\w+)_ForContextAssumeEnabled\(pContext[^)]*\) \\\n"
