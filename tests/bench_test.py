@@ -137,6 +137,7 @@ def test_run(mcgen, tmp):
                                 "target": 0.15, "pass": False}]}, f)
     r = subprocess.run([sys.executable, BENCH, "--mcgen", mcgen, "--outdir", out,
                         "--sizes", "0.2,0.4", "--pairs", "1", "--warmup", "0",
+                        "--cost-calls", "100000", "--cost-rounds", "2",
                         "--baseline", baseline],
                        capture_output=True, text=True)
     check(r.returncode == 0, "run: exit status 0", r.stdout[-2000:] + r.stderr[-2000:])
@@ -156,8 +157,9 @@ def test_run(mcgen, tmp):
           [sorted(x["modes"]) for x in data["rows"]])
     check(all(m["cpu_s"] > 0 and m["peak"] > 0 for x in data["rows"]
               for m in x["modes"].values()), "run: a CPU time and a peak RSS for each")
-    # 3 ratios, 3 peaks and xmllint per input; 3 growths; the batch's 2
-    want = 7 * len(inputs) + 3 + 2 * corpus
+    # 3 ratios, 3 peaks and xmllint per input; 3 growths; the batch's 2;
+    # the cost section's (test_cost checks which)
+    want = 7 * len(inputs) + 3 + 2 * corpus + len((data.get("cost") or {}).get("targets", []))
     targets = data["targets"]
     check(len(targets) == want and all(isinstance(t["pass"], bool) for t in targets),
           "run: a verdict for each of %d targets" % want, len(targets))
@@ -191,6 +193,46 @@ def test_run(mcgen, tmp):
         skip("run: the batch", "../shared/corpus absent")
     left = sorted(n for n in os.listdir(out) if not n.endswith(".man") and n != "bench.json")
     check(left == [], "run: the outputs removed after the run", left)
+    test_cost(data.get("cost"), lines)
+
+
+def test_cost(cost, lines):
+    """The Linux cost section ran in the same run: every loop measured, a
+    verdict for each target it could measure, "skipped (reason)" for the
+    parts it could not.  (Timings are the bench's to judge, not a test's.)"""
+    if cost is None:
+        check(False, "cost: the section in bench.json")
+        return
+    if "all" in cost["skipped"]:
+        check(any(x.startswith("cost: skipped (") for x in lines), "cost: skipped, with its "
+              "reason", cost["skipped"])
+        return
+    lttng = "lttng" not in cost["skipped"]
+    loops = {"empty", "noop_ansi", "noop_wide"} | (
+        {"lttng_ansi", "lttng_wide", "hand_ansi", "hand_wide"} if lttng else set())
+    enabled = lttng and "enabled" not in cost["skipped"]
+    if enabled:
+        loops |= {"enabled_%s_%s" % (p, k) for p in ("lttng", "hand") for k in ("ansi", "wide")}
+    check(set(cost["loops"]) == loops and all(
+        len(x["ns"]) == 2 and min(x["ns"]) > 0 for x in cost["loops"].values()),
+        "cost: each loop timed in each of the 2 rounds", sorted(cost["loops"]))
+    want = ["cost %s %s: ns/call above an empty loop" % (e, b) for e in ("CostAnsi", "CostWide")
+            for b in (("no-op", "LTTng, no session") if lttng and "disabled" not in
+                      cost["skipped"] else ("no-op",))]
+    want += ["cost %s LTTng enabled / hand-written" % e for e in ("CostAnsi", "CostWide")] * enabled
+    got = [t["what"] for t in cost["targets"]]
+    check(sorted(got) == sorted(want) and all(t["target"] in (2.0, 1.1) for t in cost["targets"]),
+          "cost: the targets (disabled <= 2 ns, enabled <= 1.1 x)", got)
+    for part, why in cost["skipped"].items():
+        check(any(x.startswith("cost: ") and ("skipped (%s)" % why) in x for x in lines),
+              "cost: %s skipped, with its reason" % part, why)
+    if enabled:
+        check(cost["fields_equal"], "cost: the generated events record the hand-written "
+              "ones' fields", cost.get("field_mismatches"))
+        check(any(x.startswith("CostWide ") and re.search(r"\b(PASS|MISSED)$", x)
+                  for x in lines), "cost: the enabled ratio printed with its verdict")
+    else:
+        skip("cost: LTTng enabled", cost["skipped"].get("enabled") or cost["skipped"]["lttng"])
 
 
 def test_launcher(b, tmp):

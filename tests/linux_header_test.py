@@ -10,10 +10,16 @@ MCGEN_BACKEND_USER_EVENTS) by gcc
 and clang in C (-std=c99, -std=c17) and C++ (-std=c++11, -std=c++20)
 (the golden cases in all eight; the others in gcc C99, clang C17,
 g++ C++20 and clang++ C++11), all with -Wall -Wextra -Werror -O2, into a program of two translation
-units: one registers every provider and calls every EventWrite macro and
-its _AssumeEnabled form (every argument 0: each parameter is an integer or
-a pointer), the other includes the header and calls them too; with LTTng
-BASE_lttng.c is the third unit.  Any warning, duplicate or undefined
+units: the first (with MCGEN_ENABLE_FORCONTEXT_CODE_GENERATION, as
+code using mc's _ForContext forms defines it) registers every provider,
+plainly and on a McGenContext of its own, and calls every event through
+every form of mc's API: EventEnabled<Event>() and its _ForContext form,
+EventWrite<Event> and its _AssumeEnabled, _ForContext and
+_ForContextAssumeEnabled forms (every argument 0: each parameter is an
+integer or a pointer), and reads <ProvSym>_Context, the handle's
+_ForContext form and <ProvSym>_EventWriteActivity; the second registers
+every provider and calls EventWrite<Event> and its _AssumeEnabled form
+too; with LTTng BASE_lttng.c is the third unit.  Any warning, duplicate or undefined
 symbol fails.
 
 The no-op backend must compile to nothing: in each optimised no-op
@@ -42,7 +48,8 @@ CORPUS = os.path.join(ROOT, "..", "shared", "corpus")
 FLAGS = ["-Wall", "-Wextra", "-Werror", "-O2"]
 HELLO = os.path.join(ROOT, "examples", "hello", "hello.man")
 
-UNIT = """#include "x.h"
+UNIT = """#define MCGEN_ENABLE_FORCONTEXT_CODE_GENERATION 1
+#include "x.h"
 %(extern)svoid %(name)s(void);
 %(extern)svoid %(name)s(void)
 {
@@ -86,19 +93,55 @@ def linux_part(text):
 
 
 def calls(text):
-    """Every EventRegister/Unregister and EventWrite call of the Linux
-    branch, each argument 0."""
+    """Every registration and write of the Linux branch through every form
+    of mc's API, each argument 0: EventRegister/Unregister and their
+    _ForContext forms on a McGenContext per provider (its handle,
+    <ProvSym>_Context and <ProvSym>_EventWriteActivity read), then per
+    event EventEnabled<Event>() and its _ForContext form, EventWrite<Event>
+    and its _AssumeEnabled, _ForContext and _ForContextAssumeEnabled
+    forms.  The units define MCGEN_ENABLE_FORCONTEXT_CODE_GENERATION, as
+    code using the _ForContext forms does for the ETW header."""
     part = linux_part(text)
     body = ""
+    # (reg, ident) of each provider's context registration
+    regs = re.findall(r"^#define EventRegister(\w+)_ForContext\(pContext\) "
+                      r"McGenLinuxRegisterForContext_(\w+)\(", part, re.M)
+    for reg, ident in regs:
+        body += "    McGenContext_%s ctx_%s;\n" % (ident, ident)
     for reg in re.findall(r"^#define (EventRegister\w+)\(\) ", part, re.M):
-        if "ByGuid" in reg:
-            continue
         body += "    %s();\n    EventUnregister%s();\n" % (reg, reg[len("EventRegister"):])
-    for name, args in re.findall(r"^#define (\w+)\(([^)]*)\) \\\n\s+\(EventEnabled", part, re.M):
+    for reg, ident in regs:
+        body += "    EventRegister%s_ForContext(&ctx_%s);\n" % (reg, ident)
+    handles = re.findall(r"^#define (\w+)_ForContext\(pContext\) \(\(pContext\)"
+                         r"->Context\.RegistrationHandle\)", part, re.M)
+    for handle, (reg, ident) in zip(handles, regs):  # one each per provider, in order
+        body += "    (void)%s_ForContext(&ctx_%s);\n" % (handle, ident)
+    for ps in re.findall(r"^MCGEN_CONST_DATA MCGEN_TRACE_CONTEXT (\w+)_Context = ", part, re.M):
+        body += "    (void)%s_Context.IsEnabled;\n    (void)%s_EventWriteActivity;\n" % (ps, ps)
+    for name, args, ident in re.findall(
+            r"^#define (\w+)_ForContextAssumeEnabled\(pContext,? ?([^)]*)\) \\\n"
+            r"\s+\(\(void\)_mcgen_CheckContextType_(\w+)\(pContext\)", part, re.M):
         n = len([a for a in args.split(",") if a.strip()])
         zeros = ", ".join(["0"] * n)
-        body += "    %s(%s);\n    %s_AssumeEnabled(%s);\n" % (name, zeros, name, zeros)
+        ctx = "&ctx_" + ident
+        z1 = (", " + zeros) if n else ""
+        ev = name[len("EventWrite"):]
+        body += ("    (void)EventEnabled%s();\n    (void)EventEnabled%s_ForContext(%s);\n"
+                 "    %s(%s);\n    %s_AssumeEnabled(%s);\n"
+                 "    %s_ForContext(%s%s);\n    %s_ForContextAssumeEnabled(%s%s);\n"
+                 % (ev, ev, ctx, name, zeros, name, zeros, name, ctx, z1, name, ctx, z1))
+    for reg, ident in regs:
+        body += "    EventUnregister%s_ForContext(&ctx_%s);\n" % (reg, ident)
     return body
+
+
+def plain_calls(body):
+    """calls()'s body without the _ForContext forms and the checks: the
+    second unit's (it is there for the symbols two units define; the
+    first one calls every form; the compile time of a large manifest's
+    calls grows faster than their number)."""
+    return "".join(x for x in body.splitlines(True)
+                   if "ctx_" not in x and not x.startswith("    (void)"))
 
 
 def run(cmd, cwd):
@@ -118,7 +161,8 @@ def build(d, backend, cc, cxx_std, c_std, body):
     extern = 'extern "C" ' if cxx else ""
     for name in ("unit_a", "unit_b"):
         with open(os.path.join(w, name + ext), "w") as f:
-            f.write(UNIT % {"extern": extern, "name": name, "body": body})
+            f.write(UNIT % {"extern": extern, "name": name,
+                            "body": body if name == "unit_a" else plain_calls(body)})
     with open(os.path.join(w, "main" + ext), "w") as f:
         f.write(MAIN % {"extern": extern})
     std = ["-std=" + (cxx_std or c_std)]
@@ -289,6 +333,13 @@ def main():
                 continue
             text = open(os.path.join(d, "x.h"), encoding="latin-1").read()
             body = calls(text)
+            events = len(re.findall(r"^#define EventEnabled\w+_ForContext\(pContext\)",
+                                    linux_part(text), re.M))
+            if body.count("_ForContextAssumeEnabled(") != events:
+                print("FAIL %s: %d events, %d called through every form" % (
+                    name, events, body.count("_ForContextAssumeEnabled(")))
+                failed += 1
+                continue
             words = manifest_words(text) if name.startswith("golden/") else None
             # every standard for the golden cases; the others with the
             # oldest and newest of C and C++, gcc and clang

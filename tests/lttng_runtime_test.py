@@ -5,9 +5,14 @@ every field equal to what was written.
 
 For examples/hello, tests/data/bulk.man and the golden manifests with the
 richest templates (etk-TypeMangling, etk-Large, etk-wpf-etw), the test
-generates a C program that calls EventWrite<Sym>(...) once for every
-logged event, each argument made from the manifest's field (its inType,
-count= and length=; the macro's parameters are the ETW header's), and
+generates a C program that writes every logged event through each form
+of mc's API: EventWrite<Sym>(...), its _AssumeEnabled form, and its
+_ForContext and _ForContextAssumeEnabled forms on a McGenContext of the
+provider registered with EventRegister<Provider>_ForContext (each must
+record the same event), each argument made from the manifest's field
+(its inType, count= and length=; the macro's parameters are the ETW
+header's; one NUL-terminated string in four longer than the 256 bytes
+the write function converts UTF-16 into), and
 writes down what each LTTng field must hold, as docs/linux.md maps the
 types (integers by value, floats by value, GUIDs as their 16 bytes,
 UTF-16 as UTF-8, binaries and counted arrays as sequences, FILETIME as
@@ -106,8 +111,8 @@ class Gen:
         fmt = {1: "b", 2: "h", 4: "i", 8: "q"}[SIZES[t]]
         return struct.pack("<" + (fmt if t in SIGNED else fmt.upper()), v)
 
-    def text(self, n, wide):
-        chars = "abcdefghij" + ("\u00e9\u4e2d" if wide else "")
+    def text(self, n, wide, astral=False):
+        chars = "abcdefghij" + ("\u00e9\u4e2d" if wide else "") + ("\U0001F600" if astral else "")
         return "".join(chars[self.num(i) % len(chars)] for i in range(n))
 
 
@@ -217,7 +222,10 @@ def plan_event(g, fields, params, maps):
         if t in ("UnicodeString", "AnsiString", "CountedUnicodeString", "CountedAnsiString"):
             wide = "Unicode" in t
             if not takes_len and cnt is None and ln is None:
-                s = g.text(3 + g.num(1) % 5, wide)
+                # one in four long: past the 256 bytes the write function
+                # converts UTF-16 into, so allocated; the others share them
+                n = 3 + g.num(1) % 5 + (100 + g.num(3) % 150 if g.num(2) % 4 == 0 else 0)
+                s = g.text(n, wide, astral=wide)
                 units = s.encode("utf-16-le") if wide else s.encode()
             elif not takes_len:
                 s = g.text((cnt or 1) * ln, wide)
@@ -405,16 +413,27 @@ def sessiond():
     return None, "lttng-sessiond did not answer"
 
 
+# The forms of an event's write macro, each called in turn: every one must
+# record the same event (the _ForContext ones take ctx_<provider>, which
+# contexts() declares and registers).
+FORMS = ("%s(%s)", "%s_AssumeEnabled(%s)", "%s_ForContext(%s)", "%s_ForContextAssumeEnabled(%s)")
+
+
 def plan_calls(part, model):
     """(C calls, [(provider, event, fields, want, write function)], error)
-    of every logged event of the model, one call each, from the Linux
-    branch of its header (part): the write functions are in the header's
-    order, the providers' logged events in manifest order."""
+    of every logged event of the model, from the Linux branch of its header
+    (part): one block an event, writing it once through each of FORMS, in
+    that order. The write functions are in the header's order, the
+    providers' logged events in manifest order."""
     funcs = [(m.group(1), [tuple(p.strip().rsplit(" ", 1)) for p in m.group(2).split(",")
                            if p.strip() not in ("", "void")])
              for m in re.finditer(r"^static inline uint32_t (McGenLinux_\w+)\(([^)]*)\)", part, re.M)]
     macro_of = {fn: mac for mac, fn in re.findall(
-        r"^#define (\w+)\([^)]*\) \\\n\s+\(EventEnabled\w+\(\) \? (McGenLinux_\w+)\(", part, re.M)}
+        r"^#define (\w+)\([^)]*\) \\\n\s+\((?:MCGEN_EVENT_ENABLED\(\w+\)|EventEnabled\w+\(\)) \? (McGenLinux_\w+)\(",
+        part, re.M)}
+    # each write macro's provider context type
+    ctx_of = dict(re.findall(r"^#define (\w+)_ForContextAssumeEnabled\(pContext[^)]*\) \\\n"
+                             r"\s+\(\(void\)_mcgen_CheckContextType_(\w+)\(", part, re.M))
     logged = []
     for pv in model["providers"]:
         templates = {t["tid"]: t for t in pv["templates"]}
@@ -428,10 +447,25 @@ def plan_calls(part, model):
     for (fn, params), (pv, ev, fields) in zip(funcs, logged):
         g.decls = []
         args, want = plan_event(g, fields, params, {mp["name"]: mp for mp in pv["maps"]})
-        calls.append("    {\n%s        %s(%s);\n    }\n" % (
-            "".join("        %s\n" % x for x in g.decls), macro_of[fn], ", ".join(args)))
+        mac = macro_of[fn]
+        ctx = ["&ctx_" + ctx_of[mac]]
+        forms = [form % (mac, ", ".join(ctx + args if "ForContext" in form else args))
+                 for form in FORMS]
+        calls.append("    {\n%s%s    }\n" % ("".join("        %s\n" % x for x in g.decls),
+                                              "".join("        %s;\n" % f for f in forms)))
         planned.append((pv, ev, fields, want, fn))
     return calls, planned, ""
+
+
+def contexts(part):
+    """(declarations and registrations, unregistrations): C statements for
+    the providers' contexts ctx_<provider> that plan_calls' _ForContext
+    calls take (the program defines MCGEN_ENABLE_FORCONTEXT_CODE_GENERATION)."""
+    regs = re.findall(r"^#define EventRegister(\w+)_ForContext\(pContext\) "
+                      r"McGenLinuxRegisterForContext_(\w+)\(", part, re.M)
+    return ("".join("    McGenContext_%s ctx_%s;\n    EventRegister%s_ForContext(&ctx_%s);\n"
+                    % (i, i, r, i) for r, i in regs),
+            "".join("    EventUnregister%s_ForContext(&ctx_%s);\n" % (r, i) for r, i in regs))
 
 
 def run_case(mcgen, name, path, tmp):
@@ -449,11 +483,14 @@ def run_case(mcgen, name, path, tmp):
     if err or len(tps) != len(planned):
         return 0, 0, 0, [err or "%d tracepoints, %d logged events" % (len(tps), len(planned))]
     expect = [("%s:%s" % (prov, sym), want, ev)
-              for (prov, sym), (pv, ev, fields, want, fn) in zip(tps, planned)]
+              for (prov, sym), (pv, ev, fields, want, fn) in zip(tps, planned)
+              for _ in FORMS]
+    setup, teardown = contexts(part)
     src = os.path.join(d, "main.c")
     with open(src, "w") as f:
-        f.write('#include <stdint.h>\n#include "x.h"\nint main(void)\n{\n%s    return 0;\n}\n'
-                % "".join(calls))
+        f.write('#define MCGEN_ENABLE_FORCONTEXT_CODE_GENERATION 1\n#include <stdint.h>\n'
+                '#include "x.h"\nint main(void)\n{\n%s%s%s    return 0;\n}\n'
+                % (setup, "".join(calls), teardown))
     r = subprocess.run(["gcc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-O1",
                         "-Wno-overflow", "-DMCGEN_BACKEND_LTTNG", "-I", d, src,
                         os.path.join(d, "x_lttng.c"), "-o", os.path.join(d, "p"), "-llttng-ust",
