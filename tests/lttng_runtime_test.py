@@ -458,13 +458,14 @@ def plan_calls(part, model):
 
 
 def contexts(part):
-    """(declarations and registrations, unregistrations): C statements for
-    the providers' contexts ctx_<provider> that plan_calls' _ForContext
-    calls take (the program defines MCGEN_ENABLE_FORCONTEXT_CODE_GENERATION)."""
+    """(declarations, registrations, unregistrations): C for the providers'
+    contexts ctx_<provider> that plan_calls' _ForContext calls take, the
+    first at file scope, the others statements (the program defines
+    MCGEN_ENABLE_FORCONTEXT_CODE_GENERATION)."""
     regs = re.findall(r"^#define EventRegister(\w+)_ForContext\(pContext\) "
                       r"McGenLinuxRegisterForContext_(\w+)\(", part, re.M)
-    return ("".join("    McGenContext_%s ctx_%s;\n    EventRegister%s_ForContext(&ctx_%s);\n"
-                    % (i, i, r, i) for r, i in regs),
+    return ("".join("static McGenContext_%s ctx_%s;\n" % (i, i) for _, i in regs),
+            "".join("    EventRegister%s_ForContext(&ctx_%s);\n" % (r, i) for r, i in regs),
             "".join("    EventUnregister%s_ForContext(&ctx_%s);\n" % (r, i) for r, i in regs))
 
 
@@ -485,12 +486,12 @@ def run_case(mcgen, name, path, tmp):
     expect = [("%s:%s" % (prov, sym), want, ev)
               for (prov, sym), (pv, ev, fields, want, fn) in zip(tps, planned)
               for _ in FORMS]
-    setup, teardown = contexts(part)
+    decls, setup, teardown = contexts(part)
     src = os.path.join(d, "main.c")
     with open(src, "w") as f:
         f.write('#define MCGEN_ENABLE_FORCONTEXT_CODE_GENERATION 1\n#include <stdint.h>\n'
-                '#include "x.h"\nint main(void)\n{\n%s%s%s    return 0;\n}\n'
-                % (setup, "".join(calls), teardown))
+                '#include "x.h"\n%sint main(void)\n{\n%s%s%s    return 0;\n}\n'
+                % (decls, setup, "".join(calls), teardown))
     r = subprocess.run(["gcc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-O1",
                         "-Wno-overflow", "-DMCGEN_BACKEND_LTTNG", "-I", d, src,
                         os.path.join(d, "x_lttng.c"), "-o", os.path.join(d, "p"), "-llttng-ust",
