@@ -1802,10 +1802,11 @@ static bool rerr(Rn *r, const Expr *e, uint32_t line, uint32_t col, const char *
     return false;
 }
 
-static const char *kind_name(const TValue *v)
+/* The kind with its article, for messages: "an integer", "a list", "none". */
+static const char *a_kind(const TValue *v)
 {
-    static const char *n[] = {"none", "boolean", "integer", "string", "list", "dictionary",
-                              "macro"};
+    static const char *n[] = {"none", "a boolean", "an integer", "a string", "a list",
+                              "a dictionary", "a macro"};
     return n[v->kind];
 }
 
@@ -2037,7 +2038,7 @@ static TValue *as_string(Rn *r, const Expr *e, TValue *v)
     if (v->kind == TV_STR)
         return v;
     if (!text_of(v, tmp, &s, &n)) {
-        rerr(r, e, 0, 0, "a %s cannot be printed", kind_name(v));
+        rerr(r, e, 0, 0, "%s cannot be printed", a_kind(v));
         return NULL;
     }
     return tv_strn(&r->a, s, n);
@@ -2053,9 +2054,9 @@ static TValue *as_string(Rn *r, const Expr *e, TValue *v)
 
 #define WANT(cond, what) \
     if (!(cond)) { \
-        rerr(r, e, 0, 0, "%s'%s' needs %s, not a %s", \
+        rerr(r, e, 0, 0, "%s'%s' needs %s, not %s", \
              e->kind == E_FILTER ? "filter " : e->kind == E_TEST ? "test " : "", e->name, what, \
-             kind_name(v)); \
+             a_kind(v)); \
         return NULL; \
     }
 
@@ -2143,10 +2144,10 @@ static TValue *as_list(Rn *r, const Expr *e, TValue *v, const char *what)
         return l;
     }
     if (what)
-        rerr(r, e, 0, 0, "%s needs a list, dictionary or string, not a %s", what, kind_name(v));
+        rerr(r, e, 0, 0, "%s needs a list, dictionary or string, not %s", what, a_kind(v));
     else
-        rerr(r, e, 0, 0, "'%s' needs a list, dictionary or string, not a %s", e->name,
-             kind_name(v));
+        rerr(r, e, 0, 0, "'%s' needs a list, dictionary or string, not %s", e->name,
+             a_kind(v));
     return NULL;
 }
 
@@ -2178,8 +2179,8 @@ static TValue *attr_path(Rn *r, TValue *v, const char *path)
 static TValue *item_attr(Rn *r, const Expr *e, TValue *item, const TValue *attr)
 {
     if (attr->kind != TV_STR) {
-        rerr(r, e, 0, 0, "'%s': an attribute is named by a string, not a %s", e->name,
-             kind_name(attr));
+        rerr(r, e, 0, 0, "'%s': an attribute is named by a string, not %s", e->name,
+             a_kind(attr));
         return NULL;
     }
     TValue *v = attr_path(r, item, attr->s);
@@ -2283,8 +2284,8 @@ static TValue *strip_ends(Rn *r, const Expr *e, TValue *v, TValue *const *args, 
     WANT(v->kind == TV_STR, "a string");
     const TValue *chars = args[0];
     if (chars && chars->kind != TV_STR && chars->kind != TV_NONE) {
-        rerr(r, e, 0, 0, "'%s' strips the characters of a string, not of a %s", e->name,
-             kind_name(chars));
+        rerr(r, e, 0, 0, "'%s' strips the characters of a string, not of %s", e->name,
+             a_kind(chars));
         return NULL;
     }
     size_t a = 0, b = v->n;
@@ -2483,7 +2484,7 @@ static TValue *f_join(Rn *r, const Expr *e, TValue *v, TValue *const *args)
         if (!item)
             ok = false;
         else if (!text_of(item, tmp, &s, &n))
-            ok = rerr(r, e, 0, 0, "join: a %s cannot be printed", kind_name(item));
+            ok = rerr(r, e, 0, 0, "join: %s cannot be printed", a_kind(item));
         ok = ok && str_add(r, e, &b, s, n);
     }
     return buf_value(r, &b, ok);
@@ -2679,7 +2680,7 @@ static TValue *format_values(Rn *r, const Expr *e, const TValue *fmt, TValue *co
         size_t n = 0;
         if (conv == 's' || conv == 'r') {
             if (!text_of(a, num, &s, &n)) {
-                ok = rerr(r, e, 0, 0, "format: a %s cannot be printed", kind_name(a));
+                ok = rerr(r, e, 0, 0, "format: %s cannot be printed", a_kind(a));
                 break;
             }
             if (prec < n)
@@ -2692,8 +2693,8 @@ static TValue *format_values(Rn *r, const Expr *e, const TValue *fmt, TValue *co
             s = a->s, n = 1;
         } else {
             if (a->kind != TV_INT && a->kind != TV_BOOL) {
-                ok = rerr(r, e, 0, 0, "format: %%%c needs an integer, not a %s", conv,
-                          kind_name(a));
+                ok = rerr(r, e, 0, 0, "format: %%%c needs an integer, not %s", conv,
+                          a_kind(a));
                 break;
             }
             int64_t x = a->kind == TV_BOOL ? a->b : a->i;
@@ -2860,7 +2861,7 @@ static int order(Rn *r, const Expr *e, const TValue *a, const TValue *b, bool fo
     }
     if (a->kind == TV_NONE && b->kind == TV_NONE)
         return 0;
-    rerr(r, e, 0, 0, "cannot order a %s and a %s", kind_name(a), kind_name(b));
+    rerr(r, e, 0, 0, "cannot order %s and %s", a_kind(a), a_kind(b));
     return 0;
 }
 
@@ -2955,8 +2956,8 @@ static TValue *f_unique(Rn *r, const Expr *e, TValue *v, TValue *const *args)
         const char *s;
         size_t len;
         if (key->kind > TV_STR || !text_of(key, tmp, &s, &len)) {
-            rerr(r, e, 0, 0, "'unique' compares none, booleans, integers and strings, not a %s",
-                 kind_name(key));
+            rerr(r, e, 0, 0, "'unique' compares none, booleans, integers and strings, not %s",
+                 a_kind(key));
             break;
         }
         /* the kind first: 1 and "1" are two keys */
@@ -3004,7 +3005,7 @@ static TValue *f_sum(Rn *r, const Expr *e, TValue *v, TValue *const *args)
     if (!(v = as_list(r, e, v, "'sum'")))
         return NULL;
     if (args[1] && args[1]->kind != TV_INT) {
-        rerr(r, e, 0, 0, "'sum' starts from an integer, not a %s", kind_name(args[1]));
+        rerr(r, e, 0, 0, "'sum' starts from an integer, not %s", a_kind(args[1]));
         return NULL;
     }
     int64_t total = args[1] ? args[1]->i : 0;
@@ -3015,7 +3016,7 @@ static TValue *f_sum(Rn *r, const Expr *e, TValue *v, TValue *const *args)
         if (!item)
             return NULL;
         if (item->kind != TV_INT) {
-            rerr(r, e, 0, 0, "'sum' adds integers, not a %s", kind_name(item));
+            rerr(r, e, 0, 0, "'sum' adds integers, not %s", a_kind(item));
             return NULL;
         }
         if (__builtin_add_overflow(total, item->i, &total)) {
@@ -3105,8 +3106,8 @@ static TValue *choose(Rn *r, const Expr *e, TValue *v, const TValue *attr, TValu
         TValue *item = item_counted(r, e, v, i), *of = item;
         if (item && attr) {
             if (attr->kind != TV_STR) {
-                rerr(r, e, 0, 0, "'%s': an attribute is named by a string, not a %s", e->name,
-                     kind_name(attr));
+                rerr(r, e, 0, 0, "'%s': an attribute is named by a string, not %s", e->name,
+                     a_kind(attr));
                 return NULL;
             }
             /* an item without it is undefined, as for "is defined" */
@@ -3342,7 +3343,7 @@ static TValue *m_startswith(Rn *r, const Expr *e, TValue *v, TValue *const *args
 {
     const TValue *a = args[0];
     if (a->kind != TV_STR) {
-        rerr(r, e, 0, 0, "'%s' needs a string, not a %s", e->name, kind_name(a));
+        rerr(r, e, 0, 0, "'%s' needs a string, not %s", e->name, a_kind(a));
         return NULL;
     }
     bool start = e->name[0] == 's';
@@ -3401,7 +3402,7 @@ static TValue *m_find(Rn *r, const Expr *e, TValue *v, TValue *const *args)
 {
     const TValue *a = args[0];
     if (a->kind != TV_STR) {
-        rerr(r, e, 0, 0, "'%s' needs a string, not a %s", e->name, kind_name(a));
+        rerr(r, e, 0, 0, "'%s' needs a string, not %s", e->name, a_kind(a));
         return NULL;
     }
     Finder f = finder(r, a);
@@ -3564,8 +3565,8 @@ static bool contains(Rn *r, const Expr *e, const TValue *a, const TValue *b, boo
         *in = find_from(&f, b->s, b->n, 0) != SIZE_MAX;
         return true;
     }
-    return rerr(r, e, 0, 0, "'in' needs a list, dictionary or string on its right, not a %s",
-                kind_name(b));
+    return rerr(r, e, 0, 0, "'in' needs a list, dictionary or string on its right, not %s",
+                a_kind(b));
 }
 
 /* "no attribute 'nmae' (did you mean 'name'? the keys are: name, n)":
@@ -3772,7 +3773,7 @@ static TValue *binary(Rn *r, const Expr *e, Scope *s)
     case T_GE: {
         if (!((a->kind == TV_INT && b->kind == TV_INT) ||
               (a->kind == TV_STR && b->kind == TV_STR))) {
-            rerr(r, e, 0, 0, "cannot order a %s and a %s", kind_name(a), kind_name(b));
+            rerr(r, e, 0, 0, "cannot order %s and %s", a_kind(a), a_kind(b));
             return NULL;
         }
         int c = order(r, e, a, b, false);
@@ -3783,11 +3784,11 @@ static TValue *binary(Rn *r, const Expr *e, Scope *s)
     if (a->kind == TV_INT && b->kind == TV_INT)
         return arith(r, e, a->i, b->i);
     const char *o = op_text(e->op);
-    rerr(r, e, 0, 0, "'%s' needs two integers%s, not a %s and a %s", o,
+    rerr(r, e, 0, 0, "'%s' needs two integers%s, not %s and %s", o,
          e->op == '+' ? ", two strings or two lists"
          : e->op == '*' ? " or a string or list and an integer"
          : e->op == '%' ? " or a format string and values" : "",
-         kind_name(a), kind_name(b));
+         a_kind(a), a_kind(b));
     return NULL;
 }
 
@@ -3934,7 +3935,7 @@ static TValue *call_method(Rn *r, const Expr *e, TValue *o, Scope *s)
             return NULL;
         }
         Buf b = {0};
-        buf_printf(&b, "a %s has no method '%s'", kind_name(o), e->name);
+        buf_printf(&b, "%s has no method '%s'", a_kind(o), e->name);
         near_say(&b, &near);
         rerr(r, e->a, 0, 0, "%s", b.s);
         buf_free(&b);
@@ -3964,7 +3965,7 @@ static TValue *g_range(Rn *r, const Expr *e, Scope *s)
         return NULL;
     for (size_t i = 0; i < e->args.n; i++)
         if (args[i]->kind != TV_INT) {
-            rerr(r, e, 0, 0, "range() needs integers, not a %s", kind_name(args[i]));
+            rerr(r, e, 0, 0, "range() needs integers, not %s", a_kind(args[i]));
             return NULL;
         }
     int64_t start = e->args.n > 1 ? args[0]->i : 0, stop = e->args.n > 1 ? args[1]->i : args[0]->i;
@@ -4052,7 +4053,7 @@ static TValue *call(Rn *r, const Expr *e, Scope *s)
     if (!m && !(m = eval(r, f, s)))
         return NULL;
     if (m->kind != TV_MACRO) {
-        rerr(r, e, 0, 0, "a %s cannot be called", kind_name(m));
+        rerr(r, e, 0, 0, "%s cannot be called", a_kind(m));
         return NULL;
     }
     return call_macro(r, e, m->macro, s);
@@ -4138,7 +4139,7 @@ static bool slice_of(Rn *r, const Expr *e, Scope *s, size_t n, int64_t *start, i
             return false;
     for (int i = 0; i < 3; i++)
         if (v[i] && v[i]->kind != TV_INT && v[i]->kind != TV_NONE)
-            return rerr(r, e, 0, 0, "a slice needs integers, not a %s", kind_name(v[i]));
+            return rerr(r, e, 0, 0, "a slice needs integers, not %s", a_kind(v[i]));
     *step = v[2] && v[2]->kind == TV_INT ? v[2]->i : 1;
     if (!*step)
         return rerr(r, e, 0, 0, "a slice's step must not be zero");
@@ -4173,7 +4174,7 @@ static TValue *slice(Rn *r, const Expr *e, Scope *s)
     if (!o)
         return NULL;
     if (o->kind != TV_LIST && o->kind != TV_STR) {
-        rerr(r, e, 0, 0, "cannot slice a %s", kind_name(o));
+        rerr(r, e, 0, 0, "cannot slice %s", a_kind(o));
         return NULL;
     }
     int64_t start = 0, step = 1;
@@ -4240,8 +4241,8 @@ static TValue *eval_expr(Rn *r, const Expr *e, Scope *s)
         if (!o)
             return NULL;
         if (o->kind != TV_DICT) {
-            rerr(r, e, 0, 0, "'.%s' of a %s (only dictionaries have attributes)", e->name,
-                 kind_name(o));
+            rerr(r, e, 0, 0, "'.%s' of %s (only dictionaries have attributes)", e->name,
+                 a_kind(o));
             return NULL;
         }
         TValue *v = tv_get_hint(o, e->name, &((Expr *)e)->hint);
@@ -4261,8 +4262,8 @@ static TValue *eval_expr(Rn *r, const Expr *e, Scope *s)
                     n += ((unsigned char)o->s[b] & 0xC0) != 0x80;
             int64_t k = i->i < 0 ? (int64_t)n + i->i : i->i;
             if (k < 0 || (uint64_t)k >= n) {
-                rerr(r, e, 0, 0, "index %lld outside a %s of %zu", (long long)i->i,
-                     kind_name(o), n);
+                rerr(r, e, 0, 0, "index %lld outside %s of %zu", (long long)i->i,
+                     a_kind(o), n);
                 return NULL;
             }
             if (o->kind == TV_LIST)
@@ -4281,7 +4282,7 @@ static TValue *eval_expr(Rn *r, const Expr *e, Scope *s)
                 no_key(r, e, "key", i->s, o);
             return v;
         }
-        rerr(r, e, 0, 0, "cannot index a %s with a %s", kind_name(o), kind_name(i));
+        rerr(r, e, 0, 0, "cannot index %s with %s", a_kind(o), a_kind(i));
         return NULL;
     }
     case E_SLICE: return slice(r, e, s);
@@ -4296,7 +4297,7 @@ static TValue *eval_expr(Rn *r, const Expr *e, Scope *s)
     case E_NEG: {
         TValue *v = eval(r, e->a, s);
         if (v && v->kind != TV_INT) {
-            rerr(r, e, 0, 0, "'-' needs an integer, not a %s", kind_name(v));
+            rerr(r, e, 0, 0, "'-' needs an integer, not %s", a_kind(v));
             return NULL;
         }
         if (v && v->i == INT64_MIN) {
@@ -4328,8 +4329,8 @@ static TValue *eval_expr(Rn *r, const Expr *e, Scope *s)
             if (!v)
                 return NULL;
             if (k->kind != TV_STR) {
-                rerr(r, e->args.v[i], 0, 0, "a dictionary's keys are strings, not a %s",
-                     kind_name(k));
+                rerr(r, e->args.v[i], 0, 0, "a dictionary's keys are strings, not %s",
+                     a_kind(k));
                 return NULL;
             }
             tv_set(&r->a, d, k->s, v);
@@ -4360,7 +4361,7 @@ static bool put_value(Rn *r, Buf *out, const Expr *e, const TValue *v)
     const char *text;
     size_t len;
     if (!text_of(v, tmp, &text, &len))
-        return rerr(r, e, 0, 0, "a %s cannot be printed", kind_name(v));
+        return rerr(r, e, 0, 0, "%s cannot be printed", a_kind(v));
     return put(r, out, e, 0, 0, text, len);
 }
 
@@ -4370,7 +4371,7 @@ static bool render_for(Rn *r, const Node *n, Scope *s, Buf *out)
     if (!it)
         return false;
     if (it->kind != TV_LIST && it->kind != TV_DICT && it->kind != TV_STR)
-        return rerr(r, n->expr, 0, 0, "'for' needs a list, not a %s", kind_name(it));
+        return rerr(r, n->expr, 0, 0, "'for' needs a list, not %s", a_kind(it));
     if (!(it = as_list(r, n->expr, it, "'for'")))
         return false;
     if (!it->n)
@@ -4421,8 +4422,8 @@ static bool render_for(Rn *r, const Node *n, Scope *s, Buf *out)
         } else {
             /* for k, v in d.items(): the item's parts, one a name */
             if (item->kind != TV_LIST || item->n != n->params.n)
-                return rerr(r, n->expr, 0, 0, "cannot unpack a %s of %zu into %zu names",
-                            kind_name(item), item->kind == TV_LIST ? item->n : (size_t)1,
+                return rerr(r, n->expr, 0, 0, "cannot unpack %s of %zu into %zu names",
+                            a_kind(item), item->kind == TV_LIST ? item->n : (size_t)1,
                             n->params.n);
             for (size_t k = 0; k < n->params.n; k++)
                 tv_set(&r->a, vars, n->params.v[k], tv_item(item, k, &r->a));

@@ -269,7 +269,7 @@ START_TEST(test_tmpl_errors_word_for_word)
     expect_err("{% macro m(a) %}{% endmacro %}{{ m(1, 2) }}",
                "t.j2:1:35: error: macro 'm' has 1 parameters, called with 2 arguments");
     expect_err("{{ items }}", "t.j2:1:4: error: a list cannot be printed");
-    expect_err("{% for x in n %}{% endfor %}", "t.j2:1:13: error: 'for' needs a list, not a "
+    expect_err("{% for x in n %}{% endfor %}", "t.j2:1:13: error: 'for' needs a list, not an "
                                                "integer");
     expect_err("{{ name | hex }}", "t.j2:1:11: error: filter 'hex' needs an integer, not a "
                                    "string");
@@ -852,7 +852,7 @@ START_TEST(test_tmpl_literals_slices_methods)
     expect_err("{{ d.cycle(1) }}", "t.j2:1:11: error: 'cycle' is a method of 'loop'");
     expect_err("{{ range(1, 2, 0) }}", "t.j2:1:9: error: range() step must not be zero");
     expect_err("{{ items[::0] }}", "t.j2:1:10: error: a slice's step must not be zero");
-    expect_err("{{ {1: 2} }}", "t.j2:1:5: error: a dictionary's keys are strings, not a integer");
+    expect_err("{{ {1: 2} }}", "t.j2:1:5: error: a dictionary's keys are strings, not an integer");
     expect_err("{% for a, b in items %}{% endfor %}",
                "t.j2:1:16: error: cannot unpack a string of 1 into 2 names");
 }
@@ -895,7 +895,7 @@ START_TEST(test_tmpl_filters_of_jinja)
                "{{ d | items | tojson }} {{ x | default('dflt') }} {{ '' | default('e', true) }} "
                "{{ d.x | d('y') }} {{ 'h\xC3\xA9llo' | length }} {{ items | count }}",
                "ab 12 [[\"k\",\"v\"]] dflt e y 5 3");
-    expect_err("{{ [1, 'a'] | sort }}", "t.j2:1:15: error: cannot order a string and a integer");
+    expect_err("{{ [1, 'a'] | sort }}", "t.j2:1:15: error: cannot order a string and an integer");
     expect_err("{{ [[1]] | unique }}", "t.j2:1:12: error: 'unique' compares none, booleans, "
                                        "integers and strings, not a list");
     expect_err("{{ items | map(attribute='x') | join }}",
@@ -923,7 +923,7 @@ START_TEST(test_tmpl_identifier_filters)
     expect_out("{{ 'Error report' | ident }} {{ 'a-b.c_D9' | ident }} {{ 'caf\xc3\xa9!' | ident }}|"
                "{{ '' | ident }}|",
                "Error_report a_b_c_D9 caf__||");
-    expect_err("{{ 3 | ident }}", "t.j2:1:8: error: filter 'ident' needs a string, not a integer");
+    expect_err("{{ 3 | ident }}", "t.j2:1:8: error: filter 'ident' needs a string, not an integer");
 }
 END_TEST
 
